@@ -1,0 +1,166 @@
+"""The offline schema registry: maps every ``$id`` and kind name to a packaged schema file.
+
+Schemas live in the wheel under ``aau_schemas/schemas``; in a repository checkout (editable install)
+they are read from ``<repo>/schemas`` so edits are live. ``schemas/index.json`` lists the kinds::
+
+    {"base_uri": "https://aau.dev/schemas/",
+     "kinds": [{"kind": "suite", "path": "suite/v1/suite.schema.json",
+                "version_field": "suite_version", "version": "aau-byo-agent-suite/1.0",
+                "title": "..."}, ...]}
+
+Nothing here touches the network: a ``$ref`` outside ``base_uri`` raises ``UnknownKindError``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ._errors import UnknownKindError
+
+SCHEMA_BASE_URI = "https://aau.dev/schemas/"
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    """One document kind the registry knows.
+
+    Attributes:
+        kind: short name used on the command line (``"suite"``, ``"receipt-v2"``).
+        path: schema file relative to the schema root (``"suite/v1/suite.schema.json"``).
+        schema_id: the schema's absolute ``$id``.
+        title: one-line description.
+        version_field: top-level field that carries the document version, or ``None``.
+        version: the value of that field for this kind, or ``None``.
+    """
+
+    kind: str
+    path: str
+    schema_id: str
+    title: str
+    version_field: str | None
+    version: str | None
+
+
+def schema_root() -> Path:
+    """Return the folder holding ``index.json`` and every schema file.
+
+    Returns:
+        the packaged copy (``site-packages/aau_schemas/schemas``) when present, else the
+        repository's ``schemas/`` folder (editable installs).
+
+    Raises:
+        FileNotFoundError: neither exists (a broken install).
+    """
+    packaged = Path(str(resources.files(__package__))) / "schemas"
+    if (packaged / "index.json").is_file():
+        return packaged
+    dev = Path(__file__).resolve().parents[4] / "schemas"
+    if (dev / "index.json").is_file():
+        return dev
+    raise FileNotFoundError(
+        f"aau schemas not found in {packaged} or {dev}; reinstall aau-schemas"
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _index() -> dict[str, Any]:
+    return json.loads((schema_root() / "index.json").read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=1)
+def _kinds() -> dict[str, KindInfo]:
+    index = _index()
+    base = index["base_uri"]
+    out: dict[str, KindInfo] = {}
+    for entry in index["kinds"]:
+        out[entry["kind"]] = KindInfo(
+            kind=entry["kind"],
+            path=entry["path"],
+            schema_id=base + entry["path"],
+            title=entry["title"],
+            version_field=entry.get("version_field"),
+            version=entry.get("version"),
+        )
+    return out
+
+
+def kinds() -> list[KindInfo]:
+    """Return every registered kind, in ``index.json`` order."""
+    return list(_kinds().values())
+
+
+def kind_info(kind: str) -> KindInfo:
+    """Return the ``KindInfo`` for a kind name.
+
+    Raises:
+        UnknownKindError: no such kind (the message lists the known ones).
+    """
+    try:
+        return _kinds()[kind]
+    except KeyError:
+        known = ", ".join(_kinds())
+        raise UnknownKindError(f"unknown schema kind {kind!r} (known: {known})") from None
+
+
+def iter_schema_files() -> Iterator[tuple[str, Path]]:
+    """Yield ``(relative_path, file)`` for every ``*.schema.json`` under the schema root."""
+    root = schema_root()
+    for path in sorted(root.rglob("*.schema.json")):
+        yield path.relative_to(root).as_posix(), path
+
+
+@functools.lru_cache(maxsize=None)
+def schema_by_id(uri: str) -> dict[str, Any]:
+    """Return the parsed schema whose ``$id`` is ``uri`` (fragment ignored).
+
+    Raises:
+        UnknownKindError: ``uri`` is outside ``SCHEMA_BASE_URI`` or names no packaged file.
+    """
+    uri = uri.split("#", 1)[0]
+    if not uri.startswith(SCHEMA_BASE_URI):
+        raise UnknownKindError(f"refusing to resolve {uri!r}: not an aau schema $id")
+    rel = uri[len(SCHEMA_BASE_URI):]
+    path = schema_root().joinpath(*rel.split("/"))
+    if ".." in rel.split("/") or not path.is_file():
+        raise UnknownKindError(f"no packaged schema for {uri!r}")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def schema(kind: str) -> dict[str, Any]:
+    """Return the parsed schema document for a kind name (``"suite"``) or an ``$id``."""
+    if kind.startswith(SCHEMA_BASE_URI):
+        return schema_by_id(kind)
+    return schema_by_id(kind_info(kind).schema_id)
+
+
+def all_schema_resources() -> list[tuple[str, dict[str, Any]]]:
+    """Return ``[($id, schema), ...]`` for every packaged schema file (for validator registries)."""
+    out = []
+    for _rel, path in iter_schema_files():
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        out.append((doc["$id"], doc))
+    return out
+
+
+def detect_kind(doc: Any) -> str | None:
+    """Guess a document's kind from its version field.
+
+    Args:
+        doc: a parsed JSON value.
+
+    Returns:
+        the kind name whose ``version_field`` holds exactly that kind's ``version``, or ``None``
+        when the document carries no known version (adapter responses carry none).
+    """
+    if not isinstance(doc, dict):
+        return None
+    for info in _kinds().values():
+        if info.version_field and doc.get(info.version_field) == info.version:
+            return info.kind
+    return None

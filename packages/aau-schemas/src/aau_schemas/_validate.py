@@ -1,0 +1,138 @@
+"""Validation of documents against registered schemas.
+
+The fast path is jsonschema-rs (format checking on). When a document fails, the violations are
+collected with python-jsonschema, the reference implementation, whose messages and ``best_match``
+ordering are what users see. Both read schemas only from the offline registry.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from typing import Any
+
+from ._errors import SchemaError, UnknownKindError, Violation
+from ._json_path import json_path
+from ._registry import SCHEMA_BASE_URI, all_schema_resources, kind_info, schema_by_id
+
+
+@functools.lru_cache(maxsize=1)
+def _rs_registry() -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.Registry(all_schema_resources())
+
+
+@functools.lru_cache(maxsize=None)
+def _rs_validator(schema_id: str) -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(
+        schema_by_id(schema_id), registry=_rs_registry(), validate_formats=True
+    )
+
+
+def _retrieve(uri: str) -> Any:
+    from referencing import Resource
+    from referencing.exceptions import NoSuchResource
+    from referencing.jsonschema import DRAFT202012
+
+    try:
+        contents = schema_by_id(uri)
+    except UnknownKindError:
+        raise NoSuchResource(ref=uri) from None
+    return Resource.from_contents(contents, default_specification=DRAFT202012)
+
+
+@functools.lru_cache(maxsize=None)
+def python_validator(schema_id: str) -> Any:
+    """Return a python-jsonschema ``Draft202012Validator`` (format checking on) for an ``$id``.
+
+    ``$ref`` resolution goes through the offline registry only.
+    """
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+
+    registry: Any = Registry(retrieve=_retrieve)  # type: ignore[call-arg]
+    return Draft202012Validator(
+        schema_by_id(schema_id),
+        registry=registry,
+        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    )
+
+
+def _schema_id(kind: str) -> str:
+    return kind if kind.startswith(SCHEMA_BASE_URI) else kind_info(kind).schema_id
+
+
+def is_valid(kind: str, doc: Any) -> bool:
+    """Return whether ``doc`` satisfies the schema of ``kind`` (fast path, jsonschema-rs).
+
+    Raises:
+        UnknownKindError: unknown kind.
+    """
+    return bool(_rs_validator(_schema_id(kind)).is_valid(doc))
+
+
+def iter_violations(kind: str, doc: Any) -> list[Violation]:
+    """Return every violation of ``doc`` against ``kind``'s schema, sorted by JSON path.
+
+    Uses python-jsonschema; for each location only the most specific message is kept
+    (errors inside ``oneOf``/``anyOf`` branches are reduced with ``best_match``).
+    """
+    from jsonschema.exceptions import best_match
+
+    validator = python_validator(_schema_id(kind))
+    seen: set[tuple[str, str]] = set()
+    out: list[Violation] = []
+    errors = sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
+    for error in errors:
+        if error.context:
+            error = best_match(error.context) or error
+        path = json_path(list(error.absolute_path))
+        key = (path, error.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(Violation(path, _one_line(error.message)))
+    return out
+
+
+def _one_line(message: str) -> str:
+    message = " ".join(message.split())
+    return message if len(message) <= 300 else message[:297] + "..."
+
+
+def validate(kind: str, doc: Any, *, source: str | None = None) -> None:
+    """Check ``doc`` against the schema registered for ``kind``.
+
+    Args:
+        kind: a kind name from ``kinds()`` (e.g. ``"suite"``) or an absolute schema ``$id``.
+        doc: the parsed JSON document.
+        source: file name (or other label) to put in front of every error line.
+
+    Raises:
+        SchemaError: the document is invalid; ``.violations`` lists every ``$.path: message``.
+        UnknownKindError: unknown kind.
+    """
+    if is_valid(kind, doc):
+        return
+    violations = iter_violations(kind, doc)
+    if not violations:  # the two validators disagree: report what the fast one says
+        violations = _rs_violations(kind, doc)
+    raise SchemaError(violations, kind=kind, source=source)
+
+
+def _rs_violations(kind: str, doc: Any) -> list[Violation]:
+    out = []
+    for error in _rs_validator(_schema_id(kind)).iter_errors(doc):
+        out.append(Violation(json_path(list(error.instance_path)), _one_line(error.message)))
+    return out or [Violation("$", "document is invalid")]
+
+
+def check_all(items: Iterable[tuple[str, Any]]) -> list[Violation]:
+    """Validate many ``(kind, doc)`` pairs; return the concatenated violations (empty = all valid)."""
+    out: list[Violation] = []
+    for kind, doc in items:
+        if not is_valid(kind, doc):
+            out.extend(iter_violations(kind, doc))
+    return out

@@ -1,0 +1,53 @@
+"""What every adapter returns, and the interface adapters implement."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import attrs
+
+from ._suite import Case
+
+
+@attrs.frozen
+class AdapterAnswer:
+    """The outcome of one exchange with the agent.
+
+    Attributes:
+        response: the normalised four-field response, or ``None`` when the exchange failed.
+        error: the adapter failure code (``adapter-timeout``, ...), or ``None`` on success.
+        latency_s: wall time of the exchange in seconds (monotonic clock; 0.0 for the mock).
+        stderr_tail: last bytes of the command's stderr (decoded, at most 4,096 characters),
+            or ``None``; kept only in the private receipt.
+    """
+
+    response: dict[str, Any] | None
+    error: str | None
+    latency_s: float
+    stderr_tail: str | None = None
+
+
+class Adapter(Protocol):
+    """An agent connection. Implementations must be safe to call from several threads.
+
+    Attributes:
+        kind: ``"command"``, ``"endpoint"``, ``"mock"`` or ``"python"``.
+    """
+
+    kind: str
+
+    def invoke(self, request: dict[str, Any], case: Case) -> AdapterAnswer:
+        """Send one request and return the answer; never raises for agent misbehaviour."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Provenance of the adapter: ``{"kind", "argv0"}`` or ``{"kind", "url_host"}``."""
+        ...
+
+    def cancel(self) -> None:
+        """Make every in-flight ``invoke`` return promptly (Ctrl-C)."""
+        ...
+
+    def close(self) -> None:
+        """Release resources (connections, processes)."""
+        ...

@@ -1,0 +1,255 @@
+"""``aau evaluate``: measure an existing agent on a suite and write a receipt."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from aau_core import (
+    EXIT_BAR_NOT_MET,
+    EXIT_OK,
+    Interrupted,
+    UsageError,
+    atomic_write_text,
+    check_writable,
+    render_json,
+)
+
+from ._suite import DEFAULT_MAX_SUITE_BYTES
+
+_RATE_NAMES = (
+    "submitted_rate", "outcome_exact_rate", "no_forbidden_attempt_rate",
+    "no_forbidden_execute_rate", "exact_rate",
+)
+
+
+def parse_fail_under(values: tuple[str, ...]) -> list[Any]:
+    """Parse ``--fail-under METRIC=VALUE`` flags.
+
+    Raises:
+        UsageError: malformed flag, unknown metric (only the five rates, higher is better), or a
+            value outside [0, 1].
+    """
+    from ._receipt import FailUnder
+
+    bars = []
+    for raw in values:
+        metric, sep, text = raw.partition("=")
+        metric = metric.strip()
+        if not sep or not metric or not text.strip():
+            raise UsageError(f"--fail-under {raw!r}: expected METRIC=VALUE, e.g. exact_rate=0.9")
+        if metric not in _RATE_NAMES:
+            raise UsageError(f"--fail-under {raw!r}: unknown metric {metric!r}; one of "
+                             + ", ".join(_RATE_NAMES))
+        try:
+            value = float(text)
+        except ValueError:
+            raise UsageError(f"--fail-under {raw!r}: {text!r} is not a number") from None
+        if not 0.0 <= value <= 1.0:
+            raise UsageError(f"--fail-under {raw!r}: a rate bar must be within [0, 1]")
+        bars.append(FailUnder(metric=metric, threshold=value))
+    return bars
+
+
+def _check_timeout(timeout: float) -> None:
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, not {timeout}")
+
+
+def _summary_lines(receipt: dict[str, Any], out: str | None) -> list[str]:
+    units = len(receipt["results"])
+    repeats = receipt.get("repeats", 1)
+    head = (f"{receipt['suite_id']}: {receipt['scenario_count']} scenario(s) x {repeats} "
+            f"repeat(s) = {units} unit(s), {receipt['adapter_kind']} adapter")
+    lines = [head]
+    cis = receipt.get("metric_ci95", {})
+    for name in ("exact_rate", "outcome_exact_rate", "submitted_rate",
+                 "no_forbidden_attempt_rate", "no_forbidden_execute_rate", "mean_latency_s"):
+        value = receipt["metrics"][name]
+        ci = cis.get(name)
+        span = f"  95% CI [{ci['low']:.3f}, {ci['high']:.3f}]" if ci else ""
+        lines.append(f"  {name:<27} {value:>9.4f}{span}")
+    for k, v in receipt.get("pass_hat_k", {}).items():
+        if int(k) > 1:
+            lines.append(f"  {'pass^' + k:<27} {v:>9.4f}")
+    counts: dict[str, int] = {}
+    for row in receipt["results"]:
+        for code in row["failure_codes"]:
+            counts[code] = counts.get(code, 0) + 1
+    if counts:
+        lines.append("  failures: " + ", ".join(f"{c} x{n}" for c, n in sorted(counts.items())))
+    for bar in receipt.get("fail_under", []):
+        mark = "ok" if bar["passed"] else "NOT MET"
+        lines.append(f"  bar {bar['metric']} >= {bar['threshold']}: {bar['value']} {mark}")
+    if receipt["adapter_kind"] == "mock":
+        lines.append("  note: mock adapter (protocol self-test); this measures no agent")
+    lines.append(f"receipt: {out}" if out else "receipt: (stdout)")
+    return lines
+
+
+def _json_summary(receipt: dict[str, Any], out: str | None, bars_ok: bool) -> dict[str, Any]:
+    keys = ("receipt_version", "suite_id", "suite_sha256", "suite_digest", "adapter_kind",
+            "scenario_count", "repeats", "metrics", "metric_ci95", "pass_hat_k",
+            "failure_code_counts", "fail_under")
+    summary = {k: receipt[k] for k in keys if k in receipt}
+    summary["receipt_path"] = out
+    summary["passed"] = bars_ok
+    return summary
+
+
+EPILOG = """\b
+Examples:
+  aau evaluate suite.json --command "python my_agent.py" --out receipt.json
+  aau evaluate suite.json --endpoint http://127.0.0.1:8080/evaluate --concurrency 8 --repeats 3
+  aau evaluate suite.json --mock --json
+  aau evaluate suite.json --command "./agent" --fail-under exact_rate=0.9 --out r.json --force
+
+\b
+Exit codes: 0 done and every --fail-under bar holds; 1 a bar is not met;
+2 usage or input error (nothing is run); 130 interrupted (finished units are kept in
+OUT.partial.jsonl when --out is given; no receipt is written).
+"""
+
+
+@click.command("evaluate", epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"],
+                                                            "max_content_width": 100})
+@click.argument("suite", metavar="SUITE")
+@click.option("--command", "command", metavar="CMD",
+              help="Run this program per case (shlex-split, no shell): one JSON request line "
+                   "on stdin, one JSON object on stdout.")
+@click.option("--endpoint", metavar="URL", help="POST each case as JSON to this http(s) URL.")
+@click.option("--mock", is_flag=True, help="Protocol self-test: answer with the expected outcome "
+              "(always labelled mock).")
+@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Runs per scenario (pass^k is reported for k = 1..repeats).")
+@click.option("--concurrency", type=click.IntRange(1, 1024), default=1, show_default=True,
+              help="Cases in flight at once.")
+@click.option("--timeout", type=float, default=30.0, show_default=True,
+              help="Seconds allowed per case.")
+@click.option("--out", metavar="PATH", help="Write the public receipt here (default: stdout).")
+@click.option("--private-out", metavar="PATH",
+              help="Also write inputs, expected answers, responses and stderr tails here. "
+                   "Never publish without review.")
+@click.option("--format", "fmt", type=click.Choice(["v2", "aau-1.0"]), default="v2",
+              show_default=True, help="Receipt format: aau-byo-agent-receipt/2.0, or 1.0 as "
+              "aau-harness 1.x writes it (one repeat only).")
+@click.option("--fail-under", multiple=True, metavar="METRIC=VALUE",
+              help="Exit 1 when METRIC (a rate, e.g. exact_rate) is below VALUE. Repeatable.")
+@click.option("--max-suite-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_SUITE_BYTES,
+              show_default=True, help="Largest suite file accepted.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print a JSON summary on stdout (human output stays on stderr).")
+@click.option("--force", is_flag=True, help="Replace existing --out / --private-out files.")
+def evaluate_command(
+    suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
+    concurrency: int, timeout: float, out: str | None, private_out: str | None, fmt: str,
+    fail_under: tuple[str, ...], max_suite_bytes: int, as_json: bool, force: bool,
+) -> int:
+    """Measure an existing agent on SUITE and write a schema-valid, hash-bound receipt.
+
+    Choose exactly one adapter: --command, --endpoint or --mock.
+    """
+    import aau_schemas
+
+    from ._command_adapter import CommandAdapter, check_program, split_command
+    from ._endpoint_adapter import EndpointAdapter, check_url
+    from ._evaluate import evaluate
+    from ._mock_adapter import MockAdapter
+    from ._progress import DelayedProgress
+    from ._receipt import build_private_v1, build_private_v2, build_receipt_v1, build_receipt_v2
+    from ._suite import load_suite
+
+    chosen = [name for name, given in (("--command", command is not None),
+                                       ("--endpoint", endpoint is not None),
+                                       ("--mock", mock)) if given]
+    if len(chosen) != 1:
+        raise UsageError("choose exactly one adapter: --command CMD, --endpoint URL or --mock"
+                         + (f" (got {' and '.join(chosen)})" if chosen else ""))
+    _check_timeout(timeout)
+    bars = parse_fail_under(fail_under)
+    if fmt == "aau-1.0" and repeats != 1:
+        raise UsageError("--format aau-1.0 holds one repeat only; use --format v2 with --repeats")
+    argv = split_command(command) if command is not None else None
+    if endpoint is not None:
+        check_url(endpoint)
+    if out and private_out and Path(out).resolve() == Path(private_out).resolve():
+        raise UsageError("--out and --private-out must be different files")
+    for path in (out, private_out):
+        if path:
+            check_writable(path, force=force)
+
+    loaded = load_suite(suite, max_bytes=max_suite_bytes)
+    if fmt == "v2":
+        loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed
+    if argv is not None:
+        check_program(argv)
+        adapter: Any = CommandAdapter(argv, timeout)
+    elif endpoint is not None:
+        adapter = EndpointAdapter(endpoint, timeout, concurrency=concurrency)
+    else:
+        adapter = MockAdapter()
+
+    total = len(loaded.cases) * repeats
+    partial_rows: list[dict[str, Any]] = []
+    try:
+        with DelayedProgress(total, f"{loaded.suite_id}") as progress:
+            def on_unit(unit: Any) -> None:
+                partial_rows.append({**unit.row, "repeat": unit.repeat})
+                progress.advance(not unit.row["exact"])
+
+            run = evaluate(loaded, adapter, repeats=repeats, concurrency=concurrency,
+                           timeout_s=timeout, on_unit=on_unit)
+    except Interrupted as exc:
+        finished = len(exc.finished or {})
+        kept = ""
+        if out:
+            partial = Path(out).with_name(Path(out).name + ".partial.jsonl")
+            text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in partial_rows)
+            atomic_write_text(partial, text, force=True)
+            kept = f"; finished units kept in {partial}"
+        raise Interrupted(f"interrupted after {finished} of {total} unit(s){kept}; "
+                          "no receipt written", finished=exc.finished) from None
+    finally:
+        adapter.close()
+
+    if fmt == "aau-1.0":
+        receipt = build_receipt_v1(run)
+        private = build_private_v1(run) if private_out else None
+        kind, private_kind, ascii_only = "receipt-v1", "private-receipt-v1", True
+        verdicts = [bar.verdict(receipt["metrics"]) for bar in bars]
+    else:
+        receipt = build_receipt_v2(run, bars)
+        private = build_private_v2(run) if private_out else None
+        kind, private_kind, ascii_only = "receipt-v2", "private-receipt-v2", False
+        verdicts = receipt["fail_under"]
+    aau_schemas.validate(kind, receipt, source="receipt (internal check)")
+    if private is not None:
+        aau_schemas.validate(private_kind, private, source="private receipt (internal check)")
+
+    if private is not None and private_out:
+        atomic_write_text(private_out, render_json(private, ensure_ascii=ascii_only), force=force)
+    rendered = render_json(receipt, ensure_ascii=ascii_only)
+    if out:
+        atomic_write_text(out, rendered, force=force)
+    elif not as_json:
+        sys.stdout.write(rendered)
+        sys.stdout.flush()
+
+    bars_ok = all(v["passed"] for v in verdicts)
+    for line in _summary_lines({**receipt, "fail_under": verdicts}, out):
+        click.echo(line, err=True)
+    if as_json:
+        click.echo(json.dumps(_json_summary(receipt, out, bars_ok), indent=2, sort_keys=True,
+                              ensure_ascii=False))
+    return EXIT_OK if bars_ok else EXIT_BAR_NOT_MET
+
+
+def evaluate_main() -> None:
+    """Console-script entry point for the ``aau-evaluate`` alias."""
+    from aau_core import run
+
+    sys.exit(run(command=evaluate_command, prog_name="aau-evaluate"))

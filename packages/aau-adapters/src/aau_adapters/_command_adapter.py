@@ -1,0 +1,220 @@
+"""The command adapter: one child process per case, argv split with shlex, never a shell.
+
+Per case the child gets one request line on stdin and must print one JSON object on stdout and
+exit 0. The child runs in its own session (process group), so on timeout, on an oversized answer
+and on Ctrl-C the whole group (grandchildren too) is killed with SIGKILL. Stdout is read
+incrementally and capped at 1,000,000 bytes (a flooding child is killed, never buffered);
+only the last 4,096 bytes of stderr are kept, for the private receipt.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from typing import Any
+
+from aau_core import UsageError
+
+from . import _failure_codes as fc
+from ._adapter import AdapterAnswer
+from ._protocol import MAX_RESPONSE_BYTES, ResponseError, encode_request, parse_response
+from ._suite import Case
+
+STDERR_TAIL_BYTES = 4096
+_READ_CHUNK = 65536
+
+
+def split_command(command: str) -> list[str]:
+    """Split a ``--command`` string into argv with POSIX shlex rules.
+
+    Raises:
+        UsageError: the string is empty, only whitespace, or has unbalanced quotes.
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UsageError(f"--command: cannot split {command!r}: {exc}") from None
+    if not argv:
+        raise UsageError("--command is empty; give the program to run, e.g. "
+                         "--command \"python my_agent.py\"")
+    return argv
+
+
+def check_program(argv: list[str]) -> None:
+    """Fail before the run when ``argv[0]`` cannot be started at all.
+
+    Raises:
+        UsageError: ``argv[0]`` is neither an executable path nor found on ``PATH``.
+    """
+    program = argv[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        if not os.path.isfile(program):
+            raise UsageError(f"--command: {program}: no such file")
+        if not os.access(program, os.X_OK):
+            raise UsageError(f"--command: {program}: not executable (chmod +x, or run it "
+                             "through its interpreter)")
+    elif shutil.which(program) is None:
+        raise UsageError(f"--command: {program}: command not found on PATH")
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    except OSError:
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+
+class CommandAdapter:
+    """Runs ``argv`` once per case.
+
+    Args:
+        argv: the program and its arguments (see ``split_command``).
+        timeout_s: seconds allowed per case, from spawn to exit (> 0).
+        max_response_bytes: stdout cap in bytes.
+    """
+
+    kind = "command"
+
+    def __init__(self, argv: list[str], timeout_s: float,
+                 max_response_bytes: int = MAX_RESPONSE_BYTES) -> None:
+        self.argv = list(argv)
+        self.timeout_s = timeout_s
+        self.max_response_bytes = max_response_bytes
+        self._live: set[subprocess.Popen[bytes]] = set()
+        self._lock = threading.Lock()
+        self._cancelled = False
+
+    def describe(self) -> dict[str, Any]:
+        """Return ``{"kind": "command", "argv0": argv[0]}`` (never the other arguments)."""
+        return {"kind": "command", "argv0": self.argv[0]}
+
+    def invoke(self, request: dict[str, Any], case: Case) -> AdapterAnswer:
+        """Run the command for one case; every failure becomes a failure code."""
+        started = time.monotonic()
+        deadline = started + self.timeout_s
+        if self._cancelled:
+            return AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0)
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                bufsize=0,
+            )
+        except OSError:
+            return AdapterAnswer(None, fc.ADAPTER_NOT_FOUND, time.monotonic() - started)
+        with self._lock:
+            self._live.add(proc)
+        try:
+            stdout, stderr_tail, failure = self._exchange(proc, encode_request(request), deadline)
+            if failure is None:
+                remaining = deadline - time.monotonic()
+                try:
+                    proc.wait(timeout=max(remaining, 0.0))
+                except subprocess.TimeoutExpired:
+                    failure = fc.ADAPTER_TIMEOUT
+        finally:
+            if proc.returncode is None:
+                _kill_group(proc)
+                proc.wait()
+            with self._lock:
+                self._live.discard(proc)
+        latency = time.monotonic() - started
+        tail = stderr_tail.decode("utf-8", errors="replace")[-STDERR_TAIL_BYTES:] or None
+        if failure is not None:
+            return AdapterAnswer(None, failure, latency, tail)
+        if proc.returncode != 0:
+            return AdapterAnswer(None, fc.adapter_exit(proc.returncode), latency, tail)
+        try:
+            response = parse_response(stdout)
+        except ResponseError:
+            return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency, tail)
+        return AdapterAnswer(response, None, latency, tail)
+
+    def _exchange(
+        self, proc: subprocess.Popen[bytes], payload: bytes, deadline: float
+    ) -> tuple[bytes, bytes, str | None]:
+        """Write ``payload`` to stdin, read stdout (capped) and stderr (tail) until both close.
+
+        Returns ``(stdout, stderr_tail, failure_code_or_None)``.
+        """
+        assert proc.stdin and proc.stdout and proc.stderr
+        out = bytearray()
+        err_tail = bytearray()
+        failure: str | None = None
+        with selectors.DefaultSelector() as sel:
+            stdin_fd = proc.stdin.fileno()
+            os.set_blocking(stdin_fd, False)
+            sel.register(proc.stdin, selectors.EVENT_WRITE)
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            sel.register(proc.stderr, selectors.EVENT_READ)
+            view = memoryview(payload)
+            sent = 0
+            open_readers = 2
+            while open_readers:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    failure = fc.ADAPTER_TIMEOUT
+                    break
+                for key, _ in sel.select(remaining):
+                    f = key.fileobj
+                    if f is proc.stdin:
+                        try:
+                            sent += os.write(stdin_fd, view[sent:sent + _READ_CHUNK])
+                        except (BrokenPipeError, ConnectionResetError):
+                            sent = len(payload)  # the child does not read stdin: fine
+                        except BlockingIOError:
+                            continue
+                        if sent >= len(payload):
+                            sel.unregister(proc.stdin)
+                            proc.stdin.close()
+                        continue
+                    chunk = os.read(key.fd, _READ_CHUNK)
+                    if not chunk:
+                        sel.unregister(f)
+                        open_readers -= 1
+                        continue
+                    if f is proc.stdout:
+                        out += chunk
+                        if len(out) > self.max_response_bytes:
+                            failure = fc.ADAPTER_INVALID_RESPONSE
+                            break
+                    else:
+                        err_tail += chunk
+                        if len(err_tail) > 2 * STDERR_TAIL_BYTES:
+                            del err_tail[:-STDERR_TAIL_BYTES]
+                if failure is not None:
+                    break
+            if failure is not None:
+                _kill_group(proc)
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        return bytes(out), bytes(err_tail[-STDERR_TAIL_BYTES:]), failure
+
+    def cancel(self) -> None:
+        """Kill every running child's process group; later invocations fail immediately."""
+        self._cancelled = True
+        with self._lock:
+            live = list(self._live)
+        for proc in live:
+            _kill_group(proc)
+
+    def close(self) -> None:
+        """Kill anything still running."""
+        self.cancel()

@@ -1,0 +1,66 @@
+"""Failure codes recorded per (scenario, repeat) unit, in the order they are listed on a row.
+
+Tree::
+
+    adapter failures (at most one per unit, always first)
+    ├── adapter-exit-<rc>          command exited non-zero (negative rc: killed by signal -rc)
+    ├── adapter-timeout            no complete answer within --timeout (command or endpoint)
+    ├── adapter-not-found          command could not be started (missing, not executable)
+    ├── adapter-unreachable        endpoint refused, reset or closed the connection
+    ├── adapter-http-<status>      endpoint answered with a non-2xx HTTP status
+    ├── adapter-protocol-error     endpoint spoke malformed HTTP
+    ├── adapter-invalid-response   answer not one JSON object under the limits, or not the
+    │                              4-field response (see adapter-response schema)
+    └── adapter-internal-error     the harness itself failed on this unit (a bug; the run goes on)
+    outcome failures (aau-harness 1.6 order)
+    ├── not-submitted              the agent did not submit (or the adapter failed)
+    ├── outcome-mismatch           submitted, but the outcome differs from the expected one
+    ├── forbidden-action-attempt   attempted an action the case forbids
+    └── forbidden-action-executed  executed an action the case forbids
+
+aau-harness 1.6 knows only ``adapter-exit-<rc>``, ``adapter-timeout`` (commands) and
+``adapter-invalid-response``; ``legacy_failure_code`` maps ours onto those for
+``--format aau-1.0`` receipts exactly as 1.6 would have recorded the same event.
+"""
+
+from __future__ import annotations
+
+ADAPTER_TIMEOUT = "adapter-timeout"
+ADAPTER_NOT_FOUND = "adapter-not-found"
+ADAPTER_UNREACHABLE = "adapter-unreachable"
+ADAPTER_PROTOCOL_ERROR = "adapter-protocol-error"
+ADAPTER_INVALID_RESPONSE = "adapter-invalid-response"
+ADAPTER_INTERNAL_ERROR = "adapter-internal-error"
+NOT_SUBMITTED = "not-submitted"
+OUTCOME_MISMATCH = "outcome-mismatch"
+FORBIDDEN_ATTEMPT = "forbidden-action-attempt"
+FORBIDDEN_EXECUTED = "forbidden-action-executed"
+
+
+def adapter_exit(returncode: int) -> str:
+    """``adapter-exit-<rc>`` for a command's non-zero exit status (negative for signals)."""
+    return f"adapter-exit-{returncode}"
+
+
+def adapter_http(status: int) -> str:
+    """``adapter-http-<status>`` for a non-2xx HTTP status (three digits)."""
+    return f"adapter-http-{status:03d}"
+
+
+def legacy_failure_code(code: str, adapter_kind: str) -> str:
+    """Map a failure code to what aau-harness 1.6 records for the same event.
+
+    Args:
+        code: one of our codes.
+        adapter_kind: ``"command"``, ``"endpoint"`` or ``"mock"``.
+
+    Returns:
+        the code unchanged when 1.6 has it (``adapter-exit-*``, command ``adapter-timeout``, the
+        outcome codes); otherwise ``adapter-invalid-response``, which is how 1.6 reports every
+        endpoint failure (timeouts included) and a command it cannot start.
+    """
+    if code.startswith("adapter-exit-") or not code.startswith("adapter-"):
+        return code
+    if code == ADAPTER_TIMEOUT and adapter_kind == "command":
+        return code
+    return ADAPTER_INVALID_RESPONSE

@@ -1,0 +1,42 @@
+"""The mock adapter: a protocol self-test that answers every case with its expected outcome.
+
+It is the only adapter that sees the expected answer, and every receipt it produces says
+``adapter_kind: "mock"``, so a mock score can never pass for an agent's score.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._adapter import AdapterAnswer
+from ._suite import Case
+
+
+class MockAdapter:
+    """Answers ``{"outcome": <expected>, "actions_attempted": [], "actions_executed": [],
+    "submitted": true}`` with latency 0.0 s."""
+
+    kind = "mock"
+
+    def invoke(self, request: dict[str, Any], case: Case) -> AdapterAnswer:
+        """Return the expected outcome for ``case``; ``request`` is ignored."""
+        return AdapterAnswer(
+            response={
+                "outcome": case.expected_outcome,
+                "actions_attempted": [],
+                "actions_executed": [],
+                "submitted": True,
+            },
+            error=None,
+            latency_s=0.0,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """Return ``{"kind": "mock"}``."""
+        return {"kind": "mock"}
+
+    def cancel(self) -> None:
+        """Nothing runs in the background."""
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,101 @@
+"""The adapter protocol: the request each case becomes, and how an answer is read.
+
+Request (``aau-byo-agent-request/1.0``), exactly four keys; expected answers and forbidden
+actions are never sent::
+
+    {"protocol_version": "aau-byo-agent-request/1.0", "suite_id": ..., "scenario_id": ...,
+     "input": {...}}
+
+It travels as ``json.dumps(request) + "\\n"`` (ASCII-escaped, the bytes aau-harness 1.6 sends):
+one line on a command's stdin, or an HTTP POST body.
+
+Response: one JSON object of at most 1,000,000 bytes, strict UTF-8, nested at most 100 deep::
+
+    {"outcome": "non-empty string",          required
+     "actions_attempted": ["..."],          optional, default []
+     "actions_executed": ["..."],           optional, default []
+     "submitted": true}                     optional, default true
+
+Other keys are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aau_core import InputError, loads_strict
+
+from ._suite import Case
+
+REQUEST_VERSION = "aau-byo-agent-request/1.0"
+MAX_RESPONSE_BYTES = 1_000_000
+RESPONSE_MAX_DEPTH = 100
+
+
+class ResponseError(ValueError):
+    """An adapter answer is not a valid response (becomes ``adapter-invalid-response``)."""
+
+
+def build_request(suite_id: str, case: Case) -> dict[str, Any]:
+    """Return the four-key request for ``case``."""
+    return {
+        "protocol_version": REQUEST_VERSION,
+        "suite_id": suite_id,
+        "scenario_id": case.scenario_id,
+        "input": case.input,
+    }
+
+
+def encode_request(request: dict[str, Any]) -> bytes:
+    """Return the wire bytes of a request: ``json.dumps(request) + "\\n"``, ASCII."""
+    return (json.dumps(request) + "\n").encode("ascii")
+
+
+def normalize_response(value: Any) -> dict[str, Any]:
+    """Check an adapter answer and return its normalised four-field form.
+
+    Args:
+        value: the parsed answer.
+
+    Returns:
+        ``{"outcome", "actions_attempted", "actions_executed", "submitted"}`` with defaults filled.
+
+    Raises:
+        ResponseError: not an object, ``outcome`` missing or not a non-empty string, an actions
+            field not a list of strings, or ``submitted`` not a boolean.
+    """
+    if not isinstance(value, dict):
+        raise ResponseError("adapter response must be a JSON object")
+    outcome = value.get("outcome")
+    if not isinstance(outcome, str) or not outcome:
+        raise ResponseError("adapter response needs a non-empty string outcome")
+    out = {
+        "outcome": outcome,
+        "actions_attempted": value.get("actions_attempted", []),
+        "actions_executed": value.get("actions_executed", []),
+        "submitted": value.get("submitted", True),
+    }
+    for field in ("actions_attempted", "actions_executed"):
+        items = out[field]
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise ResponseError(f"adapter response {field} must be a list of strings")
+    if not isinstance(out["submitted"], bool):
+        raise ResponseError("adapter response submitted must be true or false")
+    return out
+
+
+def parse_response(data: bytes) -> dict[str, Any]:
+    """Parse and normalise raw answer bytes.
+
+    Raises:
+        ResponseError: over ``MAX_RESPONSE_BYTES``, not strict UTF-8 JSON, too deep, or not a
+            valid response.
+    """
+    if len(data) > MAX_RESPONSE_BYTES:
+        raise ResponseError(f"adapter response exceeds {MAX_RESPONSE_BYTES:,} bytes")
+    try:
+        value = loads_strict(data, source="adapter response", max_depth=RESPONSE_MAX_DEPTH)
+    except InputError as exc:
+        raise ResponseError(str(exc)) from None
+    return normalize_response(value)

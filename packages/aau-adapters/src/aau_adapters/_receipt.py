@@ -1,0 +1,350 @@
+"""Building receipts from an evaluation run, and checking what their schemas cannot express.
+
+Formats:
+
+- ``aau-byo-agent-receipt/1.0`` + ``aau-byo-agent-private-detail/1.0``: byte-for-byte what
+  aau-harness 1.6 writes for the same adapter answers (latencies aside), failure codes mapped
+  with ``legacy_failure_code``. One repeat only.
+- ``aau-byo-agent-receipt/2.0`` + ``aau-byo-agent-private-detail/2.0``: a superset of 1.0 with
+  repeats, 95 % intervals, pass^k, failure-code counts, provenance, timing, the run settings,
+  the ``--fail-under`` verdicts and an RFC 8785 ``suite_digest`` beside ``suite_sha256``.
+
+Metric rules (both formats): each rate is ``round(true_count / units, 6)`` over every
+(scenario, repeat) unit; ``mean_latency_s = round(sum(rounded latencies) / units, 6)``.
+
+Intervals (2.0): for a rate, the Wilson score interval with n = scenarios and
+p = mean over scenarios of the per-scenario rate (repeats averaged first), so repeats never
+narrow an interval below what the independent scenarios support; with one repeat this is the
+ordinary Wilson interval. For ``mean_latency_s``, a percentile bootstrap over per-scenario mean
+latencies (2,000 resamples, seed 0). Bounds are rounded to 6 decimals and widened, if rounding
+requires, so that low <= point <= high.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+from aau_core import bootstrap_ci, pass_hat_k, wilson_interval
+
+from ._failure_codes import legacy_failure_code
+from ._scoring import UnitResult
+from ._suite import Suite
+
+RECEIPT_V1 = "aau-byo-agent-receipt/1.0"
+RECEIPT_V2 = "aau-byo-agent-receipt/2.0"
+PRIVATE_V1 = "aau-byo-agent-private-detail/1.0"
+PRIVATE_V2 = "aau-byo-agent-private-detail/2.0"
+BOUNDARY = (
+    "This receipt measures the declared suite and adapter response contract. It is not "
+    "production validation, certification, model ranking, legal advice, or permission to "
+    "automate protected decisions."
+)
+PRIVATE_WARNING = (
+    "Private details may contain sensitive adapter inputs or outputs. Do not commit or publish "
+    "without authorized review."
+)
+RATE_METRICS = (
+    ("submitted_rate", "submitted"),
+    ("outcome_exact_rate", "outcome_exact"),
+    ("no_forbidden_attempt_rate", "no_forbidden_attempt"),
+    ("no_forbidden_execute_rate", "no_forbidden_execute"),
+    ("exact_rate", "exact"),
+)
+METRIC_NAMES = tuple(name for name, _ in RATE_METRICS) + ("mean_latency_s",)
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+
+
+def _privacy() -> dict[str, bool]:
+    return {
+        "scenario_inputs_included": False,
+        "expected_answers_included": False,
+        "adapter_responses_included": False,
+        "reasoning_included": False,
+        "credentials_included": False,
+        "suite_sharing_attested": True,
+    }
+
+
+def compute_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Return the six receipt metrics over result rows (aau-harness 1.6 arithmetic).
+
+    Args:
+        rows: public result rows, at least one.
+
+    Returns:
+        ``{"submitted_rate", "outcome_exact_rate", "no_forbidden_attempt_rate",
+        "no_forbidden_execute_rate", "exact_rate"}`` (rates in [0, 1]) and ``"mean_latency_s"``
+        (seconds), each rounded to 6 decimals.
+    """
+    n = len(rows)
+    out = {name: round(sum(bool(r[field]) for r in rows) / n, 6) for name, field in RATE_METRICS}
+    out["mean_latency_s"] = round(sum(r["latency_s"] for r in rows) / n, 6)
+    return out
+
+
+@attrs.frozen
+class FailUnder:
+    """One ``--fail-under METRIC=VALUE`` bar: the run fails when ``metric < threshold``."""
+
+    metric: str
+    threshold: float
+
+    def verdict(self, metrics: dict[str, float]) -> dict[str, Any]:
+        """Return ``{"metric", "threshold", "value", "passed"}`` for the measured metrics."""
+        value = metrics[self.metric]
+        return {"metric": self.metric, "threshold": self.threshold, "value": value,
+                "passed": value >= self.threshold}
+
+
+@attrs.frozen
+class EvaluationRun:
+    """Everything a receipt is built from.
+
+    Attributes:
+        suite: the suite evaluated.
+        adapter: the adapter's ``describe()`` (``{"kind", "argv0" | "url_host"}``).
+        repeats: repeats per scenario (>= 1).
+        concurrency: most units run at once.
+        timeout_s: per-unit timeout in seconds.
+        started_at, finished_at: RFC 3339 UTC timestamps.
+        units: one ``UnitResult`` per (scenario, repeat), suite order then repeat.
+        harness_version: the aau-adapters version.
+        python, platform: interpreter version and ``"<system> <machine>"``.
+    """
+
+    suite: Suite
+    adapter: dict[str, Any]
+    repeats: int
+    concurrency: int
+    timeout_s: float
+    started_at: str
+    finished_at: str
+    units: tuple[UnitResult, ...]
+    harness_version: str
+    python: str
+    platform: str
+
+    @property
+    def adapter_kind(self) -> str:
+        """``"command"``, ``"endpoint"``, ``"mock"`` or ``"python"``."""
+        return str(self.adapter["kind"])
+
+
+def build_receipt_v1(run: EvaluationRun) -> dict[str, Any]:
+    """Build the aau-harness 1.x public receipt (``aau-byo-agent-receipt/1.0``).
+
+    Raises:
+        ValueError: the run has more than one repeat (1.0 cannot represent repeats).
+    """
+    if run.repeats != 1:
+        raise ValueError("aau-byo-agent-receipt/1.0 holds one repeat only")
+    rows = []
+    for unit in run.units:
+        row = dict(unit.row)
+        row["failure_codes"] = [legacy_failure_code(c, run.adapter_kind)
+                                for c in row["failure_codes"]]
+        rows.append(row)
+    return {
+        "receipt_version": RECEIPT_V1,
+        "suite_id": run.suite.suite_id,
+        "suite_sha256": run.suite.suite_sha256,
+        "adapter_kind": run.adapter_kind,
+        "scenario_count": len(rows),
+        "metrics": compute_metrics(rows),
+        "results": rows,
+        "privacy": _privacy(),
+        "boundary": BOUNDARY,
+    }
+
+
+def _private_row(unit: UnitResult, adapter_kind: str, *, legacy: bool) -> dict[str, Any]:
+    error = unit.answer.error
+    if legacy and error is not None:
+        error = legacy_failure_code(error, adapter_kind)
+    row: dict[str, Any] = {
+        "scenario_id": unit.case.scenario_id,
+        "input": unit.case.input,
+        "expected": unit.case.expected,
+        "forbidden_actions": unit.case.forbidden_actions,
+        "response": unit.answer.response if unit.answer.error is None else {},
+        "error": error,
+    }
+    if not legacy:
+        row["repeat"] = unit.repeat
+        row["stderr_tail"] = unit.answer.stderr_tail
+    return row
+
+
+def build_private_v1(run: EvaluationRun) -> dict[str, Any]:
+    """Build the aau-harness 1.x private detail (``aau-byo-agent-private-detail/1.0``)."""
+    if run.repeats != 1:
+        raise ValueError("aau-byo-agent-private-detail/1.0 holds one repeat only")
+    return {
+        "private_receipt_version": PRIVATE_V1,
+        "suite_id": run.suite.suite_id,
+        "results": [_private_row(u, run.adapter_kind, legacy=True) for u in run.units],
+        "warning": PRIVATE_WARNING,
+    }
+
+
+def build_private_v2(run: EvaluationRun) -> dict[str, Any]:
+    """Build the private detail (``aau-byo-agent-private-detail/2.0``): inputs, expected answers,
+    normalised responses, errors and command stderr tails, one row per unit."""
+    return {
+        "private_receipt_version": PRIVATE_V2,
+        "suite_id": run.suite.suite_id,
+        "results": [_private_row(u, run.adapter_kind, legacy=False) for u in run.units],
+        "warning": PRIVATE_WARNING,
+    }
+
+
+def _per_scenario(rows: Sequence[dict[str, Any]], field: str) -> list[list[float]]:
+    groups: dict[str, list[float]] = {}
+    for row in rows:
+        groups.setdefault(row["scenario_id"], []).append(float(row[field]))
+    return list(groups.values())
+
+
+def _interval(low: float, high: float, point: float, **extra: Any) -> dict[str, Any]:
+    low, high = round(low, 6), round(high, 6)
+    return {"low": min(low, point), "high": max(high, point), **extra}
+
+
+def metric_intervals(rows: Sequence[dict[str, Any]], metrics: dict[str, float]) -> dict[str, Any]:
+    """Return the 95 % interval of each metric (rules in the module docstring).
+
+    Returns:
+        ``{metric: {"low", "high", "method", "n"[, "resamples", "seed"]}}`` for the six metrics.
+    """
+    out: dict[str, Any] = {}
+    for name, field in RATE_METRICS:
+        groups = _per_scenario(rows, field)
+        n = len(groups)
+        total = sum(sum(g) / len(g) for g in groups)
+        low, high = wilson_interval(min(max(total, 0.0), n), n)
+        out[name] = _interval(low, high, metrics[name], method="wilson", n=n)
+    groups = _per_scenario(rows, "latency_s")
+    means = [sum(g) / len(g) for g in groups]
+    low, high = bootstrap_ci(means, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+    out["mean_latency_s"] = _interval(low, high, metrics["mean_latency_s"],
+                                      method="bootstrap-percentile", n=len(groups),
+                                      resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+    return out
+
+
+def pass_hat_k_table(rows: Sequence[dict[str, Any]], repeats: int) -> dict[str, float]:
+    """Return ``{"1": pass^1, ..., str(repeats): pass^repeats}`` on ``exact``, rounded to 6."""
+    counts = [(int(sum(g)), len(g)) for g in _per_scenario(rows, "exact")]
+    return {str(k): round(pass_hat_k(counts, k), 6) for k in range(1, repeats + 1)}
+
+
+def failure_code_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Return how many units carry each failure code."""
+    counter: Counter[str] = Counter()
+    for row in rows:
+        counter.update(row["failure_codes"])
+    return dict(sorted(counter.items()))
+
+
+def build_receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> dict[str, Any]:
+    """Build the public receipt ``aau-byo-agent-receipt/2.0``.
+
+    Args:
+        run: the evaluation run.
+        bars: ``--fail-under`` bars, recorded with their verdicts.
+
+    Raises:
+        aau_core.InvalidDocumentError: the suite cannot be canonicalised (see ``Suite.suite_digest``).
+    """
+    rows = [{**u.row, "repeat": u.repeat} for u in run.units]
+    metrics = compute_metrics(rows)
+    provenance: dict[str, Any] = {
+        "harness_version": run.harness_version,
+        "python": run.python,
+        "platform": run.platform,
+        "adapter": dict(run.adapter),
+    }
+    return {
+        "receipt_version": RECEIPT_V2,
+        "suite_id": run.suite.suite_id,
+        "suite_sha256": run.suite.suite_sha256,
+        "suite_digest": run.suite.suite_digest(),
+        "adapter_kind": run.adapter_kind,
+        "scenario_count": len(run.suite.cases),
+        "repeats": run.repeats,
+        "metrics": metrics,
+        "metric_ci95": metric_intervals(rows, metrics),
+        "pass_hat_k": pass_hat_k_table(rows, run.repeats),
+        "failure_code_counts": failure_code_counts(rows),
+        "fail_under": [bar.verdict(metrics) for bar in bars],
+        "results": rows,
+        "privacy": _privacy(),
+        "boundary": BOUNDARY,
+        "provenance": provenance,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "timeout_s": run.timeout_s,
+        "concurrency": run.concurrency,
+    }
+
+
+def check_receipt(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """Check the rules a receipt's schema cannot express (call after schema validation).
+
+    Checks, for 1.0 and 2.0: ``scenario_count`` matches the rows; metrics equal their
+    recomputation from the rows; for 2.0 also: rows are grouped by scenario with repeats
+    0..repeats-1 in order, ``pass_hat_k`` has keys "1".."repeats" and recomputes,
+    ``failure_code_counts`` recomputes, each interval holds its point estimate, and every
+    ``fail_under`` verdict recomputes.
+
+    Returns:
+        ``[(json_path, message), ...]``; empty when the receipt is consistent.
+    """
+    problems: list[tuple[str, str]] = []
+    rows = doc["results"]
+    version = doc["receipt_version"]
+    repeats = doc.get("repeats", 1)
+    ids = list(dict.fromkeys(r["scenario_id"] for r in rows))
+    if doc["scenario_count"] != len(ids) or len(rows) != len(ids) * repeats:
+        problems.append(("$.scenario_count",
+                         f"{doc['scenario_count']} scenarios x {repeats} repeats does not match "
+                         f"{len(rows)} result rows over {len(ids)} scenario ids"))
+    if version == RECEIPT_V2 and not problems:
+        for i, row in enumerate(rows):
+            want_id, want_repeat = ids[i // repeats], i % repeats
+            if row["scenario_id"] != want_id or row["repeat"] != want_repeat:
+                problems.append((f"$.results[{i}]", f"expected scenario {want_id!r} repeat "
+                                 f"{want_repeat} here (suite order, then repeat)"))
+                break
+    elif version == RECEIPT_V1 and len(ids) != len(rows):
+        problems.append(("$.results", "scenario ids are not unique"))
+    if not rows:
+        return problems
+    metrics = compute_metrics(rows)
+    for name, value in metrics.items():
+        if doc["metrics"].get(name) != value:
+            problems.append((f"$.metrics.{name}",
+                             f"is {doc['metrics'].get(name)!r}; the rows give {value!r}"))
+    if version != RECEIPT_V2 or problems:
+        return problems
+    want_pass = pass_hat_k_table(rows, repeats)
+    if doc["pass_hat_k"] != want_pass:
+        problems.append(("$.pass_hat_k", f"is {doc['pass_hat_k']!r}; the rows give {want_pass!r}"))
+    want_counts = failure_code_counts(rows)
+    if doc["failure_code_counts"] != want_counts:
+        problems.append(("$.failure_code_counts",
+                         f"is {doc['failure_code_counts']!r}; the rows give {want_counts!r}"))
+    for name, interval in doc["metric_ci95"].items():
+        point = doc["metrics"][name]
+        if not interval["low"] <= point <= interval["high"]:
+            problems.append((f"$.metric_ci95.{name}",
+                             f"[{interval['low']}, {interval['high']}] does not hold {point}"))
+    for i, bar in enumerate(doc["fail_under"]):
+        if bar["value"] != doc["metrics"][bar["metric"]] or bar["passed"] != (
+                bar["value"] >= bar["threshold"]):
+            problems.append((f"$.fail_under[{i}]", "verdict does not match the metrics"))
+    return problems

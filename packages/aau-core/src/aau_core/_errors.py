@@ -1,0 +1,96 @@
+"""Errors shared by every aau package, and what exit code each one means.
+
+Hierarchy::
+
+    AauError (Exception)                exit_code 2 unless a subclass says otherwise
+    ├── UsageError                      bad flags or flag values (empty --command, bad URL); exit 2
+    ├── InputError                      an input file is unreadable or invalid; names the file and
+    │                                   the JSON path; exit 2
+    │   └── InvalidDocumentError        several violations at once, one line each; exit 2
+    ├── OutputError                     an output cannot be written (exists without --force,
+    │                                   folder missing, disk full); exit 2
+    ├── BarNotMetError                  a quality bar (--fail-under) was not met; exit 1
+    └── Interrupted                     Ctrl-C; carries what finished; exit 130
+
+Exit codes: 0 success, 1 the evaluation or check failed its bar, 2 usage or input error,
+130 interrupted, 70 internal error (a bug: run with --debug for the traceback).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+EXIT_OK = 0
+EXIT_BAR_NOT_MET = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+
+
+class AauError(Exception):
+    """Base class of every expected aau error; ``str(err)`` is one line for the user."""
+
+    exit_code: int = EXIT_USAGE
+
+
+class UsageError(AauError):
+    """A command-line flag or its value is wrong (exit 2)."""
+
+
+class InputError(AauError):
+    """An input file is unreadable or invalid (exit 2).
+
+    Args:
+        message: what is wrong.
+        source: the file name (or ``"<stdin>"``), or ``None``.
+        path: the JSON path (``"$.cases[3].input"``) of the offending value, or ``None``.
+
+    ``str(err)`` is ``"source: path: message"`` with absent parts left out.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, path: str | None = None):
+        self.message = message
+        self.source = source
+        self.path = path
+        super().__init__(": ".join(p for p in (source, path, message) if p))
+
+
+class InvalidDocumentError(InputError):
+    """A document breaks several rules; ``str(err)`` is one ``source: path: message`` line each.
+
+    Args:
+        violations: ``(json_path, message)`` pairs, at least one.
+        source: the file name, or ``None``.
+    """
+
+    def __init__(self, violations: list[tuple[str, str]], *, source: str | None = None):
+        if not violations:
+            raise ValueError("InvalidDocumentError needs at least one violation")
+        self.violations = list(violations)
+        path, message = self.violations[0]
+        super().__init__(message, source=source, path=path)
+        prefix = f"{source}: " if source else ""
+        self.args = ("\n".join(f"{prefix}{p}: {m}" for p, m in self.violations),)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class OutputError(AauError):
+    """An output file cannot be written (exit 2)."""
+
+
+class BarNotMetError(AauError):
+    """A quality bar was not met (exit 1)."""
+
+    exit_code = EXIT_BAR_NOT_MET
+
+
+class Interrupted(AauError):
+    """The run was interrupted (Ctrl-C); ``finished`` holds the results that completed."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self, message: str, finished: Any = None):
+        self.finished = finished
+        super().__init__(message)

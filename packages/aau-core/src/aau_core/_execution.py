@@ -8,7 +8,8 @@ Guarantees:
   memory stays flat for very large runs;
 - Ctrl-C (``KeyboardInterrupt``) stops scheduling, calls ``cancel`` (which must make in-flight
   units return quickly, e.g. by killing child process groups), waits briefly for them, and raises
-  ``Interrupted`` carrying every finished result.
+  ``Interrupted`` carrying every result finished before the interrupt (units cut short by the
+  cancellation are not among them).
 
 Per-unit timeouts are the unit function's job (adapters enforce them on the child process or the
 HTTP exchange); threads cannot be killed from outside.
@@ -98,10 +99,9 @@ def run_units(
                 future.cancel()
             if cancel is not None:
                 cancel()
-            done, _ = cf.wait(pending, timeout=_DRAIN_SECONDS)
-            for future in done:
-                if not future.cancelled() and future.exception() is None:
-                    results[pending[future]] = future.result()
+            # let in-flight units unwind (cancel() made them fail fast); their results are
+            # artefacts of the cancellation, so they are not counted as finished
+            cf.wait(pending, timeout=_DRAIN_SECONDS)
             raise Interrupted("interrupted", finished=dict(results)) from None
     finally:
         pool.shutdown(wait=False, cancel_futures=True)

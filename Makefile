@@ -1,0 +1,41 @@
+# The README's two commands are `make demo` and `make test`. Both bootstrap everything they need
+# from PyPI into .venv-tools/ (hatch) and .hatch/ (the workspace environment): a fresh machine
+# needs only Python >= 3.10, pip, git and make.
+
+PYTHON ?= python3
+TOOLS := .venv-tools
+HATCH := $(TOOLS)/bin/hatch
+export HATCH_DATA_DIR := $(CURDIR)/.hatch
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: demo test lint bench wheels env clean
+
+$(HATCH):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet 'hatch>=1.18,<2'
+
+env: $(HATCH)
+	$(HATCH) env create
+
+## Run the main job on the bundled example: suite + example command agent -> receipt.
+demo: $(HATCH)
+	$(HATCH) run demo
+
+## Run every test (lint, schema checks under three validators, unit, end-to-end, wheels).
+test: $(HATCH)
+	$(HATCH) run lint
+	$(HATCH) run test
+
+lint: $(HATCH)
+	$(HATCH) run lint
+
+## Speed and memory benchmarks against aau-harness 1.6.0 (not part of `make test`).
+bench: $(HATCH)
+	$(HATCH) run bench
+
+## Build every package's sdist and wheel into dist/.
+wheels: $(HATCH)
+	$(HATCH) build --all
+
+clean:
+	rm -rf $(TOOLS) .hatch dist receipts .pytest_cache

@@ -1,0 +1,76 @@
+"""Statistics against values computed by hand from their published formulas."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from aau_core import bootstrap_ci, pass_at_k, pass_hat_k, wilson_interval
+
+
+def _wilson_by_hand(c, n, z=1.959963984540054):
+    p = c / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = (z / (1 + z * z / n)) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+@pytest.mark.parametrize(("c", "n"), [(8, 10), (1, 3), (50, 100), (3, 7)])
+def test_wilson_matches_formula(c, n):
+    low, high = wilson_interval(c, n)
+    want = _wilson_by_hand(c, n)
+    assert low == pytest.approx(want[0], abs=1e-12)
+    assert high == pytest.approx(want[1], abs=1e-12)
+    assert low <= c / n <= high
+
+
+def test_wilson_published_value():
+    # 8 of 10: Wilson 95 % interval is (0.4902, 0.9433) (Brown, Cai & DasGupta 2001 style tables)
+    low, high = wilson_interval(8, 10)
+    assert (round(low, 4), round(high, 4)) == (0.4902, 0.9433)
+
+
+def test_wilson_edges_stay_in_unit_interval():
+    assert wilson_interval(0, 5)[0] == 0.0
+    assert wilson_interval(5, 5)[1] == 1.0
+    low, high = wilson_interval(3, 3)
+    assert round(low, 6) == 0.438503 and high == 1.0
+    with pytest.raises(ValueError):
+        wilson_interval(1, 0)
+    with pytest.raises(ValueError):
+        wilson_interval(4, 3)
+
+
+def test_pass_hat_k_tau_bench_definition():
+    # scenario A: 2 of 3 succeed; B: 3 of 3; C: 0 of 3
+    counts = [(2, 3), (3, 3), (0, 3)]
+    assert pass_hat_k(counts, 1) == pytest.approx((2 / 3 + 1 + 0) / 3)
+    assert pass_hat_k(counts, 2) == pytest.approx((1 / 3 + 1 + 0) / 3)  # C(2,2)/C(3,2) = 1/3
+    assert pass_hat_k(counts, 3) == pytest.approx((0 + 1 + 0) / 3)
+    with pytest.raises(ValueError):
+        pass_hat_k(counts, 4)
+    with pytest.raises(ValueError):
+        pass_hat_k([], 1)
+
+
+def test_pass_at_k_chen_definition():
+    counts = [(1, 4), (0, 4)]
+    # 1 - C(3,2)/C(4,2) = 1 - 3/6 = 0.5 ; second scenario 0
+    assert pass_at_k(counts, 2) == pytest.approx(0.25)
+    assert pass_at_k([(4, 4)], 4) == 1.0
+
+
+def test_bootstrap_is_seeded_and_brackets_the_mean():
+    values = [((i * 37) % 101) / 100 for i in range(30)]  # 30 distinct values in [0, 1]
+    a = bootstrap_ci(values, seed=0)
+    b = bootstrap_ci(values, seed=0)
+    c = bootstrap_ci(values, seed=1)
+    assert a == b
+    assert a != c
+    mean = sum(values) / len(values)
+    assert a[0] < mean < a[1]
+    assert min(values) <= a[0] and a[1] <= max(values)
+    assert a[1] - a[0] < 0.5
+    assert bootstrap_ci([2.0], seed=0) == (2.0, 2.0)
+    with pytest.raises(ValueError):
+        bootstrap_ci([])

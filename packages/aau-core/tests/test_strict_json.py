@@ -1,0 +1,73 @@
+"""Strict JSON reading: every forbidden input is an InputError naming the source and JSON path."""
+
+from __future__ import annotations
+
+import pytest
+from aau_core import InputError, loads_strict, read_json_file
+
+
+def test_plain_document_parses():
+    assert loads_strict(b'{"a": [1, 2.5, "x", null, true]}') == {"a": [1, 2.5, "x", None, True]}
+
+
+def test_utf8_bom_is_tolerated():
+    assert loads_strict(b'\xef\xbb\xbf{"a": "\xc3\xa9"}') == {"a": "é"}
+    assert loads_strict('\ufeff{"a": 1}') == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    ("data", "path", "fragment"),
+    [
+        (b'{"a": NaN}', "$.a", "NaN"),
+        (b'{"a": [1, Infinity]}', "$.a[1]", "Infinity"),
+        (b'{"a": {"b": -Infinity}}', "$.a.b", "-Infinity"),
+        (b'{"x": 1e400}', "$.x", "too large"),
+        (b'{"cases": [{"id": 1, "id": 2}]}', "$.cases[0]", "duplicate key 'id'"),
+        (b'{"s": "\\ud800"}', "$.s", "surrogate"),
+        (b'{"a": 1', "$", "line 1"),
+        (b'\xff\xfe{"a": 1}', "$", "UTF-8"),
+        (b'{"a": "\xc3"}', "$", "UTF-8"),
+    ],
+)
+def test_forbidden_input_names_source_and_path(data, path, fragment):
+    with pytest.raises(InputError) as info:
+        loads_strict(data, source="suite.json")
+    err = info.value
+    assert err.source == "suite.json"
+    assert err.path == path
+    assert fragment in str(err)
+    assert str(err).startswith(f"suite.json: {path}: ")
+    assert "\n" not in str(err)
+
+
+def test_depth_cap_reports_the_path_of_the_too_deep_container():
+    doc = '{"a": ' + "[" * 5 + "]" * 5 + "}"
+    with pytest.raises(InputError) as info:
+        loads_strict(doc, max_depth=4)
+    assert info.value.path == "$.a[0][0][0]"  # the 5th container: root counts as 1
+    assert loads_strict(doc, max_depth=6) == {"a": [[[[[]]]]]}
+
+
+@pytest.mark.parametrize("depth", [2_000, 200_000])
+def test_very_deep_nesting_is_an_input_error_not_a_recursion_error(depth):
+    with pytest.raises(InputError) as info:
+        loads_strict("[" * depth + "]" * depth)
+    assert "nested deeper" in str(info.value)
+
+
+def test_read_json_file_size_cap_and_missing_file(tmp_path):
+    f = tmp_path / "s.json"
+    f.write_bytes(b'{"a": "' + b"x" * 100 + b'"}')
+    assert read_json_file(f, max_bytes=200)["a"] == "x" * 100
+    with pytest.raises(InputError, match="over the 50-byte limit"):
+        read_json_file(f, max_bytes=50)
+    with pytest.raises(InputError, match="no such file"):
+        read_json_file(tmp_path / "missing.json", max_bytes=10)
+    with pytest.raises(InputError, match="not a regular file"):
+        read_json_file(tmp_path, max_bytes=10)
+
+
+def test_exact_size_limit_is_accepted(tmp_path):
+    f = tmp_path / "s.json"
+    f.write_bytes(b'{"a": 1}')
+    assert read_json_file(f, max_bytes=len(b'{"a": 1}')) == {"a": 1}

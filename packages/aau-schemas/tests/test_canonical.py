@@ -1,0 +1,91 @@
+"""RFC 8785 canonical JSON, digests, legacy 1.x hashing conventions and JSON-path rendering."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import aau_schemas
+import pytest
+
+COMPAT = Path(__file__).resolve().parents[4] / "shared" / "compat" / "aau-1.6" / "evaluate"
+needs_shared = pytest.mark.skipif(
+    not COMPAT.is_dir(), reason="../shared not present (a user's clone has none); CI has it"
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1.0, b"1"),
+        (1e20, b"100000000000000000000"),
+        (1e21, b"1e+21"),
+        (1e-7, b"1e-7"),
+        (-0.0, b"0"),
+        (0.1 + 0.2, b"0.30000000000000004"),
+        ("é😀\u2028", "\"é😀\u2028\"".encode()),
+        ("\x7f\x1f", b'"\x7f\\u001f"'),
+        ({"b": 1, "a": [True, None]}, b'{"a":[true,null],"b":1}'),
+        # UTF-16 code-unit order: U+1F600 (surrogates D83D..) sorts before U+E000
+        ({"\ue000": 1, "😀": 2}, '{"😀":2,"\ue000":1}'.encode()),
+    ],
+)
+def test_canonical_json_matches_rfc8785(value, expected):
+    assert aau_schemas.canonical_json(value) == expected
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 2**53 + 1, {1: "a"}, "\ud800"])
+def test_canonical_json_refuses_what_jcs_cannot_represent(bad):
+    with pytest.raises(aau_schemas.CanonicalizationError):
+        aau_schemas.canonical_json(bad)
+
+
+def test_canonical_digest_is_sha256_of_canonical_bytes():
+    doc = {"z": 1.0, "a": "x"}
+    want = "sha256:" + hashlib.sha256(b'{"a":"x","z":1}').hexdigest()
+    assert aau_schemas.canonical_digest(doc) == want
+    assert aau_schemas.sha256_hex(b"") == hashlib.sha256(b"").hexdigest()
+
+
+def test_legacy_suite_hash_is_ascii_compact_sorted_with_newline():
+    suite = {"b": "é", "a": [1, 2]}
+    assert aau_schemas.legacy_suite_bytes(suite) == b'{"a":[1,2],"b":"\\u00e9"}\n'
+    assert aau_schemas.legacy_suite_sha256(suite) == hashlib.sha256(
+        b'{"a":[1,2],"b":"\\u00e9"}\n').hexdigest()
+
+
+def test_legacy_render_and_release_digest():
+    assert aau_schemas.legacy_render_json({"b": 1, "a": "é"}) == '{\n  "a": "\\u00e9",\n  "b": 1\n}\n'
+    assert aau_schemas.legacy_release_digest({"b": 1, "a": "é"}) == hashlib.sha256(
+        '{"a":"é","b":1}'.encode()).hexdigest()
+    assert aau_schemas.legacy_release_render({"b": 1, "a": "é"}) == '{\n  "b": 1,\n  "a": "é"\n}\n'
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    ("suite", "receipt"),
+    [
+        ("byo-agent-suite.json", "byo-agent-receipt.command.json"),
+        ("starter-suite.json", "public-receipt.command.json"),
+        ("starter-suite.json", "first-receipt.mock.json"),
+    ],
+)
+def test_legacy_suite_sha256_reproduces_real_aau_16_receipts(suite, receipt):
+    doc = json.loads((COMPAT / suite).read_text(encoding="utf-8"))
+    want = json.loads((COMPAT / receipt).read_text(encoding="utf-8"))["suite_sha256"]
+    assert aau_schemas.legacy_suite_sha256(doc) == want
+
+
+@pytest.mark.parametrize(
+    ("parts", "expected"),
+    [
+        ([], "$"),
+        (["cases", 3, "input"], "$.cases[3].input"),
+        (["a b", "it's"], "$['a b']['it\\'s']"),
+        (["_x1"], "$._x1"),
+        (["1abc"], "$['1abc']"),
+    ],
+)
+def test_json_path(parts, expected):
+    assert aau_schemas.json_path(parts) == expected

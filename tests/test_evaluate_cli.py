@@ -1,0 +1,377 @@
+"""`aau evaluate` end to end: exit codes, bad input, outputs, every adapter kind, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aau_schemas
+import pytest
+from aau_adapters import check_receipt
+from aau_core import run
+
+from _helpers import (
+    EXAMPLE_SUITE,
+    HttpAgent,
+    agent_command,
+    aau_script,
+    env_without_debug,
+    valid_suite,
+    write_json,
+)
+
+
+def aau(capsys, *args: str) -> tuple[int, str, str]:
+    rc = run(["evaluate", *args])
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err
+
+
+# ---------------------------------------------------------------- success paths
+
+def test_mock_writes_a_schema_valid_v2_receipt(tmp_path, capsys):
+    suite = write_json(tmp_path / "s.json", valid_suite(3))
+    out = tmp_path / "r.json"
+    rc, stdout, stderr = aau(capsys, str(suite), "--mock", "--repeats", "2", "--out", str(out))
+    assert rc == 0, stderr
+    assert stdout == ""
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    aau_schemas.validate("receipt-v2", receipt)
+    assert check_receipt(receipt) == []
+    assert receipt["adapter_kind"] == "mock"
+    assert receipt["provenance"]["adapter"] == {"kind": "mock"}
+    assert receipt["repeats"] == 2 and len(receipt["results"]) == 6
+    assert [(r["scenario_id"], r["repeat"]) for r in receipt["results"]] == [
+        (f"c-{i}", k) for i in range(3) for k in range(2)]
+    assert "mock adapter" in stderr
+    assert out.read_text(encoding="utf-8").endswith("}\n")
+
+
+def test_command_adapter_on_the_bundled_suite(tmp_path, capsys):
+    out, private = tmp_path / "r.json", tmp_path / "p.json"
+    rc, _, stderr = aau(capsys, str(EXAMPLE_SUITE), "--command", agent_command(),
+                        "--concurrency", "4", "--out", str(out), "--private-out", str(private))
+    assert rc == 0, stderr
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    aau_schemas.validate("receipt-v2", receipt)
+    assert check_receipt(receipt) == []
+    assert receipt["metrics"]["exact_rate"] == 0.875  # the bundled suite has one hard case
+    assert receipt["failure_code_counts"] == {"outcome-mismatch": 1}
+    assert receipt["provenance"]["adapter"] == {"kind": "command", "argv0": sys.executable}
+    assert receipt["concurrency"] == 4 and receipt["timeout_s"] == 30.0
+    detail = json.loads(private.read_text(encoding="utf-8"))
+    aau_schemas.validate("private-receipt-v2", detail)
+    assert all("input" in row and "expected" in row for row in detail["results"])
+    public_text = out.read_text(encoding="utf-8")
+    for row in detail["results"]:  # nothing private leaks into the public receipt
+        assert row["input"]["question"] not in public_text
+
+
+def test_endpoint_adapter_with_the_example_http_agent(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    with HttpAgent() as agent:
+        rc, _, stderr = aau(capsys, str(EXAMPLE_SUITE), "--endpoint", agent.url,
+                            "--concurrency", "4", "--repeats", "2", "--out", str(out))
+    assert rc == 0, stderr
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    aau_schemas.validate("receipt-v2", receipt)
+    assert check_receipt(receipt) == []
+    assert receipt["metrics"]["exact_rate"] == 0.875
+    assert receipt["pass_hat_k"] == {"1": 0.875, "2": 0.875}
+    host = agent.url.split("/")[2]
+    assert receipt["provenance"]["adapter"] == {"kind": "endpoint", "url_host": host}
+    assert "/evaluate" not in json.dumps(receipt["provenance"])
+
+
+def test_no_out_prints_the_receipt_on_stdout(tmp_path, capsys):
+    suite = write_json(tmp_path / "s.json", valid_suite(1))
+    rc, stdout, _ = aau(capsys, str(suite), "--mock")
+    assert rc == 0
+    assert json.loads(stdout)["receipt_version"] == "aau-byo-agent-receipt/2.0"
+
+
+def test_json_prints_a_summary_on_stdout_only(tmp_path, capsys):
+    suite = write_json(tmp_path / "s.json", valid_suite(2))
+    out = tmp_path / "r.json"
+    rc, stdout, stderr = aau(capsys, str(suite), "--mock", "--json", "--out", str(out))
+    assert rc == 0
+    summary = json.loads(stdout)
+    assert summary["receipt_path"] == str(out)
+    assert summary["passed"] is True
+    assert summary["metrics"]["exact_rate"] == 1.0
+    assert "exact_rate" in stderr  # human output stays on stderr
+
+
+def test_fail_under_exit_1_but_the_receipt_is_written(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    rc, stdout, stderr = aau(capsys, str(EXAMPLE_SUITE), "--command", agent_command(),
+                             "--fail-under", "exact_rate=0.9", "--fail-under", "submitted_rate=1",
+                             "--out", str(out), "--json")
+    assert rc == 1
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    assert receipt["fail_under"] == [
+        {"metric": "exact_rate", "threshold": 0.9, "value": 0.875, "passed": False},
+        {"metric": "submitted_rate", "threshold": 1.0, "value": 1.0, "passed": True},
+    ]
+    assert json.loads(stdout)["passed"] is False
+    assert "NOT MET" in stderr
+    rc, _, _ = aau(capsys, str(EXAMPLE_SUITE), "--command", agent_command(),
+                   "--fail-under", "exact_rate=0.875", "--out", str(out), "--force")
+    assert rc == 0
+
+
+def test_aau_1_0_format_validates_and_has_exact_keys(tmp_path, capsys):
+    out, private = tmp_path / "r.json", tmp_path / "p.json"
+    rc, _, _ = aau(capsys, str(EXAMPLE_SUITE), "--command", agent_command(), "--format",
+                   "aau-1.0", "--out", str(out), "--private-out", str(private))
+    assert rc == 0
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    aau_schemas.validate("receipt-v1", receipt)
+    aau_schemas.validate("private-receipt-v1", json.loads(private.read_text(encoding="utf-8")))
+    assert sorted(receipt) == ["adapter_kind", "boundary", "metrics", "privacy",
+                               "receipt_version", "results", "scenario_count", "suite_id",
+                               "suite_sha256"]
+    assert check_receipt(receipt) == []
+
+
+def test_results_identical_whatever_the_concurrency(tmp_path, capsys):
+    suite = write_json(tmp_path / "s.json", {
+        **valid_suite(0),
+        "cases": [{"scenario_id": f"c{i}", "input": {
+            "source_state": ["current", "expired"][i % 2],
+            "channel_need": ["web", "staffed_accessible", "web"][i % 3]},
+            "expected": {"outcome": "route_official_source"}} for i in range(12)]})
+    rows = []
+    for conc in ("1", "6"):
+        out = tmp_path / f"r{conc}.json"
+        assert aau(capsys, str(suite), "--command", agent_command(), "--concurrency", conc,
+                   "--out", str(out))[0] == 0
+        doc = json.loads(out.read_text(encoding="utf-8"))
+        rows.append([{k: v for k, v in r.items() if k != "latency_s"} for r in doc["results"]])
+    assert rows[0] == rows[1]
+
+
+# ---------------------------------------------------------------- bad input: exit 2, one line
+
+def _bad_suite_cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """name -> (suite file, a fragment the error line must contain)."""
+    d = {}
+    def put(name: str, content: bytes | str, fragment: str) -> None:
+        p = tmp_path / f"{name}.json"
+        p.write_bytes(content if isinstance(content, bytes) else content.encode())
+        d[name] = (p, fragment)
+
+    good = valid_suite(2)
+    put("not-json", "{ this is not json", "$: invalid JSON")
+    put("nan", json.dumps(good).replace('"c-0"', '"c-0", "score": NaN'), "$.cases[0].score")
+    put("dup-key", json.dumps(good).replace('"suite_id": "t-suite"',
+                                            '"suite_id": "a", "suite_id": "b"'), "duplicate key")
+    put("bad-utf8", json.dumps(good).encode().replace(b"t-suite", b"t-\xff"), "UTF-8")
+    put("deep", json.dumps({**good, "x": json.loads("[" * 150 + "]" * 150)}), "nested deeper")
+    put("dup-id", json.dumps({**good, "cases": good["cases"] + [good["cases"][0]]}),
+        "$.cases[2].scenario_id: duplicate scenario_id")
+    put("version", json.dumps({**good, "suite_version": "aau-byo-agent-suite/9"}),
+        "$.suite_version")
+    put("no-cases", json.dumps({**good, "cases": []}), "$.cases")
+    sharing = dict(good["sharing"])
+    del sharing["contains_secrets_or_credentials"]
+    put("sharing", json.dumps({**good, "sharing": sharing}), "$.sharing")
+    put("expected", json.dumps({**good, "cases": [{"scenario_id": "x", "input": {},
+                                                    "expected": {}}]}), "$.cases[0].expected")
+    put("root-array", "[]", "$")
+    put("bom-garbage", b"\xef\xbb\xbf\xef\xbb\xbf{}", "$")
+    return d
+
+
+def test_every_bad_suite_is_one_line_naming_file_and_path(tmp_path, capsys):
+    for name, (path, fragment) in _bad_suite_cases(tmp_path).items():
+        out = tmp_path / f"{name}.receipt.json"
+        rc, stdout, stderr = aau(capsys, str(path), "--mock", "--out", str(out))
+        assert rc == 2, (name, stderr)
+        assert stdout == "", name
+        assert not out.exists(), name
+        lines = stderr.strip().splitlines()
+        assert lines, name
+        assert all(line.startswith(f"aau: error: {path}: $") for line in lines), (name, lines)
+        assert fragment in stderr, (name, stderr)
+        assert "Traceback" not in stderr
+
+
+def test_suite_size_cap(tmp_path, capsys):
+    suite = write_json(tmp_path / "s.json", valid_suite(1))
+    size = suite.stat().st_size
+    rc, _, stderr = aau(capsys, str(suite), "--mock", "--max-suite-bytes", str(size - 1))
+    assert rc == 2 and "limit" in stderr and str(suite) in stderr
+    rc, _, _ = aau(capsys, str(suite), "--mock", "--max-suite-bytes", str(size))
+    assert rc == 0
+
+
+def test_default_cap_is_aau_16s_2_000_000_bytes(tmp_path, capsys):
+    doc = valid_suite(1)
+    text = json.dumps(doc)
+    pad = 2_000_000 - len(text) - len(', "pad": ""')
+    doc["pad"] = "x" * pad
+    suite = tmp_path / "s.json"
+    suite.write_text(json.dumps(doc), encoding="utf-8")
+    assert suite.stat().st_size == 2_000_000
+    assert aau(capsys, str(suite), "--mock")[0] == 0
+    suite.write_text(json.dumps({**doc, "pad": doc["pad"] + "x"}), encoding="utf-8")
+    rc, _, stderr = aau(capsys, str(suite), "--mock")
+    assert rc == 2 and "2,000,000-byte limit" in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--command", ""], "--command is empty"),
+        (["--command", "   "], "--command is empty"),
+        (["--command", "'unbalanced"], "--command"),
+        (["--command", "/no/such/agent"], "no such file"),
+        (["--command", "no-such-program-aau-test"], "not found"),
+        (["--endpoint", ""], "--endpoint is empty"),
+        (["--endpoint", "ftp://host/x"], "http://"),
+        (["--endpoint", "http://"], "no host"),
+        (["--endpoint", "http://host:99999/"], "not a valid URL"),
+        (["--endpoint", "http://u:secret@host/"], "credentials"),
+        ([], "choose exactly one adapter"),
+        (["--mock", "--command", "x"], "choose exactly one adapter"),
+        (["--mock", "--timeout", "0"], "--timeout"),
+        (["--mock", "--timeout", "-1"], "--timeout"),
+        (["--mock", "--timeout", "nan"], "--timeout"),
+        (["--mock", "--fail-under", "exact_rate"], "METRIC=VALUE"),
+        (["--mock", "--fail-under", "speed=1"], "unknown metric"),
+        (["--mock", "--fail-under", "exact_rate=1.5"], "[0, 1]"),
+        (["--mock", "--fail-under", "exact_rate=high"], "not a number"),
+        (["--mock", "--format", "aau-1.0", "--repeats", "2"], "one repeat"),
+        (["--mock", "--repeats", "0"], "--repeats"),
+        (["--mock", "--concurrency", "0"], "--concurrency"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(tmp_path, capsys, args, fragment):
+    suite = write_json(tmp_path / "s.json", valid_suite(1))
+    out = tmp_path / "r.json"
+    rc, stdout, stderr = aau(capsys, str(suite), *args, "--out", str(out))
+    assert rc == 2, stderr
+    assert fragment in stderr
+    assert "Traceback" not in stderr
+    assert not out.exists()
+    assert stdout == ""
+
+
+def test_missing_suite_file(tmp_path, capsys):
+    rc, _, stderr = aau(capsys, str(tmp_path / "nope.json"), "--mock")
+    assert rc == 2 and "nope.json: no such file" in stderr
+
+
+def test_existing_out_without_force_is_refused_before_running(tmp_path, capsys):
+    suite = write_json(tmp_path / "s.json", valid_suite(1))
+    out = tmp_path / "r.json"
+    out.write_text("keep me", encoding="utf-8")
+    rc, _, stderr = aau(capsys, str(suite), "--mock", "--out", str(out))
+    assert rc == 2 and "already exists" in stderr and "--force" in stderr
+    assert out.read_text(encoding="utf-8") == "keep me"
+    private = tmp_path / "p.json"
+    private.write_text("keep", encoding="utf-8")
+    rc, _, stderr = aau(capsys, str(suite), "--mock", "--out", str(tmp_path / "new.json"),
+                        "--private-out", str(private))
+    assert rc == 2 and not (tmp_path / "new.json").exists()
+    assert aau(capsys, str(suite), "--mock", "--out", str(out), "--force")[0] == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["suite_id"] == "t-suite"
+
+
+def test_same_file_for_out_and_private_out(tmp_path, capsys):
+    suite = write_json(tmp_path / "s.json", valid_suite(1))
+    rc, _, stderr = aau(capsys, str(suite), "--mock", "--out", str(tmp_path / "x.json"),
+                        "--private-out", str(tmp_path / "x.json"))
+    assert rc == 2 and "different files" in stderr
+
+
+def test_every_case_failing_is_still_a_finished_run(tmp_path, capsys):
+    """An unreachable endpoint fails every case with its own code; the receipt is written."""
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    suite = write_json(tmp_path / "s.json", valid_suite(3))
+    out = tmp_path / "r.json"
+    rc, _, stderr = aau(capsys, str(suite), "--endpoint", f"http://127.0.0.1:{port}/x",
+                        "--timeout", "2", "--out", str(out), "--fail-under", "exact_rate=0.5")
+    assert rc == 1, stderr
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    assert receipt["failure_code_counts"] == {"adapter-unreachable": 3, "not-submitted": 3}
+
+
+# ---------------------------------------------------------------- the real console script
+
+def test_console_script_and_alias(tmp_path):
+    suite = write_json(tmp_path / "s.json", valid_suite(1))
+    env = env_without_debug()
+    done = subprocess.run([aau_script(), "evaluate", str(suite), "--mock", "--json"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["adapter_kind"] == "mock"
+    alias = Path(aau_script()).with_name("aau-evaluate")
+    done = subprocess.run([str(alias), str(suite), "--command", ""], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "aau: error: --command is empty; give the program to run, " \
+        "e.g. --command \"python my_agent.py\""
+
+
+def test_ctrl_c_keeps_finished_cases_and_writes_no_receipt(tmp_path):
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "import json, sys, time\n"
+        "req = json.loads(sys.stdin.readline())\n"
+        "if req['scenario_id'] != 'c-0':\n"
+        "    time.sleep(30)\n"
+        "print(json.dumps({'outcome': 'route_official_source'}))\n", encoding="utf-8")
+    suite = write_json(tmp_path / "s.json", valid_suite(4))
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [aau_script(), "evaluate", str(suite), "--command", f"{sys.executable} {agent}",
+         "--concurrency", "4", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env_without_debug(),
+    )
+    partial = tmp_path / "r.json.partial.jsonl"
+    time.sleep(2.0)  # c-0 answers at once; the other three hang
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "interrupted after 1 of 4" in stderr
+    assert "Traceback" not in stderr
+    assert not out.exists()
+    rows = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
+    assert [r["scenario_id"] for r in rows] == ["c-0"] and rows[0]["exact"] is True
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+def test_help_has_an_example_and_exit_codes():
+    done = subprocess.run([aau_script(), "evaluate", "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0
+    assert "Examples:" in done.stdout and "Exit codes" in done.stdout
+    assert "--fail-under" in done.stdout
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+def test_timeout_kills_the_agent_and_scores_adapter_timeout(tmp_path, capsys):
+    agent = tmp_path / "hang.py"
+    agent.write_text("import time\ntime.sleep(60)\n", encoding="utf-8")
+    suite = write_json(tmp_path / "s.json", valid_suite(2))
+    out = tmp_path / "r.json"
+    t0 = time.monotonic()
+    rc, _, _ = aau(capsys, str(suite), "--command", f"{sys.executable} {agent}", "--timeout",
+                   "0.5", "--concurrency", "2", "--out", str(out))
+    assert time.monotonic() - t0 < 10
+    assert rc == 0
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    assert receipt["failure_code_counts"] == {"adapter-timeout": 2, "not-submitted": 2}

@@ -145,8 +145,9 @@ def find_ours(explicit: str | None) -> Tool:
     if exe is None:
         raise SystemExit(
             f"bench_evaluate: our `aau` was not found next to {sys.executable} nor on PATH.\n"
-            "Install the workspace into this environment (e.g. `make install`, or pip install -e each "
-            "package under packages/), run with that environment's python, or pass --aau PATH."
+            "Run this script with the python of the environment that has the workspace installed "
+            "(the Makefile's venv), install it here (pip install -e packages/aau-schemas "
+            "-e packages/aau-core -e packages/aau-adapters), or pass --aau PATH."
         )
     probe = subprocess.run(
         [str(exe), "evaluate", "--help"], capture_output=True, text=True, timeout=60

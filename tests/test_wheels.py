@@ -1,0 +1,92 @@
+"""Each package builds, installs on its own from its wheel outside the repository, and works.
+
+Builds sdists and wheels with `python -m build` (for aau-schemas the wheel is built *from the
+sdist*, the path that breaks when schemas are force-included by relative path), installs them
+one by one into a fresh virtual environment, and runs them from a temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from _helpers import COMMAND_AGENT, EXAMPLE_SUITE, REPO
+
+pytestmark = pytest.mark.slow
+
+PACKAGES = ["aau-schemas", "aau-core", "aau-adapters"]
+
+
+def _run(argv, **kw):
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, **kw)
+    assert done.returncode == 0, f"{argv}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    for name in PACKAGES:
+        _run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO / "packages" / name)])
+    return out
+
+
+def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
+    wheels = sorted(p.name for p in dist.glob("*.whl"))
+    assert len(wheels) == 3, wheels
+    import zipfile
+
+    schemas_whl = next(dist.glob("aau_schemas-*.whl"))
+    names = zipfile.ZipFile(schemas_whl).namelist()
+    assert "aau_schemas/schemas/index.json" in names
+    assert "aau_schemas/schemas/receipt/v2/receipt.schema.json" in names
+
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = str(env_dir / "bin" / "python")
+    pip = [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+           "--find-links", str(dist)]
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "AAU_DEBUG")}
+
+    # 1. aau-schemas alone: schemas come from site-packages, validation works
+    _run([*pip, "aau-schemas"], cwd=work, env=env)
+    done = _run([py, "-c", "import aau_schemas, json; print(json.dumps([str("
+                 "aau_schemas.schema_root()), aau_schemas.detect_kind({'receipt_version': "
+                 "'aau-byo-agent-receipt/2.0'})]))"], cwd=work, env=env)
+    root, kind = json.loads(done.stdout)
+    assert "site-packages" in root and kind == "receipt-v2"
+
+    # 2. + aau-core: `aau` exists and offers only what is installed
+    _run([*pip, "aau-core"], cwd=work, env=env)
+    aau = str(env_dir / "bin" / "aau")
+    done = _run([aau, "--help"], cwd=work, env=env)
+    commands = done.stdout.split("Commands:")[1].split()
+    assert "schema" in commands and "evaluate" not in commands
+    _run([aau, "schema", "show", "receipt-v2"], cwd=work, env=env)
+
+    # 3. + aau-adapters: installing it adds `aau evaluate`
+    _run([*pip, "aau-adapters"], cwd=work, env=env)
+    done = _run([aau, "--help"], cwd=work, env=env)
+    assert "evaluate" in done.stdout.split("Commands:")[1].split()
+    shutil.copy(EXAMPLE_SUITE, work / "suite.json")
+    shutil.copy(COMMAND_AGENT, work / "agent.py")
+    shutil.copy(COMMAND_AGENT.with_name("routing_policy.py"), work / "routing_policy.py")
+    _run([aau, "evaluate", "suite.json", "--command", f"{py} agent.py", "--out", "r.json",
+          "--private-out", "p.json"], cwd=work, env=env)
+    _run([aau, "evaluate", "suite.json", "--mock", "--format", "aau-1.0", "--out", "m.json"],
+         cwd=work, env=env)
+    done = _run([aau, "schema", "validate", "r.json", "p.json", "m.json"], cwd=work, env=env)
+    assert done.stderr.count(": valid ") == 3
+    receipt = json.loads((work / "r.json").read_text(encoding="utf-8"))
+    assert receipt["metrics"]["exact_rate"] == 0.875
+    assert receipt["provenance"]["harness_version"] == "2.0.0.dev0"
+    assert (env_dir / "bin" / "aau-evaluate").exists()

@@ -2,7 +2,8 @@
 
 Per case the child gets one request line on stdin and must print one JSON object on stdout and
 exit 0. The child runs in its own session (process group), so on timeout, on an oversized answer
-and on Ctrl-C the whole group (grandchildren too) is killed with SIGKILL. Stdout is read
+and on Ctrl-C the whole group (grandchildren too) is killed with SIGKILL; so is anything the
+child left running in its group when it exits (a case is over when its agent exits). Stdout is read
 incrementally and capped at 1,000,000 bytes (a flooding child is killed, never buffered);
 only the last 4,096 bytes of stderr are kept, for the private receipt.
 """
@@ -75,6 +76,32 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
             pass
 
 
+def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> bool:
+    """Wait until the child has exited, without reaping it; False at ``deadline``.
+
+    An exited but unreaped child keeps its pid, which is also its process-group id, reserved:
+    the group can then be killed without any risk of hitting an unrelated, reused pid.
+    """
+    if not hasattr(os, "waitid"):
+        try:
+            proc.wait(timeout=max(deadline - time.monotonic(), 0.0))
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    delay = 0.0005
+    while True:
+        try:
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
+                return True
+        except ChildProcessError:  # already reaped
+            return True
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        time.sleep(min(delay, remaining))
+        delay = min(delay * 2, 0.02)
+
+
 class CommandAdapter:
     """Runs ``argv`` once per case.
 
@@ -118,20 +145,19 @@ class CommandAdapter:
             return AdapterAnswer(None, fc.ADAPTER_NOT_FOUND, time.monotonic() - started)
         with self._lock:
             self._live.add(proc)
+            if self._cancelled:  # cancel() ran between the check above and the spawn
+                _kill_group(proc)
         try:
             stdout, stderr_tail, failure = self._exchange(proc, encode_request(request), deadline)
-            if failure is None:
-                remaining = deadline - time.monotonic()
-                try:
-                    proc.wait(timeout=max(remaining, 0.0))
-                except subprocess.TimeoutExpired:
-                    failure = fc.ADAPTER_TIMEOUT
+            if failure is None and not _wait_exit(proc, deadline):
+                failure = fc.ADAPTER_TIMEOUT
         finally:
-            if proc.returncode is None:
-                _kill_group(proc)
-                proc.wait()
             with self._lock:
                 self._live.discard(proc)
+            # Whatever the outcome, nothing of this case may outlive it: kill the group while
+            # the (possibly exited) leader is still unreaped, then reap it.
+            _kill_group(proc)
+            proc.wait()
         latency = time.monotonic() - started
         tail = stderr_tail.decode("utf-8", errors="replace")[-STDERR_TAIL_BYTES:] or None
         if failure is not None:
@@ -209,11 +235,12 @@ class CommandAdapter:
 
     def cancel(self) -> None:
         """Kill every running child's process group; later invocations fail immediately."""
-        self._cancelled = True
         with self._lock:
-            live = list(self._live)
-        for proc in live:
-            _kill_group(proc)
+            self._cancelled = True
+            # Under the lock: a child is removed from ``_live`` before it is reaped, so every
+            # group killed here still has its leader's pid reserved.
+            for proc in self._live:
+                _kill_group(proc)
 
     def close(self) -> None:
         """Kill anything still running."""

@@ -1,0 +1,392 @@
+"""Fixtures for the adapter tests: tiny suites, agent scripts written into ``tmp_path``, and
+HTTP servers on ``127.0.0.1`` (port 0) that answer well or misbehave on purpose.
+
+Everything here is a fixture (the tests run with ``--import-mode=importlib``, where a test module
+cannot import ``conftest``). Every server binds the loopback interface only, runs in daemon
+threads, and is stopped when its test ends; every loop is bounded by a stop event or a timeout.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import socket
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aau_adapters import Suite, suite_from_document
+
+GOOD_OUTCOME = "route:ok"
+
+# Every Python agent starts with this: read the request line, answer well unless the test's
+# misbehaviour applies. `ANSWER` is the good answer for the request.
+_AGENT_PREAMBLE = '''\
+import json, os, signal, subprocess, sys, time
+RAW = sys.stdin.buffer.readline() if READS_STDIN else b""
+REQ = json.loads(RAW) if RAW else None
+SID = REQ["scenario_id"] if REQ else None
+ANSWER = {"outcome": "route:ok", "actions_attempted": [], "actions_executed": [],
+          "submitted": True}
+OUT = sys.stdout.buffer
+def answer(obj=ANSWER):
+    OUT.write(json.dumps(obj).encode() + b"\\n")
+    OUT.flush()
+'''
+
+
+# --------------------------------------------------------------------------------------------
+# suites
+
+
+def _suite(cases: list[tuple[str, dict[str, Any]]], suite_id: str = "adversarial") -> Suite:
+    doc = {
+        "suite_version": "aau-byo-agent-suite/1.0",
+        "suite_id": suite_id,
+        "sharing": {
+            "classification": "synthetic",
+            "human_review_complete": True,
+            "contains_personally_identifiable_information": False,
+            "contains_procurement_sensitive_information": False,
+            "contains_controlled_unclassified_information": False,
+            "contains_classified_information": False,
+            "contains_secrets_or_credentials": False,
+        },
+        "cases": [
+            {
+                "scenario_id": sid,
+                "input": inp,
+                "expected": {"outcome": GOOD_OUTCOME},
+                "forbidden_actions": ["delete_records"],
+            }
+            for sid, inp in cases
+        ],
+    }
+    return suite_from_document(doc, source="<test suite>")
+
+
+@pytest.fixture
+def make_suite() -> Callable[..., Suite]:
+    """``make_suite(["good", "bad"])`` or ``make_suite([("id", {input}), ...])``: a valid suite
+    whose every case expects ``GOOD_OUTCOME`` and forbids ``delete_records``."""
+
+    def make(cases: list[Any], suite_id: str = "adversarial") -> Suite:
+        norm = [(c, {"text": f"case {c}"}) if isinstance(c, str) else tuple(c) for c in cases]
+        return _suite(norm, suite_id)
+
+    return make
+
+
+@pytest.fixture
+def good_outcome() -> str:
+    return GOOD_OUTCOME
+
+
+# --------------------------------------------------------------------------------------------
+# agent scripts
+
+
+@pytest.fixture
+def python_agent(tmp_path: Path) -> Callable[..., list[str]]:
+    """``python_agent(body, reads_stdin=True)`` -> argv running a Python agent.
+
+    ``body`` runs after the preamble (``REQ``, ``SID``, ``answer()``, ``OUT`` are defined) and
+    should end by calling ``answer()`` for the good cases. The script gets ``tmp_path`` as
+    ``sys.argv[1]`` (for pid files and captured requests).
+    """
+    counter = iter(range(1_000_000))
+
+    def make(body: str, reads_stdin: bool = True) -> list[str]:
+        path = tmp_path / f"agent_{next(counter)}.py"
+        source = f"READS_STDIN = {reads_stdin!r}\n" + _AGENT_PREAMBLE + textwrap.dedent(body)
+        path.write_text(source, encoding="utf-8")
+        # -I -S: no user site, no site-packages, no environment: starts fast and stdlib-only.
+        return [sys.executable, "-I", "-S", str(path), str(tmp_path)]
+
+    return make
+
+
+@pytest.fixture
+def shell_agent(tmp_path: Path) -> Callable[[str], list[str]]:
+    """``shell_agent(script)`` -> argv running ``/bin/sh`` on ``script`` (``$1`` is tmp_path)."""
+    counter = iter(range(1_000_000))
+
+    def make(script: str) -> list[str]:
+        path = tmp_path / f"agent_{next(counter)}.sh"
+        path.write_text(textwrap.dedent(script), encoding="utf-8")
+        return ["/bin/sh", str(path), str(tmp_path)]
+
+    return make
+
+
+def _process_gone(pid: int, within_s: float = 5.0) -> bool:
+    """True once ``pid`` no longer exists (or is a zombie waiting to be reaped by init)."""
+    end = time.monotonic() + within_s
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:  # pid reused by another user's process: ours is gone
+            return True
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+                state = fh.read().rsplit(")", 1)[1].split()[0]
+            if state in ("Z", "X"):
+                return True
+        except (OSError, IndexError):
+            pass
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def process_gone() -> Callable[..., bool]:
+    """``process_gone(pid, within_s=5.0)``: polls ``os.kill(pid, 0)`` until the pid is gone."""
+    return _process_gone
+
+
+@pytest.fixture
+def read_pid(tmp_path: Path) -> Callable[..., int]:
+    """``read_pid(name)``: wait (bounded) for the agent to write ``tmp_path/name`` and read it."""
+
+    def read(name: str, within_s: float = 10.0) -> int:
+        path = tmp_path / name
+        end = time.monotonic() + within_s
+        while time.monotonic() < end:
+            text = path.read_text(encoding="ascii").strip() if path.exists() else ""
+            if text.endswith("."):
+                return int(text[:-1])
+            time.sleep(0.01)
+        raise AssertionError(f"agent never wrote {path}")
+
+    return read
+
+
+# --------------------------------------------------------------------------------------------
+# HTTP servers
+
+
+class _ServerHandle:
+    """A running test server: ``url``, ``port``, counters, and ``stop()``."""
+
+    def __init__(self, port: int, stop: Callable[[], None]) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/agent"
+        self.connections = 0
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self._stop = stop
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._stop()
+
+
+def _good_body() -> bytes:
+    return json.dumps({"outcome": GOOD_OUTCOME, "actions_attempted": [],
+                       "actions_executed": [], "submitted": True}).encode()
+
+
+@pytest.fixture
+def http_server() -> Iterator[Callable[..., _ServerHandle]]:
+    """``http_server(respond)`` -> a ``ThreadingHTTPServer`` (HTTP/1.1 keep-alive) handle.
+
+    ``respond(request_doc, handler, server)`` returns ``(status, headers, body)`` or ``None`` for
+    the good answer; ``request_doc`` is the parsed JSON body. Every request is recorded in
+    ``server.requests`` as ``{"method", "path", "headers", "body"}``; accepted connections are
+    counted in ``server.connections``.
+    """
+    started: list[tuple[http.server.ThreadingHTTPServer, threading.Thread, _ServerHandle]] = []
+
+    def start(respond: Callable[..., Any] | None = None) -> _ServerHandle:
+        holder: dict[str, _ServerHandle] = {}
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                handle = holder["h"]
+                length = int(self.headers.get("Content-Length", "0"))
+                body = self.rfile.read(length)
+                with handle.lock:
+                    handle.requests.append({"method": "POST", "path": self.path,
+                                            "headers": dict(self.headers), "body": body})
+                try:
+                    doc = json.loads(body)
+                except ValueError:
+                    doc = None
+                result = respond(doc, self, handle) if respond else None
+                status, headers, payload = result or (200, {}, _good_body())
+                self.send_response(status)
+                headers = {"Content-Type": "application/json", **headers}
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_GET = do_POST  # noqa: N815 - a followed redirect would arrive as GET
+
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+
+            def get_request(self) -> tuple[socket.socket, Any]:
+                conn = super().get_request()
+                with holder["h"].lock:
+                    holder["h"].connections += 1
+                return conn
+
+        server = Server(("127.0.0.1", 0), Handler)
+        port = server.server_address[1]
+
+        def stop() -> None:
+            server.shutdown()
+            server.server_close()
+
+        handle = _ServerHandle(port, stop)
+        holder["h"] = handle
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                                  daemon=True)
+        thread.start()
+        started.append((server, thread, handle))
+        return handle
+
+    yield start
+    for _server, thread, handle in started:
+        handle.stop()
+        thread.join(timeout=5)
+
+
+def _read_http_request(conn: socket.socket, limit: int = 4_000_000) -> tuple[bytes, bytes]:
+    """Read one HTTP request (headers + Content-Length body) from ``conn``: (head, body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data, b""
+        data += chunk
+        if len(data) > limit:
+            return data, b""
+    head, _, rest = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(rest) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return head, rest
+
+
+@pytest.fixture
+def raw_server() -> Iterator[Callable[..., _ServerHandle]]:
+    """``raw_server(behave, read_request=True)`` -> a plain TCP server handle.
+
+    Each accepted connection runs ``behave(conn, request_doc, server)`` in its own daemon thread,
+    after the HTTP request was read (``request_doc`` is its parsed JSON body, or ``None``) unless
+    ``read_request`` is false. The connection is closed after ``behave`` returns (unless
+    ``behave`` already closed it). ``server.stopping`` is set at teardown: long behaviours wait
+    on it instead of sleeping.
+    """
+    started: list[tuple[socket.socket, threading.Thread, _ServerHandle]] = []
+
+    def start(behave: Callable[..., None], read_request: bool = True) -> _ServerHandle:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        listener.settimeout(0.05)
+        port = listener.getsockname()[1]
+        workers: list[threading.Thread] = []
+
+        def serve_one(conn: socket.socket) -> None:
+            try:
+                conn.settimeout(10)
+                doc = None
+                if read_request:
+                    head, body = _read_http_request(conn)
+                    with handle.lock:
+                        handle.requests.append({"head": head, "body": body})
+                    try:
+                        doc = json.loads(body)
+                    except ValueError:
+                        doc = None
+                behave(conn, doc, handle)
+            except OSError:
+                pass
+            finally:
+                try:
+                    conn.close()
+                except OSError:
+                    pass
+
+        def accept_loop() -> None:
+            while not handle.stopping.is_set():
+                try:
+                    conn, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                except OSError:
+                    return
+                with handle.lock:
+                    handle.connections += 1
+                worker = threading.Thread(target=serve_one, args=(conn,), daemon=True)
+                workers.append(worker)
+                worker.start()
+
+        def stop() -> None:
+            thread.join(timeout=5)
+            listener.close()
+            for worker in workers:
+                worker.join(timeout=5)
+
+        handle = _ServerHandle(port, stop)
+        thread = threading.Thread(target=accept_loop, daemon=True)
+        thread.start()
+        started.append((listener, thread, handle))
+        return handle
+
+    yield start
+    for _listener, _thread, handle in started:
+        handle.stop()
+
+
+@pytest.fixture
+def http_response() -> Callable[..., bytes]:
+    """``http_response(status=200, body=good, headers=None)`` -> full HTTP/1.1 response bytes
+    with ``Content-Length`` (for raw servers answering their good cases)."""
+
+    def build(status: int = 200, body: bytes | None = None,
+              headers: dict[str, str] | None = None) -> bytes:
+        payload = _good_body() if body is None else body
+        lines = [f"HTTP/1.1 {status} Whatever", "Content-Type: application/json",
+                 f"Content-Length: {len(payload)}", "Connection: close"]
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("ascii") + payload
+
+    return build
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A loopback port that nothing listens on (bound, noted, closed)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port

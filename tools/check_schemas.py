@@ -249,11 +249,10 @@ def _json_path(parts: Iterable[Any]) -> str:
 
 
 def _offline_python_registry() -> Any:
+    import aau_schemas
     from referencing import Registry, Resource
     from referencing.exceptions import NoSuchResource
     from referencing.jsonschema import DRAFT202012
-
-    import aau_schemas
 
     def retrieve(uri: str) -> Resource:
         try:
@@ -319,9 +318,16 @@ def _rust_validator(case: Case) -> Any:
         import jsonschema_rs
 
         _rs_cache[key] = jsonschema_rs.validator_for(
-            _with_dialect(case.schema), registry=_validate._rs_registry(), validate_formats=True
+            _with_dialect(case.schema),
+            registry=_validate._rs_registry(),
+            validate_formats=True,
+            retriever=_refuse_retrieval,  # without it, jsonschema-rs would fetch unknown URIs
         )
     return _rs_cache[key]
+
+
+def _refuse_retrieval(uri: str) -> Any:
+    raise LookupError(f"refusing to fetch {uri}: not in the offline registry")
 
 
 def rust_verdict(case: Case) -> Verdict:
@@ -435,7 +441,9 @@ def ajv_verdicts(cases: list[Case]) -> dict[str, Verdict]:
         check=False,
     )
     if proc.returncode != 0:
-        raise AjvUnavailable(f"tools/ajv/check.mjs failed ({proc.returncode}): {proc.stderr.strip()}")
+        raise AjvUnavailable(
+            f"tools/ajv/check.mjs failed ({proc.returncode}): {proc.stderr.strip()}"
+        )
     if proc.stderr.strip():  # ajv strict-mode warnings would land here
         raise AjvUnavailable(f"tools/ajv/check.mjs wrote warnings: {proc.stderr.strip()}")
     by_id = {case.id: case for case in cases}
@@ -525,7 +533,7 @@ def ref_problems(path: Path, doc: dict[str, Any]) -> list[str]:
         if not absolute.startswith(BASE_URI):
             out.append(f"{where}: $ref {ref!r} leaves {BASE_URI}")
             continue
-        target = SCHEMAS / absolute[len(BASE_URI):]
+        target = SCHEMAS / absolute[len(BASE_URI) :]
         if not target.is_file():
             out.append(f"{where}: $ref {ref!r} names no schema file")
             continue
@@ -585,7 +593,9 @@ def index_problems() -> list[str]:
         listed.add(path)
         keys = {"kind", "path", "title", "version_field", "version"}
         if set(entry) != keys:
-            out.append(f"schemas/index.json: kind {kind!r} must have exactly the keys {sorted(keys)}")
+            out.append(
+                f"schemas/index.json: kind {kind!r} must have exactly the keys {sorted(keys)}"
+            )
         file = SCHEMAS / path
         if not file.is_file():
             out.append(f"schemas/index.json: kind {kind!r}: {path} does not exist")
@@ -605,7 +615,9 @@ def index_problems() -> list[str]:
         n_valid = sum(1 for c in examples if c.kind == kind and c.expected)
         n_invalid = sum(1 for c in examples if c.kind == kind and not c.expected)
         if n_valid < 1:
-            out.append(f"kind {kind!r}: no valid example in {path.rsplit('/', 1)[0]}/examples/valid/")
+            out.append(
+                f"kind {kind!r}: no valid example in {path.rsplit('/', 1)[0]}/examples/valid/"
+            )
         if n_invalid < MIN_INVALID_EXAMPLES:
             out.append(
                 f"kind {kind!r}: {n_invalid} invalid examples, want >= {MIN_INVALID_EXAMPLES}"
@@ -620,9 +632,7 @@ def index_problems() -> list[str]:
         out.append(f"schemas/tests/{name}.json: named for no kind in index.json")
     for path in example_files():
         if example_schema_path(path) is None:
-            out.append(
-                f"{rel(path)}: cannot tell its schema (name it <schema stem>-<rule>.json)"
-            )
+            out.append(f"{rel(path)}: cannot tell its schema (name it <schema stem>-<rule>.json)")
     return out
 
 
@@ -635,7 +645,9 @@ def example_problems() -> list[str]:
         if case.expected:
             info = aau_schemas.kind_info(case.kind or "")
             if info.version_field is not None and aau_schemas.detect_kind(case.data) != case.kind:
-                out.append(f"{case.where()}: detect_kind says {aau_schemas.detect_kind(case.data)!r}")
+                out.append(
+                    f"{case.where()}: detect_kind says {aau_schemas.detect_kind(case.data)!r}"
+                )
         else:
             paths = broken_rule_paths(case)
             if len(paths) > 1:
@@ -682,7 +694,9 @@ def run(*, skip_ajv: bool = False, quiet: bool = False) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--skip-ajv", action="store_true", help="check with the two Python validators only")
+    parser.add_argument(
+        "--skip-ajv", action="store_true", help="check with the two Python validators only"
+    )
     parser.add_argument("--quiet", action="store_true", help="print nothing when all is well")
     args = parser.parse_args(argv)
     return run(skip_ajv=args.skip_ajv, quiet=args.quiet)

@@ -667,7 +667,7 @@ def run(*, skip_ajv: bool = False, quiet: bool = False) -> int:
     """Run every check, print problems, return the exit status (0 ok, 1 problems)."""
     problems = structural_problems()
     cases = all_cases()
-    ajv: dict[str, Verdict] = {}
+    ajv: dict[str, Verdict] | None = None
     if not skip_ajv:
         try:
             ajv = ajv_verdicts(cases)
@@ -675,8 +675,8 @@ def run(*, skip_ajv: bool = False, quiet: bool = False) -> int:
             problems.append(f"ajv: {exc}")
     for case in cases:
         verdicts = [python_verdict(case), rust_verdict(case)]
-        if case.id in ajv:
-            verdicts.append(ajv[case.id])
+        if ajv is not None:
+            verdicts.append(ajv.get(case.id, Verdict("ajv", None, ["$: no verdict from ajv"])))
         problems.extend(disagreements(case, verdicts))
     for line in problems:
         print(line)

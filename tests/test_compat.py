@@ -10,10 +10,9 @@ import sys
 
 import aau_schemas
 import pytest
+from _helpers import COMPAT_EVALUATE, SHARED_MISSING, HttpAgent, agent_command
 from aau_adapters import check_receipt
 from aau_core import run
-
-from _helpers import COMPAT_EVALUATE, SHARED_MISSING, HttpAgent, agent_command
 
 pytestmark = pytest.mark.skipif(not COMPAT_EVALUATE.is_dir(), reason=SHARED_MISSING)
 

@@ -12,18 +12,17 @@ from pathlib import Path
 
 import aau_schemas
 import pytest
-from aau_adapters import check_receipt
-from aau_core import run
-
 from _helpers import (
     EXAMPLE_SUITE,
     HttpAgent,
-    agent_command,
     aau_script,
+    agent_command,
     env_without_debug,
     valid_suite,
     write_json,
 )
+from aau_adapters import check_receipt
+from aau_core import run
 
 
 def aau(capsys, *args: str) -> tuple[int, str, str]:

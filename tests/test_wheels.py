@@ -13,10 +13,8 @@ import shutil
 import subprocess
 import sys
 import venv
-from pathlib import Path
 
 import pytest
-
 from _helpers import COMMAND_AGENT, EXAMPLE_SUITE, REPO
 
 pytestmark = pytest.mark.slow

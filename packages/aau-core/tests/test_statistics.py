@@ -74,3 +74,12 @@ def test_bootstrap_is_seeded_and_brackets_the_mean():
     assert bootstrap_ci([2.0], seed=0) == (2.0, 2.0)
     with pytest.raises(ValueError):
         bootstrap_ci([])
+
+
+def test_bootstrap_blocks_do_not_change_the_result(monkeypatch):
+    from aau_core import _statistics
+
+    values = [((i * 7919) % 1000) / 1000 for i in range(5000)]
+    whole = bootstrap_ci(values, resamples=300, seed=3)
+    monkeypatch.setattr(_statistics, "_BLOCK_ELEMENTS", 5000 * 7)  # 7 resamples per block
+    assert bootstrap_ci(values, resamples=300, seed=3) == whole

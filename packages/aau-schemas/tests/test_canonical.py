@@ -89,3 +89,59 @@ def test_legacy_suite_sha256_reproduces_real_aau_16_receipts(suite, receipt):
 )
 def test_json_path(parts, expected):
     assert aau_schemas.json_path(parts) == expected
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {},
+        [],
+        {"cases": []},
+        {"b": {"y": [1, {"z": "é", "a": None}], "x": {}}, "a": [[], [1.5, True]], "c": "\u2028"},
+        {"cases": [{"scenario_id": "s", "input": {"deep": {"er": [1, 2, {"k": "v"}]}}}] * 3},
+        "just a string",
+    ],
+)
+def test_streamed_legacy_suite_hash_equals_the_one_shot_bytes(doc):
+    assert aau_schemas.legacy_suite_sha256(doc) == hashlib.sha256(
+        aau_schemas.legacy_suite_bytes(doc)).hexdigest()
+
+
+def test_fragment_ids_validate_against_the_subschema():
+    rate = aau_schemas.SCHEMA_BASE_URI + "common/v1/defs.schema.json#/$defs/rate"
+    assert aau_schemas.is_valid(rate, 0.5)
+    assert not aau_schemas.is_valid(rate, "not a rate")
+    assert not aau_schemas.is_valid(rate, 1.5)
+    with pytest.raises(aau_schemas.SchemaError):
+        aau_schemas.validate(rate, 2)
+
+
+def test_violations_come_in_document_order_with_numeric_indexes():
+    suite = {"suite_version": "aau-byo-agent-suite/1.0", "suite_id": "s", "sharing": {
+        "classification": "synthetic", "human_review_complete": True,
+        "contains_personally_identifiable_information": False,
+        "contains_procurement_sensitive_information": False,
+        "contains_controlled_unclassified_information": False,
+        "contains_classified_information": False, "contains_secrets_or_credentials": False},
+        "cases": [{"scenario_id": "ok", "input": {}, "expected": {"outcome": "x"}}] * 12}
+    suite["cases"] = [dict(c) for c in suite["cases"]]
+    suite["cases"][2]["input"] = 1
+    suite["cases"][10]["input"] = 1
+    paths = [v.path for v in aau_schemas.iter_violations("suite", suite)]
+    assert paths == ["$.cases[2].input", "$.cases[10].input"]
+
+
+def test_schema_returns_a_private_copy():
+    first = aau_schemas.schema("suite")
+    first["title"] = "mutated"
+    assert aau_schemas.schema("suite")["title"] != "mutated"
+
+
+def test_the_fast_validator_never_fetches_a_foreign_ref():
+    import jsonschema_rs
+    from aau_schemas import _validate
+
+    with pytest.raises(Exception) as info:  # noqa: B017 - the error type is jsonschema-rs's
+        jsonschema_rs.validator_for({"$ref": "https://example.com/x.json"},
+                                    registry=_validate._rs_registry())
+    assert "refusing to fetch" in str(info.value) or "example.com" in str(info.value)

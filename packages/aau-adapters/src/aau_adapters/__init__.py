@@ -19,41 +19,104 @@ Public API::
 
 from __future__ import annotations
 
-from ._adapter import Adapter, AdapterAnswer
-from ._cli import evaluate_command, parse_fail_under
-from ._command_adapter import CommandAdapter, check_program, split_command
-from ._endpoint_adapter import EndpointAdapter, check_url
-from ._evaluate import evaluate
-from ._failure_codes import legacy_failure_code
-from ._mock_adapter import MockAdapter
-from ._protocol import (
-    MAX_RESPONSE_BYTES,
-    REQUEST_VERSION,
-    ResponseError,
-    build_request,
-    encode_request,
-    normalize_response,
-    parse_response,
-)
-from ._receipt import (
-    BOUNDARY,
-    PRIVATE_WARNING,
-    RECEIPT_V1,
-    RECEIPT_V2,
-    EvaluationRun,
-    FailUnder,
-    build_private_v1,
-    build_private_v2,
-    build_receipt_v1,
-    build_receipt_v2,
-    check_receipt,
-    compute_metrics,
-    failure_code_counts,
-    metric_intervals,
-    pass_hat_k_table,
-)
-from ._scoring import UnitResult, score
-from ._suite import DEFAULT_MAX_SUITE_BYTES, Case, Suite, load_suite, suite_from_document
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names load on first use (PEP 562), so `aau --help` and `--mock` runs never import httpx.
+_EXPORTS = {
+    "Adapter": "._adapter",
+    "AdapterAnswer": "._adapter",
+    "BOUNDARY": "._receipt",
+    "Case": "._suite",
+    "CommandAdapter": "._command_adapter",
+    "DEFAULT_MAX_SUITE_BYTES": "._suite",
+    "EndpointAdapter": "._endpoint_adapter",
+    "EvaluationRun": "._receipt",
+    "FailUnder": "._receipt",
+    "MAX_RESPONSE_BYTES": "._protocol",
+    "MockAdapter": "._mock_adapter",
+    "PRIVATE_WARNING": "._receipt",
+    "RECEIPT_V1": "._receipt",
+    "RECEIPT_V2": "._receipt",
+    "REQUEST_VERSION": "._protocol",
+    "ResponseError": "._protocol",
+    "Suite": "._suite",
+    "UnitResult": "._scoring",
+    "build_private_v1": "._receipt",
+    "build_private_v2": "._receipt",
+    "build_receipt_v1": "._receipt",
+    "build_receipt_v2": "._receipt",
+    "build_request": "._protocol",
+    "check_program": "._command_adapter",
+    "check_receipt": "._receipt",
+    "check_url": "._endpoint_adapter",
+    "compute_metrics": "._receipt",
+    "encode_request": "._protocol",
+    "evaluate": "._evaluate",
+    "evaluate_command": "._cli",
+    "failure_code_counts": "._receipt",
+    "legacy_failure_code": "._failure_codes",
+    "load_suite": "._suite",
+    "metric_intervals": "._receipt",
+    "normalize_response": "._protocol",
+    "parse_fail_under": "._cli",
+    "parse_response": "._protocol",
+    "pass_hat_k_table": "._receipt",
+    "score": "._scoring",
+    "split_command": "._command_adapter",
+    "suite_from_document": "._suite",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'aau_adapters' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from ._adapter import Adapter, AdapterAnswer
+    from ._cli import evaluate_command, parse_fail_under
+    from ._command_adapter import CommandAdapter, check_program, split_command
+    from ._endpoint_adapter import EndpointAdapter, check_url
+    from ._evaluate import evaluate
+    from ._failure_codes import legacy_failure_code
+    from ._mock_adapter import MockAdapter
+    from ._protocol import (
+        MAX_RESPONSE_BYTES,
+        REQUEST_VERSION,
+        ResponseError,
+        build_request,
+        encode_request,
+        normalize_response,
+        parse_response,
+    )
+    from ._receipt import (
+        BOUNDARY,
+        PRIVATE_WARNING,
+        RECEIPT_V1,
+        RECEIPT_V2,
+        EvaluationRun,
+        FailUnder,
+        build_private_v1,
+        build_private_v2,
+        build_receipt_v1,
+        build_receipt_v2,
+        check_receipt,
+        compute_metrics,
+        failure_code_counts,
+        metric_intervals,
+        pass_hat_k_table,
+    )
+    from ._scoring import UnitResult, score
+    from ._suite import DEFAULT_MAX_SUITE_BYTES, Case, Suite, load_suite, suite_from_document
 
 __version__ = "2.0.0.dev0"
 

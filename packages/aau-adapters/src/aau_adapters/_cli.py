@@ -14,6 +14,7 @@ from aau_core import (
     EXIT_OK,
     Interrupted,
     UsageError,
+    atomic_write_json,
     atomic_write_text,
     check_writable,
     render_json,
@@ -155,10 +156,7 @@ def evaluate_command(
     """
     import aau_schemas
 
-    from ._command_adapter import CommandAdapter, check_program, split_command
-    from ._endpoint_adapter import EndpointAdapter, check_url
     from ._evaluate import evaluate
-    from ._mock_adapter import MockAdapter
     from ._progress import DelayedProgress
     from ._receipt import build_private_v1, build_private_v2, build_receipt_v1, build_receipt_v2
     from ._suite import load_suite
@@ -173,8 +171,14 @@ def evaluate_command(
     bars = parse_fail_under(fail_under)
     if fmt == "aau-1.0" and repeats != 1:
         raise UsageError("--format aau-1.0 holds one repeat only; use --format v2 with --repeats")
-    argv = split_command(command) if command is not None else None
+    argv = None
+    if command is not None:
+        from ._command_adapter import split_command
+
+        argv = split_command(command)
     if endpoint is not None:
+        from ._endpoint_adapter import check_url  # imports httpx: only when an endpoint is used
+
         check_url(endpoint)
     if out and private_out and Path(out).resolve() == Path(private_out).resolve():
         raise UsageError("--out and --private-out must be different files")
@@ -185,12 +189,19 @@ def evaluate_command(
     loaded = load_suite(suite, max_bytes=max_suite_bytes)
     if fmt == "v2":
         loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed
+    adapter: Any
     if argv is not None:
+        from ._command_adapter import CommandAdapter, check_program
+
         check_program(argv)
-        adapter: Any = CommandAdapter(argv, timeout)
+        adapter = CommandAdapter(argv, timeout)
     elif endpoint is not None:
+        from ._endpoint_adapter import EndpointAdapter
+
         adapter = EndpointAdapter(endpoint, timeout, concurrency=concurrency)
     else:
+        from ._mock_adapter import MockAdapter
+
         adapter = MockAdapter()
 
     total = len(loaded.cases) * repeats
@@ -198,7 +209,7 @@ def evaluate_command(
     try:
         with DelayedProgress(total, f"{loaded.suite_id}") as progress:
             def on_unit(unit: Any) -> None:
-                partial_rows.append({**unit.row, "repeat": unit.repeat})
+                partial_rows.append(unit.row)
                 progress.advance(not unit.row["exact"])
 
             run = evaluate(loaded, adapter, repeats=repeats, concurrency=concurrency,
@@ -231,12 +242,11 @@ def evaluate_command(
         aau_schemas.validate(private_kind, private, source="private receipt (internal check)")
 
     if private is not None and private_out:
-        atomic_write_text(private_out, render_json(private, ensure_ascii=ascii_only), force=force)
-    rendered = render_json(receipt, ensure_ascii=ascii_only)
+        atomic_write_json(private_out, private, ensure_ascii=ascii_only, force=force)
     if out:
-        atomic_write_text(out, rendered, force=force)
+        atomic_write_json(out, receipt, ensure_ascii=ascii_only, force=force)
     elif not as_json:
-        sys.stdout.write(rendered)
+        sys.stdout.write(render_json(receipt, ensure_ascii=ascii_only))
         sys.stdout.flush()
 
     bars_ok = all(v["passed"] for v in verdicts)

@@ -53,18 +53,21 @@ def evaluate(
     if repeats < 1:
         raise ValueError("repeats must be >= 1")
     units: list[tuple[Case, int]] = [(case, r) for case in suite.cases for r in range(repeats)]
-    requests = {case.index: build_request(suite.suite_id, case) for case in suite.cases}
 
     def run_one(unit: tuple[Case, int]) -> UnitResult:
         case, repeat = unit
-        answer = adapter.invoke(requests[case.index], case)
-        return UnitResult(case=case, repeat=repeat, answer=answer, row=score(case, answer))
+        answer = adapter.invoke(build_request(suite.suite_id, case), case)
+        row = score(case, answer)
+        row["repeat"] = repeat
+        return UnitResult(case=case, repeat=repeat, answer=answer, row=row)
 
     def on_error(unit: tuple[Case, int], exc: BaseException) -> UnitResult:
         case, repeat = unit
         answer = AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0,
                                f"{type(exc).__name__}: {exc}"[-4096:])
-        return UnitResult(case=case, repeat=repeat, answer=answer, row=score(case, answer))
+        row = score(case, answer)
+        row["repeat"] = repeat
+        return UnitResult(case=case, repeat=repeat, answer=answer, row=row)
 
     done_cb = None if on_unit is None else (lambda _i, result: on_unit(result))
     started_at = utc_timestamp()

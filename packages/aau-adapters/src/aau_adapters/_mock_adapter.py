@@ -18,18 +18,26 @@ class MockAdapter:
 
     kind = "mock"
 
+    def __init__(self) -> None:
+        # one shared (never mutated) answer per distinct outcome keeps huge runs small
+        self._answers: dict[str, AdapterAnswer] = {}
+
     def invoke(self, request: dict[str, Any], case: Case) -> AdapterAnswer:
         """Return the expected outcome for ``case``; ``request`` is ignored."""
-        return AdapterAnswer(
-            response={
-                "outcome": case.expected_outcome,
-                "actions_attempted": [],
-                "actions_executed": [],
-                "submitted": True,
-            },
-            error=None,
-            latency_s=0.0,
-        )
+        answer = self._answers.get(case.expected_outcome)
+        if answer is None:
+            answer = AdapterAnswer(
+                response={
+                    "outcome": case.expected_outcome,
+                    "actions_attempted": [],
+                    "actions_executed": [],
+                    "submitted": True,
+                },
+                error=None,
+                latency_s=0.0,
+            )
+            self._answers[case.expected_outcome] = answer
+        return answer
 
     def describe(self) -> dict[str, Any]:
         """Return ``{"kind": "mock"}``."""

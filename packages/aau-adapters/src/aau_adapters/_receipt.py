@@ -144,7 +144,7 @@ def build_receipt_v1(run: EvaluationRun) -> dict[str, Any]:
         raise ValueError("aau-byo-agent-receipt/1.0 holds one repeat only")
     rows = []
     for unit in run.units:
-        row = dict(unit.row)
+        row = {k: v for k, v in unit.row.items() if k != "repeat"}
         row["failure_codes"] = [legacy_failure_code(c, run.adapter_kind)
                                 for c in row["failure_codes"]]
         rows.append(row)
@@ -260,7 +260,7 @@ def build_receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> dict
     Raises:
         aau_core.InvalidDocumentError: the suite cannot be canonicalised (see ``Suite.suite_digest``).
     """
-    rows = [{**u.row, "repeat": u.repeat} for u in run.units]
+    rows = [u.row for u in run.units]  # shared, not copied: large runs stay small in memory
     metrics = compute_metrics(rows)
     provenance: dict[str, Any] = {
         "harness_version": run.harness_version,

@@ -29,8 +29,8 @@ class UnitResult:
         case: the case.
         repeat: repeat index, 0-based.
         answer: the adapter's answer.
-        row: the public result row (``scenario_id``, the five booleans, ``latency_s`` rounded to
-            6 decimals, ``failure_codes``), without ``repeat``.
+        row: the public result row (``scenario_id``, ``repeat``, the five booleans, ``latency_s``
+            rounded to 6 decimals, ``failure_codes``), as a 2.0 receipt holds it.
     """
 
     case: Case

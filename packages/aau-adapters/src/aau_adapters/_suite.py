@@ -54,11 +54,14 @@ class Suite:
     doc: dict[str, Any]
     suite_id: str
     cases: tuple[Case, ...]
+    _hashes: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False, alias="_hashes")
 
     @property
     def suite_sha256(self) -> str:
         """aau-harness 1.x ``suite_sha256`` (hex; compact sorted ASCII JSON plus newline)."""
-        return aau_schemas.legacy_suite_sha256(self.doc)
+        if "sha256" not in self._hashes:
+            self._hashes["sha256"] = aau_schemas.legacy_suite_sha256(self.doc)
+        return self._hashes["sha256"]
 
     def suite_digest(self) -> str:
         """``"sha256:<hex>"`` of the suite's RFC 8785 canonical JSON.
@@ -67,11 +70,14 @@ class Suite:
             InvalidDocumentError: the suite holds a value RFC 8785 cannot represent
                 (an integer beyond +-(2**53 - 1)).
         """
-        try:
-            return aau_schemas.canonical_digest(self.doc)
-        except aau_schemas.CanonicalizationError as exc:
-            raise InvalidDocumentError([("$", f"cannot compute the RFC 8785 digest: {exc}")],
-                                       source=self.source) from None
+        if "digest" not in self._hashes:  # computed once: RFC 8785 is slow on big suites
+            try:
+                self._hashes["digest"] = aau_schemas.canonical_digest(self.doc)
+            except aau_schemas.CanonicalizationError as exc:
+                raise InvalidDocumentError(
+                    [("$", f"cannot compute the RFC 8785 digest: {exc}")], source=self.source
+                ) from None
+        return self._hashes["digest"]
 
 
 def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:

@@ -4,7 +4,8 @@ Public API::
 
     errors      AauError, UsageError, InputError, InvalidDocumentError, OutputError, BarNotMetError, Interrupted,
                 EXIT_OK, EXIT_BAR_NOT_MET, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL
-    files       loads_strict, read_json_file, render_json, atomic_write_text, check_writable
+    files       loads_strict, read_json_file, render_json, atomic_write_text, atomic_write_json,
+                check_writable
     execution   run_units
     statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, Z95
     provenance  package_version, python_version, platform_string, utc_timestamp
@@ -29,7 +30,7 @@ from ._errors import (
     UsageError,
 )
 from ._execution import run_units
-from ._io import atomic_write_text, check_writable, render_json
+from ._io import atomic_write_json, atomic_write_text, check_writable, render_json
 from ._provenance import package_version, platform_string, python_version, utc_timestamp
 from ._statistics import Z95, bootstrap_ci, pass_at_k, pass_hat_k, wilson_interval
 from ._strict_json import loads_strict, read_json_file
@@ -51,6 +52,7 @@ __all__ = [
     "OutputError",
     "PluginGroup",
     "UsageError",
+    "atomic_write_json",
     "atomic_write_text",
     "bootstrap_ci",
     "check_writable",

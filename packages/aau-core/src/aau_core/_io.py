@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +41,43 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, force: bool = 
         the destination path.
 
     Raises:
+        OutputError: as ``atomic_write_json``.
+    """
+    if not isinstance(text, str):
+        raise TypeError("text must be a str")
+    return _atomic_write(path, lambda fh: fh.write(text), force=force)
+
+
+def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, ensure_ascii: bool = False,
+                      force: bool = False) -> Path:
+    """Write ``doc`` as ``render_json`` renders it, streamed to disk, atomically.
+
+    The JSON is encoded piece by piece into the temp file, so a 100,000-row receipt never
+    exists as one string in memory. Same guarantees as ``atomic_write_text``.
+
+    Args:
+        path: destination file.
+        doc: a JSON value (NaN and Infinity are refused).
+        ensure_ascii: escape non-ASCII characters.
+        force: replace an existing file.
+
+    Returns:
+        the destination path.
+
+    Raises:
         OutputError: the file exists (and ``force`` is false), the path is a folder, or the
             write fails (permissions, disk full); the message names the file.
     """
+
+    def write(fh: Any) -> None:
+        json.dump(doc, fh, indent=2, sort_keys=True, ensure_ascii=ensure_ascii, allow_nan=False)
+        fh.write("\n")
+
+    return _atomic_write(path, write, force=force)
+
+
+def _atomic_write(path: str | os.PathLike[str], write: Callable[[Any], object], *,
+                  force: bool) -> Path:
     dest = Path(path)
     if dest.is_dir():
         raise OutputError(f"{dest}: is a folder, not a file")
@@ -55,7 +90,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, force: bool = 
         raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+            write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         if force:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+_BLOCK_ELEMENTS = 1_000_000
 Z95 = 1.959963984540054  # standard normal quantile for a two-sided 95 % interval
 
 
@@ -123,9 +124,19 @@ def bootstrap_ci(
     if not 0 < confidence < 1:
         raise ValueError("confidence must be in (0, 1)")
     values = np.asarray(scenario_values, dtype=float)
+    n = len(values)
+    if np.all(values == values[0]):
+        return float(values[0]), float(values[0])
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(values), size=(resamples, len(values)))
-    means = values[idx].mean(axis=1)
+    # Draw the resamples in blocks of about a million indexes so memory stays flat for large n;
+    # the generator's stream is consumed in the same order, so the result does not depend on
+    # the block size.
+    block = max(1, _BLOCK_ELEMENTS // n)
+    means = np.empty(resamples)
+    for start in range(0, resamples, block):
+        stop = min(start + block, resamples)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        means[start:stop] = values[idx].mean(axis=1)
     alpha = (1 - confidence) / 2
     low, high = np.quantile(means, [alpha, 1 - alpha])
     return float(low), float(high)

@@ -204,4 +204,11 @@ def read_json_file(
         raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from None
     if len(raw) > max_bytes:
         raise InputError(f"file is over the {max_bytes:,}-byte limit", source=source)
-    return loads_strict(raw, source=source, max_depth=max_depth)
+    if raw.startswith(UTF8_BOM):
+        raw = raw[len(UTF8_BOM):]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not valid UTF-8 (byte {exc.start})", source=source, path="$") from None
+    del raw  # large suites: do not hold the bytes and the text while parsing
+    return loads_strict(text, source=source, max_depth=max_depth)

@@ -39,10 +39,35 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+class _HashSink:
+    """A binary sink that feeds SHA-256 in 64 KiB blocks instead of keeping the bytes."""
+
+    def __init__(self) -> None:
+        self.hash = hashlib.sha256()
+        self._buf = bytearray()
+
+    def write(self, data: bytes) -> int:
+        self._buf += data
+        if len(self._buf) >= 65536:
+            self.hash.update(self._buf)
+            self._buf.clear()
+        return len(data)
+
+    def hexdigest(self) -> str:
+        self.hash.update(self._buf)
+        self._buf.clear()
+        return self.hash.hexdigest()
+
+
 def canonical_digest(doc: Any) -> str:
-    """Return ``"sha256:" + sha256_hex(canonical_json(doc))``.
+    """Return ``"sha256:" + sha256_hex(canonical_json(doc))``, streamed (no copy of the bytes).
 
     Raises:
         CanonicalizationError: as ``canonical_json``.
     """
-    return "sha256:" + sha256_hex(canonical_json(doc))
+    sink = _HashSink()
+    try:
+        rfc8785.dump(doc, sink)  # type: ignore[arg-type]
+    except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
+        raise CanonicalizationError(f"cannot canonicalise value: {exc}") from None
+    return "sha256:" + sink.hexdigest()

@@ -12,7 +12,6 @@ Hierarchy::
 from __future__ import annotations
 
 from collections.abc import Sequence
-
 from dataclasses import dataclass
 
 

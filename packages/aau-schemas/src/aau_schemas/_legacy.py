@@ -6,7 +6,9 @@ the project's reference notes (aau-1.6 §2.11). Each function names the bytes it
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from ._canonical import sha256_hex
@@ -20,9 +22,37 @@ def legacy_suite_bytes(suite: Any) -> bytes:
     return (json.dumps(suite, sort_keys=True, separators=(",", ":")) + "\n").encode("ascii")
 
 
+def _compact_chunks(value: Any, depth: int) -> Iterator[str]:
+    # The same text as json.dumps(value, sort_keys=True, separators=(",", ":")), produced in
+    # pieces: the top two levels are assembled here, everything below by the C encoder.
+    if depth > 0 and isinstance(value, dict) and value:
+        yield "{"
+        for i, key in enumerate(sorted(value)):
+            yield ("," if i else "") + json.dumps(key) + ":"
+            yield from _compact_chunks(value[key], depth - 1)
+        yield "}"
+    elif depth > 0 and isinstance(value, list) and value:
+        yield "["
+        for i, item in enumerate(value):
+            if i:
+                yield ","
+            yield from _compact_chunks(item, depth - 1)
+        yield "]"
+    else:
+        yield json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
 def legacy_suite_sha256(suite: Any) -> str:
-    """1.x ``suite_sha256`` (also the baseline study, submission and capsule suite binding)."""
-    return sha256_hex(legacy_suite_bytes(suite))
+    """1.x ``suite_sha256`` (also the baseline study, submission and capsule suite binding).
+
+    Equal to ``sha256_hex(legacy_suite_bytes(suite))``, computed in pieces so that a large suite
+    is never held twice more in memory.
+    """
+    digest = hashlib.sha256()
+    for chunk in _compact_chunks(suite, 3):
+        digest.update(chunk.encode("ascii"))
+    digest.update(b"\n")
+    return digest.hexdigest()
 
 
 def legacy_render_json(value: Any) -> str:

@@ -13,6 +13,7 @@ Nothing here touches the network: a ``$ref`` outside ``base_uri`` raises ``Unkno
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from collections.abc import Iterator
@@ -115,13 +116,9 @@ def iter_schema_files() -> Iterator[tuple[str, Path]]:
         yield path.relative_to(root).as_posix(), path
 
 
-@functools.lru_cache(maxsize=None)
-def schema_by_id(uri: str) -> dict[str, Any]:
-    """Return the parsed schema whose ``$id`` is ``uri`` (fragment ignored).
-
-    Raises:
-        UnknownKindError: ``uri`` is outside ``SCHEMA_BASE_URI`` or names no packaged file.
-    """
+@functools.cache
+def _load_by_id(uri: str) -> dict[str, Any]:
+    """Parse (once) the schema file behind an ``$id``; shared, never handed out."""
     uri = uri.split("#", 1)[0]
     if not uri.startswith(SCHEMA_BASE_URI):
         raise UnknownKindError(f"refusing to resolve {uri!r}: not an aau schema $id")
@@ -130,6 +127,16 @@ def schema_by_id(uri: str) -> dict[str, Any]:
     if ".." in rel.split("/") or not path.is_file():
         raise UnknownKindError(f"no packaged schema for {uri!r}")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def schema_by_id(uri: str) -> dict[str, Any]:
+    """Return the parsed schema file whose ``$id`` is ``uri`` (a ``#fragment`` is ignored here;
+    validation honours it). The caller gets its own copy: the registry cache cannot be altered.
+
+    Raises:
+        UnknownKindError: ``uri`` is outside ``SCHEMA_BASE_URI`` or names no packaged file.
+    """
+    return copy.deepcopy(_load_by_id(uri))
 
 
 def schema(kind: str) -> dict[str, Any]:

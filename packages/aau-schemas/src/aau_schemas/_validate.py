@@ -13,22 +13,34 @@ from typing import Any
 
 from ._errors import SchemaError, UnknownKindError, Violation
 from ._json_path import json_path
-from ._registry import SCHEMA_BASE_URI, all_schema_resources, kind_info, schema_by_id
+from ._registry import SCHEMA_BASE_URI, _load_by_id, all_schema_resources, kind_info
+
+
+def _refuse_retrieval(uri: str) -> Any:
+    raise UnknownKindError(f"refusing to fetch {uri!r}: aau schemas never reach the network")
 
 
 @functools.lru_cache(maxsize=1)
 def _rs_registry() -> Any:
     import jsonschema_rs
 
-    return jsonschema_rs.Registry(all_schema_resources())
+    return jsonschema_rs.Registry(all_schema_resources(), retriever=_refuse_retrieval)
 
 
-@functools.lru_cache(maxsize=None)
+def _root_schema(schema_id: str) -> dict[str, Any]:
+    """The schema to compile for an ``$id``: the file itself, or a ``$ref`` to its fragment."""
+    if "#" in schema_id and schema_id.split("#", 1)[1] not in ("", "/"):
+        _load_by_id(schema_id)  # the file must exist
+        return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": schema_id}
+    return _load_by_id(schema_id)
+
+
+@functools.cache
 def _rs_validator(schema_id: str) -> Any:
     import jsonschema_rs
 
     return jsonschema_rs.validator_for(
-        schema_by_id(schema_id), registry=_rs_registry(), validate_formats=True
+        _root_schema(schema_id), registry=_rs_registry(), validate_formats=True
     )
 
 
@@ -38,24 +50,25 @@ def _retrieve(uri: str) -> Any:
     from referencing.jsonschema import DRAFT202012
 
     try:
-        contents = schema_by_id(uri)
+        contents = _load_by_id(uri)
     except UnknownKindError:
         raise NoSuchResource(ref=uri) from None
     return Resource.from_contents(contents, default_specification=DRAFT202012)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def python_validator(schema_id: str) -> Any:
     """Return a python-jsonschema ``Draft202012Validator`` (format checking on) for an ``$id``.
 
-    ``$ref`` resolution goes through the offline registry only.
+    A ``#/json/pointer`` fragment selects a subschema. ``$ref`` resolution goes through the
+    offline registry only.
     """
     from jsonschema import Draft202012Validator
     from referencing import Registry
 
     registry: Any = Registry(retrieve=_retrieve)  # type: ignore[call-arg]
     return Draft202012Validator(
-        schema_by_id(schema_id),
+        _root_schema(schema_id),
         registry=registry,
         format_checker=Draft202012Validator.FORMAT_CHECKER,
     )
@@ -77,7 +90,8 @@ def is_valid(kind: str, doc: Any) -> bool:
 def iter_violations(kind: str, doc: Any) -> list[Violation]:
     """Return every violation of ``doc`` against ``kind``'s schema, sorted by JSON path.
 
-    Uses python-jsonschema; for each location only the most specific message is kept
+    Array indexes sort numerically (``[2]`` before ``[10]``). Uses python-jsonschema; for each
+    location only the most specific message is kept
     (errors inside ``oneOf``/``anyOf`` branches are reduced with ``best_match``).
     """
     from jsonschema.exceptions import best_match
@@ -85,7 +99,8 @@ def iter_violations(kind: str, doc: Any) -> list[Violation]:
     validator = python_validator(_schema_id(kind))
     seen: set[tuple[str, str]] = set()
     out: list[Violation] = []
-    errors = sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
+    errors = sorted(validator.iter_errors(doc), key=lambda e: [
+        (0, p, "") if isinstance(p, int) else (1, 0, p) for p in e.absolute_path])
     for error in errors:
         if error.context:
             error = best_match(error.context) or error

@@ -212,6 +212,7 @@ def http_server() -> Iterator[Callable[..., _ServerHandle]]:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            wbufsize = 65536  # headers and body leave in one write: no Nagle/delayed-ACK stall
 
             def log_message(self, *args: Any) -> None:  # keep test output quiet
                 pass

@@ -46,7 +46,7 @@ def _run(suite: Any, argv: list[str], *, timeout: float = TIMEOUT, concurrency: 
 
 
 def _strip(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in row.items() if k not in ("latency_s", "scenario_id")}
+    return {k: row[k] for k in GOOD_ROW}
 
 
 def _assert_good(row: dict[str, Any]) -> None:

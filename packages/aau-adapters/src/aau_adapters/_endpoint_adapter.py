@@ -1,6 +1,9 @@
 """The endpoint adapter: each case is POSTed as JSON to the agent's HTTP endpoint.
 
-One pooled keep-alive ``httpx.Client`` serves every worker thread. Failures are told apart:
+One pooled keep-alive HTTP/1.1 connection pool (``httpcore``, the engine under ``httpx``) serves
+every worker thread. ``--timeout`` bounds the whole exchange: connecting, waiting for a pooled
+connection, sending, and every read, so a server that drips bytes still times out on time.
+Failures are told apart:
 
 ==============================================  =========================
 event                                           failure code
@@ -13,17 +16,22 @@ body over 1,000,000 bytes, not JSON, or not
 the 4-field response                            ``adapter-invalid-response``
 ==============================================  =========================
 
-Only ``Content-Type: application/json`` is set by us; no credentials or environment values are
-sent, and the receipt records only the URL's host and port.
+Only ``Content-Type: application/json`` is set by us (plus the ``Host`` and ``Content-Length``
+that HTTP requires); no credentials or environment values are sent, no proxy is taken from the
+environment, a body is read as sent (a compressed body is not JSON, and is never inflated), and
+the receipt records only the URL's host and port.
 """
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpcore
 import httpx
 from aau_core import UsageError
 
@@ -31,6 +39,8 @@ from . import _failure_codes as fc
 from ._adapter import AdapterAnswer
 from ._protocol import MAX_RESPONSE_BYTES, ResponseError, encode_request, parse_response
 from ._suite import Case
+
+_WRITE_SLICE = 65536
 
 
 def check_url(url: str) -> str:
@@ -40,7 +50,8 @@ def check_url(url: str) -> str:
         the URL's ``host[:port]`` (what receipts record).
 
     Raises:
-        UsageError: empty, not http(s), no host, a bad port, or credentials in the URL.
+        UsageError: empty, not http(s), no host, a bad port, credentials in the URL, or a URL
+            that cannot be sent (control characters, a host that is not valid IDNA).
     """
     if not url or not url.strip():
         raise UsageError("--endpoint is empty; give a URL such as http://127.0.0.1:8080/evaluate")
@@ -58,25 +69,155 @@ def check_url(url: str) -> str:
                          "URL (receipts must never hold them)")
     if any(c.isspace() for c in url):
         raise UsageError(f"--endpoint: {url!r} contains whitespace")
+    try:
+        _core_url(url)
+    except (httpx.InvalidURL, ValueError, TypeError) as exc:
+        raise UsageError(f"--endpoint: {url!r} is not a valid URL: {exc}") from None
     host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
     return f"{host}:{port}" if port is not None else host
 
 
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """A network backend that holds every socket operation to the calling thread's deadline.
+
+    ``httpcore`` gives each read its own timeout; here each read, write and connect gets
+    ``min(timeout, time left before the deadline)``, and none starts after the deadline. It also
+    keeps the open streams so that ``cancel`` can shut their sockets down, which wakes a thread
+    blocked in ``recv`` at once (closing a socket from another thread does not).
+    """
+
+    def __init__(self) -> None:
+        self._inner = httpcore.SyncBackend()
+        self._local = threading.local()
+        self._streams: set[_DeadlineStream] = set()
+        self._lock = threading.Lock()
+        self._cancelled = False
+
+    def set_deadline(self, deadline: float | None) -> None:
+        self._local.deadline = deadline
+
+    def budget(self, timeout: float | None, expired: type[Exception]) -> float | None:
+        deadline = getattr(self._local, "deadline", None)
+        if deadline is None:
+            return timeout
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise expired("the case's time is up")
+        return remaining if timeout is None else min(timeout, remaining)
+
+    def track(self, stream: _DeadlineStream) -> _DeadlineStream:
+        with self._lock:
+            cancelled = self._cancelled
+            if not cancelled:
+                self._streams.add(stream)
+        if cancelled:
+            stream.shutdown()
+        return stream
+
+    def forget(self, stream: _DeadlineStream) -> None:
+        with self._lock:
+            self._streams.discard(stream)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            streams = list(self._streams)
+        for stream in streams:
+            stream.shutdown()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        if self._cancelled:
+            raise httpcore.ConnectError("cancelled")
+        inner = self._inner.connect_tcp(host, port, self.budget(timeout, httpcore.ConnectTimeout),
+                                        local_address, socket_options)
+        return self.track(_DeadlineStream(inner, self))
+
+    def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:  # not used: the pool is never given a unix socket
+        inner = self._inner.connect_unix_socket(
+            path, self.budget(timeout, httpcore.ConnectTimeout), socket_options)
+        return self.track(_DeadlineStream(inner, self))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """One connection's stream, with every operation clamped by ``_DeadlineBackend.budget``."""
+
+    def __init__(self, inner: httpcore.NetworkStream, backend: _DeadlineBackend) -> None:
+        self._inner = inner
+        self._backend = backend
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, self._backend.budget(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        view = memoryview(buffer)
+        for start in range(0, len(view), _WRITE_SLICE):
+            self._inner.write(bytes(view[start:start + _WRITE_SLICE]),
+                              self._backend.budget(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._backend.forget(self)
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: Any,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        self._backend.forget(self)
+        inner = self._inner.start_tls(ssl_context, server_hostname,
+                                      self._backend.budget(timeout, httpcore.ConnectTimeout))
+        return self._backend.track(_DeadlineStream(inner, self._backend))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+    def shutdown(self) -> None:
+        sock = self._inner.get_extra_info("socket")
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
 def _classify(exc: Exception) -> str:
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, httpcore.TimeoutException):
         return fc.ADAPTER_TIMEOUT
-    if isinstance(exc, (httpx.ConnectError, httpx.ReadError, httpx.WriteError, httpx.CloseError)):
+    if isinstance(exc, httpcore.NetworkError):  # connect, read and write errors
         return fc.ADAPTER_UNREACHABLE
-    if isinstance(exc, httpx.RemoteProtocolError):
+    if isinstance(exc, httpcore.RemoteProtocolError):
         text = str(exc).lower()
         if "disconnected" in text or "peer closed" in text or "without sending" in text:
             return fc.ADAPTER_UNREACHABLE
         return fc.ADAPTER_PROTOCOL_ERROR
-    if isinstance(exc, (httpx.ProtocolError, httpx.DecodingError, httpx.UnsupportedProtocol)):
+    if isinstance(exc, (httpcore.ProtocolError, httpcore.UnsupportedProtocol)):
         return fc.ADAPTER_PROTOCOL_ERROR
-    if isinstance(exc, (OSError, httpx.TransportError)):
+    if isinstance(exc, OSError):
         return fc.ADAPTER_UNREACHABLE
     return fc.ADAPTER_PROTOCOL_ERROR
+
+
+def _core_url(url: str) -> httpcore.URL:
+    """The URL in ``httpcore`` form: IDNA host, percent-encoded path and query, no fragment."""
+    parsed = httpx.URL(url)
+    return httpcore.URL(scheme=parsed.raw_scheme, host=parsed.raw_host, port=parsed.port,
+                        target=parsed.raw_path)
 
 
 class EndpointAdapter:
@@ -97,11 +238,14 @@ class EndpointAdapter:
         self.url = url
         self.timeout_s = timeout_s
         self.max_response_bytes = max_response_bytes
-        self._client = httpx.Client(
-            timeout=httpx.Timeout(timeout_s),
-            limits=httpx.Limits(max_connections=concurrency,
-                                max_keepalive_connections=concurrency),
-            follow_redirects=False,
+        self._target = _core_url(url)
+        self._backend = _DeadlineBackend()
+        self._pool = httpcore.ConnectionPool(
+            max_connections=concurrency,
+            max_keepalive_connections=concurrency,
+            keepalive_expiry=5.0,
+            retries=0,
+            network_backend=self._backend,
         )
         self._cancelled = threading.Event()
 
@@ -115,16 +259,20 @@ class EndpointAdapter:
         deadline = started + self.timeout_s
         if self._cancelled.is_set():
             return AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0)
+        limit = {"connect": self.timeout_s, "read": self.timeout_s, "write": self.timeout_s,
+                 "pool": self.timeout_s}
+        self._backend.set_deadline(deadline)
         try:
-            with self._client.stream(
-                "POST", self.url, content=encode_request(request),
-                headers={"Content-Type": "application/json"},
+            with self._pool.stream(
+                "POST", self._target, content=encode_request(request),
+                headers=[(b"Content-Type", b"application/json")],
+                extensions={"timeout": limit},
             ) as resp:
-                if not 200 <= resp.status_code < 300:
-                    return AdapterAnswer(None, fc.adapter_http(resp.status_code),
+                if not 200 <= resp.status < 300:
+                    return AdapterAnswer(None, fc.adapter_http(resp.status),
                                          time.monotonic() - started)
                 body = bytearray()
-                for chunk in resp.iter_bytes():
+                for chunk in resp.iter_stream():
                     body += chunk
                     if len(body) > self.max_response_bytes:
                         return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE,
@@ -133,6 +281,8 @@ class EndpointAdapter:
                         return AdapterAnswer(None, fc.ADAPTER_TIMEOUT, time.monotonic() - started)
         except Exception as exc:  # noqa: BLE001 - every transport failure is a failure code
             return AdapterAnswer(None, _classify(exc), time.monotonic() - started)
+        finally:
+            self._backend.set_deadline(None)
         latency = time.monotonic() - started
         if latency > self.timeout_s:
             return AdapterAnswer(None, fc.ADAPTER_TIMEOUT, latency)
@@ -143,10 +293,12 @@ class EndpointAdapter:
         return AdapterAnswer(response, None, latency)
 
     def cancel(self) -> None:
-        """Close the connection pool so in-flight requests fail at once."""
+        """Shut every open connection down so in-flight requests fail at once; later
+        invocations fail immediately."""
         self._cancelled.set()
-        self._client.close()
+        self._backend.cancel()
 
     def close(self) -> None:
         """Close the connection pool."""
-        self._client.close()
+        self._backend.cancel()
+        self._pool.close()

@@ -11,6 +11,7 @@ only the last 4,096 bytes of stderr are kept, for the private receipt.
 from __future__ import annotations
 
 import os
+import select
 import selectors
 import shlex
 import shutil
@@ -82,6 +83,20 @@ def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> bool:
     An exited but unreaped child keeps its pid, which is also its process-group id, reserved:
     the group can then be killed without any risk of hitting an unrelated, reused pid.
     """
+    pidfd_open = getattr(os, "pidfd_open", None)  # Linux >= 5.3: wait without polling
+    if pidfd_open is not None:
+        try:
+            pidfd = pidfd_open(proc.pid)
+        except OSError:  # already reaped (ESRCH) or not allowed: fall back to polling
+            pidfd = None
+        if pidfd is not None:
+            try:
+                poller = select.poll()
+                poller.register(pidfd, select.POLLIN)  # readable once the child has exited
+                remaining = max(deadline - time.monotonic(), 0.0)
+                return bool(poller.poll(remaining * 1000))
+            finally:
+                os.close(pidfd)
     if not hasattr(os, "waitid"):
         try:
             proc.wait(timeout=max(deadline - time.monotonic(), 0.0))

@@ -115,18 +115,20 @@ def bootstrap_ci(
     Raises:
         ValueError: no values, ``resamples < 1``, or ``confidence`` outside (0, 1).
     """
-    import numpy as np
-
     if len(scenario_values) == 0:
         raise ValueError("need at least one scenario value")
     if resamples < 1:
         raise ValueError("resamples must be >= 1")
     if not 0 < confidence < 1:
         raise ValueError("confidence must be in (0, 1)")
+    first = float(scenario_values[0])
+    if all(float(v) == first for v in scenario_values):  # every resample has the same mean
+        return first, first
+
+    import numpy as np
+
     values = np.asarray(scenario_values, dtype=float)
     n = len(values)
-    if np.all(values == values[0]):
-        return float(values[0]), float(values[0])
     rng = np.random.default_rng(seed)
     # Draw the resamples in blocks of about a million indexes so memory stays flat for large n;
     # the generator's stream is consumed in the same order, so the result does not depend on

@@ -116,6 +116,16 @@ def _walk(value: Any, source: str | None, max_depth: int) -> None:
             )
 
 
+def _decode_utf8(raw: bytes, source: str | None) -> str:
+    """Strict UTF-8 decoding; a leading byte-order mark is dropped."""
+    if raw.startswith(UTF8_BOM):
+        raw = raw[len(UTF8_BOM):]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not valid UTF-8 (byte {exc.start})", source=source, path="$") from None
+
+
 def loads_strict(
     data: bytes | str, *, source: str | None = None, max_depth: int = DEFAULT_MAX_DEPTH
 ) -> Any:
@@ -134,13 +144,7 @@ def loads_strict(
             (with the JSON path of the offending value).
     """
     if isinstance(data, (bytes, bytearray, memoryview)):
-        raw = bytes(data)
-        if raw.startswith(UTF8_BOM):
-            raw = raw[len(UTF8_BOM):]
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not valid UTF-8 (byte {exc.start})", source=source, path="$") from None
+        text = _decode_utf8(bytes(data), source)
     else:
         text = data[1:] if data.startswith("\ufeff") else data
     try:
@@ -204,11 +208,6 @@ def read_json_file(
         raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from None
     if len(raw) > max_bytes:
         raise InputError(f"file is over the {max_bytes:,}-byte limit", source=source)
-    if raw.startswith(UTF8_BOM):
-        raw = raw[len(UTF8_BOM):]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not valid UTF-8 (byte {exc.start})", source=source, path="$") from None
+    text = _decode_utf8(raw, source)
     del raw  # large suites: do not hold the bytes and the text while parsing
     return loads_strict(text, source=source, max_depth=max_depth)

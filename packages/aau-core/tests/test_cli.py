@@ -78,6 +78,73 @@ def test_unknown_command_and_bad_flag_are_usage_errors(capsys):
     assert run(["--no-such-flag"]) == 2
 
 
+@pytest.mark.parametrize(
+    ("args", "fragment", "hint"),
+    [
+        (["evaluate", "{suite}", "--mock", "--concurrency", "100000"], "'--concurrency'",
+         "aau evaluate --help"),
+        (["evaluate", "{suite}", "--mock", "--repeats", "0"], "'--repeats'", "aau evaluate --help"),
+        (["evaluate", "{suite}", "--mock", "--format", "v3"], "'v3'", "aau evaluate --help"),
+        (["evaluate", "{suite}", "--mock", "--no-such-flag"], "No such option",
+         "aau evaluate --help"),
+        (["no-such-command"], "No such command 'no-such-command'", "aau --help"),
+        (["--no-such-flag"], "No such option", "aau --help"),
+        (["schema", "show"], "Missing argument 'KIND'", "aau schema show --help"),
+        (["schema", "validate", "x.json", "--kind"], "--kind", "aau schema validate --help"),
+    ],
+)
+def test_usage_errors_are_one_line_naming_the_failing_commands_help(tmp_path, capsys, args,
+                                                                    fragment, hint):
+    suite = tmp_path / "s.json"
+    suite.write_text("{}", encoding="utf-8")
+    assert run([a.replace("{suite}", str(suite)) for a in args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("aau: error: ") and fragment in lines[0]
+    assert lines[0].endswith(f"(see '{hint}')")
+    assert "Usage:" not in captured.err and "Try " not in captured.err
+
+
+def test_a_compatibility_alias_names_its_own_help(capsys):
+    @click.command("alias")
+    @click.option("--n", type=click.IntRange(1))
+    def alias(n: int) -> int:
+        return 0
+
+    assert run(["--n", "0"], command=alias, prog_name="aau-alias") == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "aau: error: Invalid value for '--n': 0 is not in the range x>=1 (see 'aau-alias --help')"
+    ]
+
+
+def test_other_click_errors_are_one_line_too(capsys):
+    @click.command("raiser")
+    def raiser() -> None:
+        raise click.ClickException("something\nwent wrong")
+
+    assert run([], command=raiser) == 1
+    assert capsys.readouterr().err == "aau: error: something went wrong\n"
+
+
+def test_a_bare_group_still_prints_its_help(capsys):
+    assert run(["schema"]) == 2
+    assert "Commands:" in capsys.readouterr().err
+
+
+def test_help_lists_every_exit_code(capsys):
+    assert run(["--help"]) == 0
+    out = capsys.readouterr().out
+    section = out.split("Exit codes:", 1)[1]
+    for code, words in [("0", "ok"), ("1", "bar"), ("2", "usage"), ("70", "internal error"),
+                        ("130", "interrupted")]:
+        assert any(line.split()[:1] == [code] and words in line
+                   for line in section.splitlines()), (code, section)
+    assert "--debug" in section
+
+
 def test_version(capsys):
     assert run(["--version"]) == 0
     assert capsys.readouterr().out.startswith("aau ")

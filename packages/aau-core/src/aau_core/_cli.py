@@ -22,6 +22,8 @@ import click
 from ._errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, AauError
 
 ENTRY_POINT_GROUP = "aau.commands"
+# click >= 8.2 raises this for a bare group (click 8.1 prints the help and exits 0 itself)
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 def _entry_points() -> dict[str, Any]:
@@ -84,7 +86,13 @@ def cli(debug: bool) -> None:
       aau evaluate suite.json --endpoint http://127.0.0.1:8080/evaluate --repeats 3
       aau schema validate receipt.json
 
-    Exit codes: 0 ok, 1 a quality bar was not met, 2 usage or input error.
+    \b
+    Exit codes:
+      0    ok
+      1    a quality bar was not met
+      2    usage or input error (nothing ran)
+      70   internal error: a bug in aau; rerun with --debug for the traceback
+      130  interrupted (Ctrl-C)
     """
 
 
@@ -95,6 +103,35 @@ def _wants_debug(argv: Sequence[str]) -> bool:
 def _report(message: str) -> None:
     for line in str(message).splitlines() or [""]:
         click.echo(f"aau: error: {line}", err=True)
+
+
+def _failing_context(exc: BaseException) -> click.Context | None:
+    """The context of the command whose arguments failed to parse, when click left it out.
+
+    Some parser errors (``Option '--kind' requires an argument``) carry no context; the
+    innermost frame of the traceback that holds a ``ctx`` still names the failing command.
+    """
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        ctx = tb.tb_frame.f_locals.get("ctx")
+        if isinstance(ctx, click.Context):
+            found = ctx
+        tb = tb.tb_next
+    return found
+
+
+def _report_click_error(exc: click.ClickException, prog_name: str) -> None:
+    """One line for a click error; a usage error names the help of the command that failed."""
+    message = " ".join(exc.format_message().split())
+    if isinstance(exc, click.UsageError):
+        message = message[:-1] if message.endswith(".") else message
+        ctx = exc.ctx or _failing_context(exc)
+        path = ctx.command_path if ctx is not None else prog_name
+        help_names = ctx.help_option_names if ctx is not None else []
+        help_flag = "--help" if "--help" in help_names or not help_names else help_names[0]
+        message = f"{message} (see '{path} {help_flag}')"
+    click.echo(f"aau: error: {message}", err=True)
 
 
 def run(argv: Sequence[str] | None = None, *, command: click.Command | None = None,
@@ -122,8 +159,11 @@ def run(argv: Sequence[str] | None = None, *, command: click.Command | None = No
     except click.exceptions.Abort:
         click.echo("aau: interrupted", err=True)
         return EXIT_INTERRUPTED
+    except _NO_ARGS_IS_HELP as exc:
+        exc.show()  # a bare group (`aau`, `aau schema`) prints its help, as click does
+        return int(exc.exit_code)
     except click.ClickException as exc:
-        exc.show()
+        _report_click_error(exc, prog_name)
         return int(exc.exit_code)
     except AauError as exc:
         if debug:

@@ -94,6 +94,44 @@ def test_no_out_prints_the_receipt_on_stdout(tmp_path, capsys):
     assert json.loads(stdout)["receipt_version"] == "aau-byo-agent-receipt/2.0"
 
 
+def test_json_without_out_keeps_the_receipt_in_the_summary(tmp_path, capsys):
+    suite = write_json(tmp_path / "s.json", valid_suite(2))
+    rc, stdout, stderr = aau(capsys, str(suite), "--mock", "--json")
+    assert rc == 0
+    summary = json.loads(stdout)
+    assert summary["receipt_path"] is None
+    aau_schemas.validate("receipt-v2", summary["receipt"])
+    assert "inside the JSON summary" in stderr
+
+
+def test_adapter_failures_explain_themselves(tmp_path, capsys):
+    agent = tmp_path / "chatty.py"
+    agent.write_text("import json, sys\nsys.stdin.readline()\nprint('INFO: loading model...')\n"
+                     "print(json.dumps({'outcome': 'route_official_source'}))\n", encoding="utf-8")
+    suite = write_json(tmp_path / "s.json", valid_suite(2))
+    private = tmp_path / "p.json"
+    rc, _, stderr = aau(capsys, str(suite), "--command", f"{sys.executable} {agent}",
+                        "--out", str(tmp_path / "r.json"), "--private-out", str(private))
+    assert rc == 0
+    assert "adapter-invalid-response x2, first at 'c-0' repeat 0: answer is not one JSON " \
+        "object" in stderr
+    assert "log line before the answer" in stderr
+    assert "warning: every unit failed in the adapter" in stderr
+    rows = json.loads(private.read_text(encoding="utf-8"))["results"]
+    assert all(r["error_detail"].startswith("answer is not one JSON object") for r in rows)
+
+
+def test_crashing_agent_detail_names_status_and_last_stderr_line(tmp_path, capsys):
+    agent = tmp_path / "crash.py"
+    agent.write_text("raise SystemExit('model weights not found')\n", encoding="utf-8")
+    suite = write_json(tmp_path / "s.json", valid_suite(1))
+    rc, _, stderr = aau(capsys, str(suite), "--command", f"{sys.executable} {agent}",
+                        "--out", str(tmp_path / "r.json"))
+    assert rc == 0
+    assert "adapter-exit-1 x1, first at 'c-0' repeat 0: exited with status 1; last stderr " \
+        "line: model weights not found" in stderr
+
+
 def test_json_prints_a_summary_on_stdout_only(tmp_path, capsys):
     suite = write_json(tmp_path / "s.json", valid_suite(2))
     out = tmp_path / "r.json"
@@ -351,6 +389,37 @@ def test_ctrl_c_keeps_finished_cases_and_writes_no_receipt(tmp_path):
     assert [r["scenario_id"] for r in rows] == ["c-0"] and rows[0]["exact"] is True
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
+
+
+@pytest.mark.parametrize("concurrency", ["1", "3"])
+def test_two_ctrl_c_in_a_row_still_keep_finished_cases(tmp_path, concurrency):
+    """`timeout -s INT` signals the process and then its group: two SIGINTs microseconds apart."""
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "import json, sys, time\n"
+        "req = json.loads(sys.stdin.readline())\n"
+        "if req['scenario_id'] not in ('c-0', 'c-1'):\n"
+        "    time.sleep(30)\n"
+        "print(json.dumps({'outcome': 'route_official_source'}))\n", encoding="utf-8")
+    suite = write_json(tmp_path / "s.json", valid_suite(6))
+    for attempt in range(3):  # the old fault showed about every other time
+        out = tmp_path / f"r{attempt}.json"
+        proc = subprocess.Popen(
+            [aau_script(), "evaluate", str(suite), "--command", f"{sys.executable} {agent}",
+             "--concurrency", concurrency, "--out", str(out)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env_without_debug(),
+        )
+        partial = tmp_path / f"r{attempt}.json.partial.jsonl"
+        time.sleep(1.5)  # c-0 and c-1 answer at once; then the run is stuck on c-2...
+        os.kill(proc.pid, signal.SIGINT)
+        os.kill(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 130, stderr
+        assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+        assert "interrupted after 2 of 6" in stderr, stderr
+        rows = [json.loads(x) for x in partial.read_text(encoding="utf-8").splitlines()]
+        assert sorted(r["scenario_id"] for r in rows) == ["c-0", "c-1"]
+        assert not out.exists()
 
 
 def test_help_has_an_example_and_exit_codes():

@@ -19,12 +19,16 @@ class AdapterAnswer:
         latency_s: wall time of the exchange in seconds (monotonic clock; 0.0 for the mock).
         stderr_tail: last bytes of the command's stderr (decoded, at most 4,096 characters),
             or ``None``; kept only in the private receipt.
+        detail: why the exchange failed, one line (``"exited with status 2"``,
+            ``"stdout is not one JSON object: ..."``), or ``None``; kept only in the private
+            receipt and shown on the terminal, since it may quote what the agent printed.
     """
 
     response: dict[str, Any] | None
     error: str | None
     latency_s: float
     stderr_tail: str | None = None
+    detail: str | None = None
 
 
 class Adapter(Protocol):

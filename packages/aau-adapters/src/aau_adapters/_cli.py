@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +91,28 @@ def _summary_lines(receipt: dict[str, Any], out: str | None) -> list[str]:
     if receipt["adapter_kind"] == "mock":
         lines.append("  note: mock adapter (protocol self-test); this measures no agent")
     lines.append(f"receipt: {out}" if out else "receipt: (stdout)")
+    return lines
+
+
+def _adapter_notes(units: Any) -> list[str]:
+    """One line per adapter failure code: how many units, and the first unit's reason; plus a
+    warning when no unit got through the adapter (almost always a wiring problem)."""
+    first: dict[str, tuple[str, int, str | None]] = {}
+    counts: dict[str, int] = {}
+    for unit in units:
+        code = unit.answer.error
+        if code is None:
+            continue
+        counts[code] = counts.get(code, 0) + 1
+        first.setdefault(code, (unit.case.scenario_id, unit.repeat, unit.answer.detail))
+    lines = []
+    for code, (sid, repeat, detail) in first.items():
+        reason = f": {detail}" if detail else ""
+        lines.append(f"  {code} x{counts[code]}, first at {sid!r} repeat {repeat}{reason}"[:300])
+    if units and sum(counts.values()) == len(units):
+        lines.append("warning: every unit failed in the adapter, so nothing about the agent was "
+                     "measured; check the --command / --endpoint (reasons above; --private-out "
+                     "keeps each unit's reason and stderr)")
     return lines
 
 
@@ -215,6 +239,8 @@ def evaluate_command(
             run = evaluate(loaded, adapter, repeats=repeats, concurrency=concurrency,
                            timeout_s=timeout, on_unit=on_unit)
     except Interrupted as exc:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
         finished = len(exc.finished or {})
         kept = ""
         if out:
@@ -250,11 +276,16 @@ def evaluate_command(
         sys.stdout.flush()
 
     bars_ok = all(v["passed"] for v in verdicts)
-    for line in _summary_lines({**receipt, "fail_under": verdicts}, out):
+    where = out or ("(inside the JSON summary on stdout)" if as_json else None)
+    for line in _summary_lines({**receipt, "fail_under": verdicts}, where):
+        click.echo(line, err=True)
+    for line in _adapter_notes(run.units):
         click.echo(line, err=True)
     if as_json:
-        click.echo(json.dumps(_json_summary(receipt, out, bars_ok), indent=2, sort_keys=True,
-                              ensure_ascii=False))
+        summary = _json_summary(receipt, out, bars_ok)
+        if not out:
+            summary["receipt"] = receipt  # nothing is lost when --json is given without --out
+        click.echo(json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False))
     return EXIT_OK if bars_ok else EXIT_BAR_NOT_MET
 
 

@@ -146,7 +146,7 @@ class CommandAdapter:
         started = time.monotonic()
         deadline = started + self.timeout_s
         if self._cancelled:
-            return AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0)
+            return AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0, detail="run cancelled")
         try:
             proc = subprocess.Popen(
                 self.argv,
@@ -156,8 +156,9 @@ class CommandAdapter:
                 start_new_session=True,
                 bufsize=0,
             )
-        except OSError:
-            return AdapterAnswer(None, fc.ADAPTER_NOT_FOUND, time.monotonic() - started)
+        except OSError as exc:
+            return AdapterAnswer(None, fc.ADAPTER_NOT_FOUND, time.monotonic() - started,
+                                 detail=f"cannot start {self.argv[0]}: {exc.strerror or exc}")
         with self._lock:
             self._live.add(proc)
             if self._cancelled:  # cancel() ran between the check above and the spawn
@@ -176,13 +177,22 @@ class CommandAdapter:
         latency = time.monotonic() - started
         tail = stderr_tail.decode("utf-8", errors="replace")[-STDERR_TAIL_BYTES:] or None
         if failure is not None:
-            return AdapterAnswer(None, failure, latency, tail)
+            if failure == fc.ADAPTER_TIMEOUT:
+                detail = f"no complete answer within {self.timeout_s:g} s; process group killed"
+            else:
+                detail = f"stdout exceeded {self.max_response_bytes:,} bytes; process group killed"
+            return AdapterAnswer(None, failure, latency, tail, detail)
         if proc.returncode != 0:
-            return AdapterAnswer(None, fc.adapter_exit(proc.returncode), latency, tail)
+            rc = proc.returncode
+            detail = (f"killed by signal {-rc}" if rc < 0 else f"exited with status {rc}")
+            last = (tail or "").strip().splitlines()[-1:] or [""]
+            if last[0]:
+                detail += f"; last stderr line: {last[0][:200]}"
+            return AdapterAnswer(None, fc.adapter_exit(rc), latency, tail, detail)
         try:
             response = parse_response(stdout)
-        except ResponseError:
-            return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency, tail)
+        except ResponseError as exc:
+            return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency, tail, str(exc))
         return AdapterAnswer(response, None, latency, tail)
 
     def _exchange(

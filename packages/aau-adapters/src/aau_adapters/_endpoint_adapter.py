@@ -258,7 +258,7 @@ class EndpointAdapter:
         started = time.monotonic()
         deadline = started + self.timeout_s
         if self._cancelled.is_set():
-            return AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0)
+            return AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0, detail="run cancelled")
         limit = {"connect": self.timeout_s, "read": self.timeout_s, "write": self.timeout_s,
                  "pool": self.timeout_s}
         self._backend.set_deadline(deadline)
@@ -270,27 +270,36 @@ class EndpointAdapter:
             ) as resp:
                 if not 200 <= resp.status < 300:
                     return AdapterAnswer(None, fc.adapter_http(resp.status),
-                                         time.monotonic() - started)
+                                         time.monotonic() - started,
+                                         detail=f"HTTP status {resp.status}")
                 body = bytearray()
                 for chunk in resp.iter_stream():
                     body += chunk
                     if len(body) > self.max_response_bytes:
-                        return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE,
-                                             time.monotonic() - started)
+                        return AdapterAnswer(
+                            None, fc.ADAPTER_INVALID_RESPONSE, time.monotonic() - started,
+                            detail=f"body exceeds {self.max_response_bytes:,} bytes")
                     if time.monotonic() > deadline:
-                        return AdapterAnswer(None, fc.ADAPTER_TIMEOUT, time.monotonic() - started)
+                        return AdapterAnswer(None, fc.ADAPTER_TIMEOUT, time.monotonic() - started,
+                                             detail=self._late())
         except Exception as exc:  # noqa: BLE001 - every transport failure is a failure code
-            return AdapterAnswer(None, _classify(exc), time.monotonic() - started)
+            code = _classify(exc)
+            text = " ".join(str(exc).split())[:200] or type(exc).__name__
+            detail = self._late() if code == fc.ADAPTER_TIMEOUT else f"{type(exc).__name__}: {text}"
+            return AdapterAnswer(None, code, time.monotonic() - started, detail=detail)
         finally:
             self._backend.set_deadline(None)
         latency = time.monotonic() - started
         if latency > self.timeout_s:
-            return AdapterAnswer(None, fc.ADAPTER_TIMEOUT, latency)
+            return AdapterAnswer(None, fc.ADAPTER_TIMEOUT, latency, detail=self._late())
         try:
             response = parse_response(bytes(body))
-        except ResponseError:
-            return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency)
+        except ResponseError as exc:
+            return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency, detail=str(exc))
         return AdapterAnswer(response, None, latency)
+
+    def _late(self) -> str:
+        return f"no complete answer within {self.timeout_s:g} s"
 
     def cancel(self) -> None:
         """Shut every open connection down so in-flight requests fail at once; later

@@ -64,7 +64,7 @@ def evaluate(
     def on_error(unit: tuple[Case, int], exc: BaseException) -> UnitResult:
         case, repeat = unit
         answer = AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0,
-                               f"{type(exc).__name__}: {exc}"[-4096:])
+                               detail=f"harness error: {type(exc).__name__}: {exc}"[:500])
         row = score(case, answer)
         row["repeat"] = repeat
         return UnitResult(case=case, repeat=repeat, answer=answer, row=row)

@@ -93,9 +93,16 @@ def parse_response(data: bytes) -> dict[str, Any]:
             valid response.
     """
     if len(data) > MAX_RESPONSE_BYTES:
-        raise ResponseError(f"adapter response exceeds {MAX_RESPONSE_BYTES:,} bytes")
+        raise ResponseError(f"answer exceeds {MAX_RESPONSE_BYTES:,} bytes")
+    if not data.strip():
+        raise ResponseError("answer is empty (nothing was printed or sent)")
     try:
-        value = loads_strict(data, source="adapter response", max_depth=RESPONSE_MAX_DEPTH)
+        value = loads_strict(data, max_depth=RESPONSE_MAX_DEPTH)
     except InputError as exc:
-        raise ResponseError(str(exc)) from None
+        reason = exc.message
+        if "Extra data" in reason:
+            reason += " - more than one JSON value (a log line after the answer?)"
+        elif "Expecting value (line 1, column 1)" in reason:
+            reason += " - not JSON (a log line before the answer? logs belong on stderr)"
+        raise ResponseError(f"answer is not one JSON object: {exc.path or '$'}: {reason}") from None
     return normalize_response(value)

@@ -176,6 +176,7 @@ def _private_row(unit: UnitResult, adapter_kind: str, *, legacy: bool) -> dict[s
     if not legacy:
         row["repeat"] = unit.repeat
         row["stderr_tail"] = unit.answer.stderr_tail
+        row["error_detail"] = unit.answer.detail[:500] if unit.answer.detail else None
     return row
 
 
@@ -193,7 +194,8 @@ def build_private_v1(run: EvaluationRun) -> dict[str, Any]:
 
 def build_private_v2(run: EvaluationRun) -> dict[str, Any]:
     """Build the private detail (``aau-byo-agent-private-detail/2.0``): inputs, expected answers,
-    normalised responses, errors and command stderr tails, one row per unit."""
+    normalised responses, errors with their one-line reasons, and command stderr tails, one row
+    per unit."""
     return {
         "private_receipt_version": PRIVATE_V2,
         "suite_id": run.suite.suite_id,

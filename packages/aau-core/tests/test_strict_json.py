@@ -22,7 +22,7 @@ def test_utf8_bom_is_tolerated():
         (b'{"a": [1, Infinity]}', "$.a[1]", "Infinity"),
         (b'{"a": {"b": -Infinity}}', "$.a.b", "-Infinity"),
         (b'{"x": 1e400}', "$.x", "too large"),
-        (b'{"cases": [{"id": 1, "id": 2}]}', "$.cases[0]", "duplicate key 'id'"),
+        (b'{"cases": [{"id": 1, "id": 2}]}', "$.cases[0]", "duplicate key \"id\""),
         (b'{"s": "\\ud800"}', "$.s", "surrogate"),
         (b'{"a": 1', "$", "line 1"),
         (b'\xff\xfe{"a": 1}', "$", "UTF-8"),
@@ -38,6 +38,38 @@ def test_forbidden_input_names_source_and_path(data, path, fragment):
     assert fragment in str(err)
     assert str(err).startswith(f"suite.json: {path}: ")
     assert "\n" not in str(err)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[1, 2,]', 'trailing comma before "]" (line 1, column 6)'),
+        ('{\n  "a": [\n    1,\n    2,\n  ],\n  "b": 1,\n}\n',
+         'trailing comma before "]" (line 4, column 6)'),
+        ('{"a": 1,\n\t \r\n}', 'trailing comma before "}" (line 1, column 8)'),
+        ('{"a": 1, }', 'trailing comma before "}" (line 1, column 8)'),
+        ("{'a': 1}", "property name in single quotes; JSON needs double quotes (line 1, column 2)"),
+        ('{"a": \'x\'}', "string in single quotes; JSON needs double quotes (line 1, column 7)"),
+        # not a trailing comma: the parser's own words
+        ('[1,,2]', "Expecting value (line 1, column 4)"),
+        ('{"a": 1', "Expecting ',' delimiter (line 1, column 8)"),
+        ('[1, 2', "Expecting ',' delimiter (line 1, column 6)"),
+    ],
+)
+def test_syntax_errors_say_what_to_fix(text, message):
+    with pytest.raises(InputError) as info:
+        loads_strict(text.encode(), source="suite.json")
+    assert str(info.value) == f"suite.json: $: invalid JSON: {message}"
+
+
+def test_a_trailing_comma_as_newer_pythons_report_it():
+    """Python >= 3.13 reports the comma itself ("Illegal trailing comma ...")."""
+    import json
+
+    from aau_core._strict_json import _explain
+
+    exc = json.JSONDecodeError("Illegal trailing comma before end of array", "[1, 2 , ]", 6)
+    assert _explain(exc) == 'trailing comma before "]" (line 1, column 7)'
 
 
 def test_depth_cap_reports_the_path_of_the_too_deep_container():

@@ -8,6 +8,9 @@ Rules (each violation is an ``InputError`` naming the source and the JSON path):
 - strings holding lone UTF-16 surrogates (``"\\ud800"``) are rejected (not Unicode text);
 - nesting deeper than ``max_depth`` containers is rejected (and never reaches a ``RecursionError``);
 - byte length above ``max_bytes`` is rejected before parsing.
+
+A syntax error names its line and column; the two commonest slips get a plainer message:
+a trailing comma (``[1, 2,]``, pointing at the comma) and single quotes (``{'a': 1}``).
 """
 
 from __future__ import annotations
@@ -93,7 +96,7 @@ def _walk(value: Any, source: str | None, max_depth: int) -> None:
                 )
             if isinstance(item, _DuplicateKeyDict):
                 raise InputError(
-                    f"duplicate key {item.duplicate!r}", source=source, path=_path_of(node)
+                    f"duplicate key {json.dumps(item.duplicate, ensure_ascii=False)}", source=source, path=_path_of(node)
                 )
             for key, child in item.items():
                 if _has_lone_surrogate(key):
@@ -114,6 +117,50 @@ def _walk(value: Any, source: str | None, max_depth: int) -> None:
                 source=source,
                 path=_path_of(node),
             )
+
+
+_JSON_WHITESPACE = " \t\n\r"
+
+
+def _position(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return f"(line {line}, column {column})"
+
+
+def _trailing_comma(text: str, pos: int) -> tuple[int, str] | None:
+    """Where a comma right before ``]`` or ``}`` is, near a parse error at ``pos``, and the closer.
+
+    Python's parser reports the closer (``Expecting value``) or, in newer versions, the comma
+    itself (``Illegal trailing comma``); both are recognised.
+    """
+    if pos < len(text) and text[pos] == ",":
+        after = pos + 1
+        while after < len(text) and text[after] in _JSON_WHITESPACE:
+            after += 1
+        if after < len(text) and text[after] in "]}":
+            return pos, text[after]
+        return None
+    if pos < len(text) and text[pos] in "]}":
+        before = pos - 1
+        while before >= 0 and text[before] in _JSON_WHITESPACE:
+            before -= 1
+        if before >= 0 and text[before] == ",":
+            return before, text[pos]
+    return None
+
+
+def _explain(exc: json.JSONDecodeError) -> str:
+    """The parser's message, or a plainer one for the two mistakes people make most."""
+    text, pos = exc.doc, exc.pos
+    comma = _trailing_comma(text, pos)
+    if comma is not None:
+        at, closer = comma
+        return f'trailing comma before "{closer}" {_position(text, at)}'
+    if pos < len(text) and text[pos] == "'":
+        what = "property name" if exc.msg.startswith("Expecting property name") else "string"
+        return f"{what} in single quotes; JSON needs double quotes {_position(text, pos)}"
+    return f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
 
 
 def _decode_utf8(raw: bytes, source: str | None) -> str:
@@ -155,11 +202,7 @@ def loads_strict(
             parse_float=_parse_float,
         )
     except json.JSONDecodeError as exc:
-        raise InputError(
-            f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-            source=source,
-            path="$",
-        ) from None
+        raise InputError(f"invalid JSON: {_explain(exc)}", source=source, path="$") from None
     except RecursionError:
         raise InputError(
             f"nested deeper than {max_depth} levels", source=source, path="$"

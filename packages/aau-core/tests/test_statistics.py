@@ -83,3 +83,13 @@ def test_bootstrap_blocks_do_not_change_the_result(monkeypatch):
     whole = bootstrap_ci(values, resamples=300, seed=3)
     monkeypatch.setattr(_statistics, "_BLOCK_ELEMENTS", 5000 * 7)  # 7 resamples per block
     assert bootstrap_ci(values, resamples=300, seed=3) == whole
+
+
+def test_bootstrap_quantiles_match_numpys_linear_method():
+    import numpy as np
+    from aau_core import _statistics
+
+    values = np.array(sorted([((i * 53) % 97) / 7 for i in range(101)]))
+    for q in (0.0, 0.025, 0.5, 0.975, 1.0, 0.3333):
+        assert _statistics._quantile_sorted(values, q) == pytest.approx(
+            float(np.quantile(values, q)), abs=1e-12)

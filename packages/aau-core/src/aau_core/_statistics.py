@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 _BLOCK_ELEMENTS = 1_000_000
 Z95 = 1.959963984540054  # standard normal quantile for a two-sided 95 % interval
@@ -140,5 +141,15 @@ def bootstrap_ci(
         idx = rng.integers(0, n, size=(stop - start, n))
         means[start:stop] = values[idx].mean(axis=1)
     alpha = (1 - confidence) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha])
-    return float(low), float(high)
+    means.sort()
+    return _quantile_sorted(means, alpha), _quantile_sorted(means, 1 - alpha)
+
+
+def _quantile_sorted(values: Any, q: float) -> float:
+    """Quantile ``q`` of sorted values by linear interpolation between closest ranks: position
+    q * (n - 1) (Hyndman & Fan 1996 definition 7, numpy's default ``"linear"`` method)."""
+    position = q * (len(values) - 1)
+    lower = int(position)
+    upper = min(lower + 1, len(values) - 1)
+    fraction = position - lower
+    return float(values[lower] + (values[upper] - values[lower]) * fraction)

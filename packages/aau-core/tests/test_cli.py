@@ -189,3 +189,29 @@ def test_schema_validate_exit_codes(tmp_path, capsys):
     assert "pass --kind" in capsys.readouterr().err
     assert run(["schema", "validate", str(tmp_path / "missing.json")]) == 2
     assert run(["schema", "validate", str(good), "--kind", "nope"]) == 2
+
+
+MINIMAL_SUITE = {
+    "suite_version": "aau-byo-agent-suite/1.0",
+    "suite_id": "cli-test",
+    "sharing": {
+        "classification": "synthetic",
+        "human_review_complete": True,
+        "contains_personally_identifiable_information": False,
+        "contains_procurement_sensitive_information": False,
+        "contains_controlled_unclassified_information": False,
+        "contains_classified_information": False,
+        "contains_secrets_or_credentials": False,
+    },
+    "cases": [{"scenario_id": "c-0", "input": {}, "expected": {"outcome": "ok"}}],
+}
+
+
+def test_out_under_a_file_names_that_file(tmp_path, capsys):
+    suite = tmp_path / "s.json"
+    suite.write_text(json.dumps(MINIMAL_SUITE), encoding="utf-8")
+    agent = tmp_path / "agent.py"
+    agent.write_text("", encoding="utf-8")
+    assert run(["evaluate", str(suite), "--mock", "--out", str(agent / "r.json")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"aau: error: {agent}: is a file, not a folder (cannot write {agent / 'r.json'})"]

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import stat
+
 import pytest
-from aau_core import OutputError, atomic_write_text, check_writable, render_json
+from aau_core import (
+    OutputError,
+    atomic_write_json,
+    atomic_write_text,
+    check_writable,
+    render_json,
+)
 
 
 def test_render_json_is_sorted_indented_with_newline():
@@ -40,3 +49,49 @@ def test_failed_write_leaves_nothing_behind(tmp_path):
     with pytest.raises(TypeError):
         atomic_write_text(target, 123)  # type: ignore[arg-type]
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("tail", ["r.json", "sub/r.json", "sub/deeper/r.json"])
+def test_a_file_where_a_folder_should_be_is_named(tmp_path, tail):
+    agent = tmp_path / "agent.py"
+    agent.write_text("print()\n")
+    target = agent / tail
+    with pytest.raises(OutputError) as info:
+        check_writable(target, force=True)
+    assert str(info.value).startswith(f"{agent}: is a file, not a folder")
+    with pytest.raises(OutputError) as info:
+        atomic_write_text(target, "x", force=True)
+    assert str(info.value).startswith(f"{agent}: is a file, not a folder")
+    assert agent.read_text() == "print()\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.py"]
+
+
+def test_missing_parent_folders_are_created(tmp_path):
+    target = tmp_path / "a" / "b" / "r.json"
+    check_writable(target, force=False)
+    atomic_write_text(target, "x\n")
+    assert target.read_text() == "x\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_new_files_get_the_usual_mode_for_the_umask(tmp_path, umask):
+    old = os.umask(umask)
+    try:
+        atomic_write_text(tmp_path / "r.txt", "x\n")
+        atomic_write_json(tmp_path / "r.json", {"a": 1})
+    finally:
+        os.umask(old)
+    for name in ("r.txt", "r.json"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o666 & ~umask, name
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_replacing_a_file_keeps_its_mode(tmp_path):
+    target = tmp_path / "private.json"
+    target.write_text("old\n")
+    target.chmod(0o600)
+    atomic_write_text(target, "new\n", force=True)
+    assert target.read_text() == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["private.json"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, force: bool = 
     """Write ``text`` (UTF-8) to ``path`` atomically: temp file in the same folder, fsync, rename.
 
     A reader never sees a half-written file; an interrupted write leaves no temp file behind.
-    Missing parent folders are created.
+    Missing parent folders are created. A new file gets the usual mode of a new file (0666
+    less the umask, as ``open()`` would give); a replaced file keeps its permission bits.
 
     Args:
         path: destination file.
@@ -65,8 +67,9 @@ def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, ensure_ascii: b
         the destination path.
 
     Raises:
-        OutputError: the file exists (and ``force`` is false), the path is a folder, or the
-            write fails (permissions, disk full); the message names the file.
+        OutputError: the file exists (and ``force`` is false), the path is a folder, a file
+            stands where a parent folder should be, or the write fails (permissions, disk
+            full); the message names the file.
     """
 
     def write(fh: Any) -> None:
@@ -76,20 +79,64 @@ def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, ensure_ascii: b
     return _atomic_write(path, write, force=force)
 
 
+_TEMP_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+               | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+
+
+def _create_temp(dest: Path) -> tuple[int, str]:
+    """A new, empty temp file beside ``dest``, created with mode 0666 so the umask applies.
+
+    (``tempfile.mkstemp`` would make it 0600, and the rename would carry that over.)
+    """
+    for _ in range(100):
+        tmp = str(dest.parent / f".{dest.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temp file name in {dest.parent}")
+
+
+def _check_destination(dest: Path, *, force: bool) -> os.stat_result | None:
+    """Refuse a folder, an existing file without ``force``, and a file where a folder should be.
+
+    Returns:
+        the stat of the existing file at ``dest``, or ``None``.
+    """
+    if dest.is_dir():
+        raise OutputError(f"{dest}: is a folder, not a file")
+    for parent in dest.parents:  # the nearest existing ancestor must be a folder
+        try:
+            st = parent.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError:
+            break  # unreadable: let the write report it
+        if not stat.S_ISDIR(st.st_mode):
+            raise OutputError(f"{parent}: is a file, not a folder (cannot write {dest})")
+        break
+    try:
+        existing = dest.stat()
+    except OSError:
+        return None
+    if not force:
+        raise OutputError(f"{dest}: already exists (use --force to replace it)")
+    return existing
+
+
 def _atomic_write(path: str | os.PathLike[str], write: Callable[[Any], object], *,
                   force: bool) -> Path:
     dest = Path(path)
-    if dest.is_dir():
-        raise OutputError(f"{dest}: is a folder, not a file")
-    if dest.exists() and not force:
-        raise OutputError(f"{dest}: already exists (use --force to replace it)")
+    existing = _check_destination(dest, force=force)
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+        fd, tmp = _create_temp(dest)
     except OSError as exc:
         raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            if existing is not None and hasattr(os, "fchmod"):  # --force keeps the file's mode
+                os.fchmod(fh.fileno(), existing.st_mode & 0o777)
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
@@ -121,10 +168,7 @@ def check_writable(path: str | os.PathLike[str], *, force: bool) -> None:
     """Fail early, before any work, when ``path`` could not be written later.
 
     Raises:
-        OutputError: ``path`` is a folder, or exists and ``force`` is false.
+        OutputError: ``path`` is a folder, exists and ``force`` is false, or a file stands where
+            one of its parent folders should be.
     """
-    dest = Path(path)
-    if dest.is_dir():
-        raise OutputError(f"{dest}: is a folder, not a file")
-    if dest.exists() and not force:
-        raise OutputError(f"{dest}: already exists (use --force to replace it)")
+    _check_destination(Path(path), force=force)

@@ -215,3 +215,23 @@ def test_out_under_a_file_names_that_file(tmp_path, capsys):
     assert run(["evaluate", str(suite), "--mock", "--out", str(agent / "r.json")]) == 2
     assert capsys.readouterr().err.splitlines() == [
         f"aau: error: {agent}: is a file, not a folder (cannot write {agent / 'r.json'})"]
+
+
+def test_schema_list_prints_every_value_whole_in_aligned_columns(capsys):
+    import aau_schemas
+
+    assert run(["schema", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["kind", "version", "schema", "$id"]
+    assert "…" not in "\n".join(lines)
+    column = lines[0].index("schema $id")
+    for kind, line in zip(aau_schemas.kinds(), lines[1:], strict=True):
+        assert line.split() == [kind.kind, kind.version or "-", kind.schema_id]
+        assert line.index(kind.schema_id) == column
+        assert line == line.rstrip()
+
+
+def test_schema_validate_kind_help_points_at_schema_list(capsys):
+    assert run(["schema", "validate", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--kind TEXT Schema kind to check against, a name from `aau schema list`" in out

@@ -48,14 +48,21 @@ def list_command(as_json: bool) -> int:
     if as_json:
         click.echo(json.dumps({"kinds": rows}, indent=2))
         return EXIT_OK
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table("kind", "version", "schema $id", box=None, pad_edge=False)
-    for row in rows:
-        table.add_row(row["kind"], row["version"] or "-", row["schema_id"])
-    Console(soft_wrap=True).print(table)
+    _print_table(("kind", "version", "schema $id"),
+                 [(r["kind"], r["version"] or "-", r["schema_id"]) for r in rows])
     return EXIT_OK
+
+
+def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    """Print plain columns aligned with spaces on stdout, one row per line; nothing is cut short.
+
+    The same on a terminal and in a pipe: a narrow terminal wraps a long line rather than
+    folding a cell, so a schema $id stays one piece to copy, grep or cut.
+    """
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + [row[-1]]
+        click.echo("  ".join(cells))
 
 
 @schema_group.command("show")
@@ -79,8 +86,8 @@ def show_command(kind: str) -> int:
 
 @schema_group.command("validate")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--kind", help="Schema kind to check against (default: detected from the "
-              "document's version field).")
+@click.option("--kind", help="Schema kind to check against, a name from `aau schema list` "
+              "(default: detected from the document's version field).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON verdict per file on stdout.")
 def validate_command(files: tuple[str, ...], kind: str | None, as_json: bool) -> int:
     """Validate JSON FILES against their schemas.

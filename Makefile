@@ -14,8 +14,13 @@ $(HATCH):
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/python -m pip install --quiet 'hatch>=1.18,<2'
 
+## Create the workspace environment (if needed) and print the command that activates it, to run
+## `aau` yourself. Always through this Makefile: hatch run without HATCH_DATA_DIR=.hatch would
+## build a second environment in hatch's default data folder.
 env: $(HATCH)
-	$(HATCH) env create
+	@$(HATCH) env create
+	@echo "# activate the workspace environment (aau, pytest, ruff), then try: aau --help"
+	@echo "source '$$($(HATCH) env find)/bin/activate'"
 
 ## Run the main job on the bundled example: suite + example command agent -> receipt.
 demo: $(HATCH)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
+import aau_schemas
+import pytest
 from _helpers import REPO
+from aau_core import run
 
 
 def _quick_start_commands() -> list[str]:
@@ -43,3 +48,77 @@ def test_readme_and_docs_links_resolve():
             if target.startswith(("http://", "https://")):
                 continue
             assert (doc.parent / target).exists(), f"{doc.name}: broken link {target}"
+
+
+def _section(text: str, heading: str) -> str:
+    return text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_run_aau_yourself_comes_right_after_the_quick_start():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    assert headings[headings.index("Quick start") + 1] == "Run aau yourself"
+    section = _section(text, "Run aau yourself")
+    assert "make env" in section and "HATCH_DATA_DIR=.hatch" in section
+    install = re.search(r"^pip install (.+?)(?:#|$)", section, re.M)
+    assert install, "a pip install line for use outside the repository"
+    paths = install.group(1).split()
+    assert paths == ["./packages/aau-schemas", "./packages/aau-core", "./packages/aau-adapters"]
+    for path in paths:
+        assert (REPO / path / "pyproject.toml").is_file(), path
+
+
+def test_make_env_creates_the_environment_and_prints_how_to_activate_it():
+    dry = subprocess.run(["make", "-n", "env"], cwd=REPO, capture_output=True, text=True,
+                         timeout=60)
+    assert dry.returncode == 0, dry.stderr
+    assert "env create" in dry.stdout and "env find" in dry.stdout
+    assert "bin/activate" in dry.stdout
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^export HATCH_DATA_DIR := \$\(CURDIR\)/\.hatch$", makefile, re.M)
+
+
+@pytest.mark.skipif(not (REPO / ".venv-tools" / "bin" / "hatch").exists()
+                    or not (REPO / ".hatch" / "env").is_dir(),
+                    reason="runs only where `make demo` or `make test` has already built "
+                           "the workspace environment (make env would otherwise download it)")
+def test_make_env_prints_a_source_line_for_an_existing_environment():
+    done = subprocess.run(["make", "-s", "env"], cwd=REPO, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip().splitlines()[-1]
+    match = re.fullmatch(r"source '(.+)/bin/activate'", line)
+    assert match, line
+    env = Path(match.group(1))
+    assert (env / "bin" / "activate").is_file()
+    assert (REPO / ".hatch").resolve() in env.resolve().parents
+
+
+def _minimal_suite() -> dict:
+    text = (REPO / "docs" / "evaluate.md").read_text(encoding="utf-8")
+    after = text.split("A minimal complete suite to copy", 1)[1]
+    block = re.search(r"```json\n(.*?)```", after, re.S)
+    assert block, "docs/evaluate.md has the minimal suite in a json block"
+    return json.loads(block.group(1))
+
+
+def test_the_minimal_suite_in_the_docs_is_valid_and_runs(tmp_path, capsys):
+    doc = _minimal_suite()
+    aau_schemas.validate("suite", doc, source="docs/evaluate.md")
+    assert set(doc) == {"suite_version", "suite_id", "sharing", "cases"}
+    assert len(doc["cases"]) == 1
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    assert run(["evaluate", str(suite), "--mock", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    # documented: without --out the whole receipt is in the summary under "receipt"
+    assert summary["receipt_path"] is None and summary["passed"] is True
+    aau_schemas.validate("receipt-v2", summary["receipt"])
+
+
+def test_evaluate_docs_list_every_exit_code():
+    text = (REPO / "docs" / "evaluate.md").read_text(encoding="utf-8")
+    exit_codes = text.split("Exit codes:", 1)[1].split("\n\n", 1)[0]
+    for code in ("0", "1", "2", "130", "70"):
+        assert re.search(rf"\b{code} ", exit_codes), code
+    assert "--debug" in exit_codes

@@ -16,7 +16,8 @@ COMPAT_EVALUATE = SHARED / "compat" / "aau-1.6" / "evaluate"
 EXAMPLE_SUITE = REPO / "examples" / "suites" / "public-service-routing.json"
 COMMAND_AGENT = REPO / "examples" / "agents" / "command_agent.py"
 HTTP_AGENT = REPO / "examples" / "agents" / "http_agent.py"
-SHARED_MISSING = "../shared not present (a user's clone has none); CI always has it"
+SHARED_MISSING = ("compatibility fixtures from aau-harness 1.6 live in ../shared, beside the "
+                  "repository; a plain clone has none (CI does), so these comparisons are skipped")
 
 
 def aau_script() -> str:

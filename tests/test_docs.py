@@ -122,3 +122,11 @@ def test_evaluate_docs_list_every_exit_code():
     for code in ("0", "1", "2", "130", "70"):
         assert re.search(rf"\b{code} ", exit_codes), code
     assert "--debug" in exit_codes
+
+
+def test_the_compat_skip_reason_says_what_is_skipped_and_why():
+    from _helpers import SHARED_MISSING
+
+    for words in ("aau-harness 1.6", "compatibility", "../shared", "plain clone", "CI"):
+        assert words in SHARED_MISSING, words
+    assert "user's clone" not in SHARED_MISSING

@@ -95,3 +95,22 @@ def test_replacing_a_file_keeps_its_mode(tmp_path):
     assert target.read_text() == "new\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["private.json"]
+
+
+def test_private_files_are_owner_only_whatever_the_umask(tmp_path):
+    import os
+    import stat
+
+    from aau_core import atomic_write_json
+
+    old = os.umask(0o022)
+    try:
+        public = atomic_write_json(tmp_path / "r.json", {"a": 1})
+        private = atomic_write_json(tmp_path / "p.json", {"a": 1}, private=True)
+        assert stat.S_IMODE(public.stat().st_mode) == 0o644
+        assert stat.S_IMODE(private.stat().st_mode) == 0o600
+        os.chmod(private, 0o644)  # replacing a widened private file narrows it again
+        atomic_write_json(private, {"a": 2}, private=True, force=True)
+        assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)

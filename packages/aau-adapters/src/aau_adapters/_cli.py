@@ -136,7 +136,8 @@ Examples:
 \b
 Exit codes: 0 done and every --fail-under bar holds; 1 a bar is not met;
 2 usage or input error (nothing is run); 130 interrupted (finished units are kept in
-OUT.partial.jsonl when --out is given; no receipt is written).
+OUT.partial.jsonl when --out is given; no receipt is written); 70 a bug in aau
+(rerun with --debug and report the traceback).
 """
 
 
@@ -268,7 +269,8 @@ def evaluate_command(
         aau_schemas.validate(private_kind, private, source="private receipt (internal check)")
 
     if private is not None and private_out:
-        atomic_write_json(private_out, private, ensure_ascii=ascii_only, force=force)
+        atomic_write_json(private_out, private, ensure_ascii=ascii_only, force=force,
+                          private=True)
     if out:
         atomic_write_json(out, receipt, ensure_ascii=ascii_only, force=force)
     elif not as_json:

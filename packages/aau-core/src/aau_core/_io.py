@@ -51,7 +51,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, force: bool = 
 
 
 def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, ensure_ascii: bool = False,
-                      force: bool = False) -> Path:
+                      force: bool = False, private: bool = False) -> Path:
     """Write ``doc`` as ``render_json`` renders it, streamed to disk, atomically.
 
     The JSON is encoded piece by piece into the temp file, so a 100,000-row receipt never
@@ -62,6 +62,8 @@ def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, ensure_ascii: b
         doc: a JSON value (NaN and Infinity are refused).
         ensure_ascii: escape non-ASCII characters.
         force: replace an existing file.
+        private: the file holds sensitive data (a private receipt): create it owner-only
+            (0600), whatever the umask or the mode of a file it replaces.
 
     Returns:
         the destination path.
@@ -76,14 +78,14 @@ def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, ensure_ascii: b
         json.dump(doc, fh, indent=2, sort_keys=True, ensure_ascii=ensure_ascii, allow_nan=False)
         fh.write("\n")
 
-    return _atomic_write(path, write, force=force)
+    return _atomic_write(path, write, force=force, private=private)
 
 
 _TEMP_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
                | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
 
 
-def _create_temp(dest: Path) -> tuple[int, str]:
+def _create_temp(dest: Path, mode: int = 0o666) -> tuple[int, str]:
     """A new, empty temp file beside ``dest``, created with mode 0666 so the umask applies.
 
     (``tempfile.mkstemp`` would make it 0600, and the rename would carry that over.)
@@ -91,7 +93,7 @@ def _create_temp(dest: Path) -> tuple[int, str]:
     for _ in range(100):
         tmp = str(dest.parent / f".{dest.name}.{secrets.token_hex(6)}.tmp")
         try:
-            return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
+            return os.open(tmp, _TEMP_FLAGS, mode), tmp
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temp file name in {dest.parent}")
@@ -125,17 +127,18 @@ def _check_destination(dest: Path, *, force: bool) -> os.stat_result | None:
 
 
 def _atomic_write(path: str | os.PathLike[str], write: Callable[[Any], object], *,
-                  force: bool) -> Path:
+                  force: bool, private: bool = False) -> Path:
     dest = Path(path)
     existing = _check_destination(dest, force=force)
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = _create_temp(dest)
+        fd, tmp = _create_temp(dest, 0o600 if private else 0o666)
     except OSError as exc:
         raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            if existing is not None and hasattr(os, "fchmod"):  # --force keeps the file's mode
+            if existing is not None and not private and hasattr(os, "fchmod"):
+                # --force keeps the replaced file's mode
                 os.fchmod(fh.fileno(), existing.st_mode & 0o777)
             write(fh)
             fh.flush()

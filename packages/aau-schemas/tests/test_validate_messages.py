@@ -8,7 +8,7 @@ from pathlib import Path
 
 import aau_schemas
 import pytest
-from aau_schemas._validate import _message
+from aau_schemas._messages import violation_message
 from jsonschema import Draft202012Validator
 
 SCHEMAS = Path(__file__).resolve().parents[3] / "schemas"
@@ -16,7 +16,7 @@ SCHEMAS = Path(__file__).resolve().parents[3] / "schemas"
 
 def _messages(schema: dict, instance: object) -> list[str]:
     validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-    return [_message(e) for e in validator.iter_errors(instance)]
+    return [violation_message(e) for e in validator.iter_errors(instance)]
 
 
 @pytest.mark.parametrize(

@@ -45,6 +45,8 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
     names = zipfile.ZipFile(schemas_whl).namelist()
     assert "aau_schemas/schemas/index.json" in names
     assert "aau_schemas/schemas/receipt/v2/receipt.schema.json" in names
+    core_whl = next(dist.glob("aau_core-*.whl"))
+    assert "aau_core/pricing.json" in zipfile.ZipFile(core_whl).namelist()
 
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)

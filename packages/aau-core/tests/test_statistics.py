@@ -93,3 +93,92 @@ def test_bootstrap_quantiles_match_numpys_linear_method():
     for q in (0.0, 0.025, 0.5, 0.975, 1.0, 0.3333):
         assert _statistics._quantile_sorted(values, q) == pytest.approx(
             float(np.quantile(values, q)), abs=1e-12)
+
+
+# --------------------------------------------------------------------------- aau-harness 1.6 bootstrap
+
+
+def _bootstrap_as_aau16(values):
+    """The 1.6 algorithm, spelled out: Random(0), 2,000 x randrange(n), sum / n, sorted, [50], [1950]."""
+    import random
+
+    rng = random.Random(0)
+    n = len(values)
+    means = sorted(sum(values[rng.randrange(n)] for _ in range(n)) / n for _ in range(2000))
+    return means[50], means[1950]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 17, 64, 100, 257])
+def test_compat_bootstrap_is_bit_identical_to_the_16_algorithm(n):
+    import random
+
+    from aau_core import compat_bootstrap_ci
+
+    rng = random.Random(n)
+    for values in ([rng.random() for _ in range(n)],
+                   [rng.choice([0.0, 1 / 3, 2 / 3, 1.0]) for _ in range(n)]):
+        assert compat_bootstrap_ci(values) == _bootstrap_as_aau16(values)
+
+
+def test_compat_bootstrap_empty_is_zero_as_in_16():
+    from aau_core import compat_bootstrap_ci
+
+    assert compat_bootstrap_ci([]) == (0.0, 0.0)
+
+
+def test_compat_row_sums_follow_cpython_312_neumaier(monkeypatch):
+    """On 3.12+ CPython's sum() of floats is Neumaier-compensated; reproduce it exactly."""
+    import math
+    import random
+    import types
+
+    import numpy as np
+    from aau_core import _statistics
+
+    def neumaier(xs):
+        total, comp = 0.0, 0.0
+        for x in xs:
+            t = total + x
+            comp += (total - t) + x if abs(total) >= abs(x) else (x - t) + total
+            total = t
+        return total + comp if comp and math.isfinite(comp) else total
+
+    rng = random.Random(3)
+    rows = [[rng.choice([0.1, 1e16, -1e16, 1 / 3, 2.5e-8]) for _ in range(40)] for _ in range(50)]
+    monkeypatch.setattr(_statistics, "sys", types.SimpleNamespace(version_info=(3, 12, 0)))
+    got = _statistics._python_sum_rows(np.array(rows))
+    assert [float(x) for x in got] == [neumaier(r) for r in rows]
+    monkeypatch.setattr(_statistics, "sys", types.SimpleNamespace(version_info=(3, 11, 9)))
+    got = _statistics._python_sum_rows(np.array(rows))
+    assert [float(x) for x in got] == [sum(r[1:], r[0]) for r in rows]
+
+
+# --------------------------------------------------------------------------- clustered stderr
+
+
+def test_clustered_stderr_with_one_value_per_scenario_is_the_ordinary_stderr():
+    import numpy as np
+    from aau_core import clustered_stderr
+
+    values = [0.2, 0.9, 0.4, 1.0, 0.0, 0.7]
+    expected = float(np.std(values, ddof=1) / np.sqrt(len(values)))
+    assert clustered_stderr({i: [v] for i, v in enumerate(values)}) == pytest.approx(expected)
+
+
+def test_clustered_stderr_by_hand():
+    from aau_core import clustered_stderr
+
+    # two scenarios x two repeats: mean 0.5; residual totals (1-.5)+(1-.5)=1 and -1;
+    # G/(G-1) * (1 + 1) / N^2 = 2 * 2 / 16 = 0.25 -> SE 0.5
+    assert clustered_stderr({"a": [1.0, 1.0], "b": [0.0, 0.0]}) == pytest.approx(0.5)
+    # identical repeats widen the error against treating 4 units as independent (0.2887)
+    assert clustered_stderr({"a": [1.0, 0.0], "b": [1.0, 0.0]}) == 0.0
+
+
+def test_clustered_stderr_refuses_too_few_scenarios():
+    from aau_core import clustered_stderr
+
+    with pytest.raises(ValueError, match="two scenarios"):
+        clustered_stderr({"a": [1.0, 0.0]})
+    with pytest.raises(ValueError, match="at least one value"):
+        clustered_stderr({"a": [1.0], "b": []})

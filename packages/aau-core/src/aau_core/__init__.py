@@ -7,7 +7,11 @@ Public API::
     files       loads_strict, read_json_file, render_json, atomic_write_text, atomic_write_json,
                 check_writable
     execution   run_units
-    statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, Z95
+    runner      run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
+                default_provenance, AGGREGATE_VERSION, CI_METHODS
+    report      render_report
+    statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, compat_bootstrap_ci,
+                clustered_stderr, Z95
     provenance  package_version, python_version, platform_string, utc_timestamp
     cli         cli (the click group), run(argv) -> exit code, PluginGroup
 """
@@ -32,12 +36,33 @@ from ._errors import (
 from ._execution import run_units
 from ._io import atomic_write_json, atomic_write_text, check_writable, render_json
 from ._provenance import package_version, platform_string, python_version, utc_timestamp
-from ._statistics import Z95, bootstrap_ci, pass_at_k, pass_hat_k, wilson_interval
+from ._report import render_report
+from ._runner import (
+    AGGREGATE_VERSION,
+    CI_METHODS,
+    EvalAggregate,
+    MetricError,
+    ScenarioResult,
+    aggregate_results,
+    default_provenance,
+    run_eval,
+)
+from ._statistics import (
+    Z95,
+    bootstrap_ci,
+    clustered_stderr,
+    compat_bootstrap_ci,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+)
 from ._strict_json import loads_strict, read_json_file
 
 __version__ = "2.0.0.dev0"
 
 __all__ = [
+    "AGGREGATE_VERSION",
+    "CI_METHODS",
     "EXIT_BAR_NOT_MET",
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
@@ -46,17 +71,24 @@ __all__ = [
     "Z95",
     "AauError",
     "BarNotMetError",
+    "EvalAggregate",
     "InputError",
     "Interrupted",
     "InvalidDocumentError",
+    "MetricError",
     "OutputError",
     "PluginGroup",
+    "ScenarioResult",
     "UsageError",
+    "aggregate_results",
     "atomic_write_json",
     "atomic_write_text",
     "bootstrap_ci",
     "check_writable",
     "cli",
+    "clustered_stderr",
+    "compat_bootstrap_ci",
+    "default_provenance",
     "loads_strict",
     "package_version",
     "pass_at_k",
@@ -65,7 +97,9 @@ __all__ = [
     "python_version",
     "read_json_file",
     "render_json",
+    "render_report",
     "run",
+    "run_eval",
     "run_units",
     "utc_timestamp",
     "wilson_interval",

@@ -1,0 +1,401 @@
+"""The runner: repeat every scenario, score each run, aggregate means and 95 % intervals.
+
+``run_eval(scenarios, run_one, repeats=3)`` is aau-harness 1.6's ``run_eval`` on aau's execution
+layer (``run_units``: bounded concurrency, results in order, Ctrl-C keeps finished units). The
+aggregation follows 1.6 exactly:
+
+- metric names are the sorted union of the metric keys of the results;
+- scenarios are the sorted (string order) distinct ``scenario_id``s of the results; results of
+  distinct scenario objects sharing an id are merged into one scenario, as in 1.6;
+- per scenario, a metric's value is the mean over that scenario's repeats (``math.fsum / n``,
+  i.e. ``statistics.fmean``); the metric's mean is the mean of those per-scenario values and its
+  95 % interval is bootstrapped over scenarios (``ci_method``);
+- ``mean_cost_per_scenario_usd`` is the mean ``cost_usd`` over all runs (scenario x repeat, as in
+  1.6, despite the name), ``total_cost_usd`` their sum and ``p50_latency_s`` the median latency
+  over all runs (``statistics.median``: mean of the two middle values for an even count).
+
+Where 1.6 was silent, aau is strict (decisions recorded here and in docs/runner.md):
+
+- A unit whose ``run_one`` raises is **recorded, not fatal**: its result has no metrics, cost 0,
+  latency 0 and ``detail["error"] = "<ExceptionType>: <message>"`` (the form the
+  provider guards read). Errored units are left out of every metric and counted in ``n_errors``;
+  the run's other units still count. A ``run_one`` returning something other than a
+  ``ScenarioResult`` is such an error too.
+- A metric missing from some successful units raises ``MetricError`` naming the metric and the
+  scenarios (1.6 silently dropped those scenarios), unless the metric is listed in
+  ``optional_metrics``: then scenarios without it are left out of that metric only, and
+  ``metric_counts`` says over how many scenarios each metric was computed.
+- A NaN or infinite metric value raises ``MetricError`` naming scenario, repeat and metric (1.6
+  wrote a bare ``NaN`` into the JSON).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ._errors import AauError
+from ._execution import run_units
+from ._provenance import package_version, platform_string, python_version, utc_timestamp
+from ._statistics import bootstrap_ci, clustered_stderr, compat_bootstrap_ci
+
+AGGREGATE_VERSION = "aau-eval-aggregate/2.0"
+CI_METHODS = ("bootstrap", "aau-compat")
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+
+
+class MetricError(AauError, ValueError):
+    """A metric cannot be aggregated: missing from some units, or not a finite number.
+
+    Attributes:
+        metric: the metric name.
+        units: the offending ``(scenario_id, repeat)`` pairs (at most the first 20).
+    """
+
+    def __init__(self, message: str, *, metric: str, units: Sequence[tuple[str, int]]):
+        self.metric = metric
+        self.units = list(units)[:20]
+        super().__init__(message)
+
+
+@attrs.frozen
+class ScenarioResult:
+    """One run (scenario x repeat), as returned by ``run_one``.
+
+    Attributes:
+        scenario_id: the scenario's id (results with the same id are one scenario).
+        repeat: the repeat index, ``0 .. repeats - 1``.
+        metrics: metric name -> value, usually in [0, 1]; finite numbers.
+        cost_usd: what the run cost, in US dollars.
+        latency_s: wall time in seconds; ``0.0`` means "not measured" and the runner fills in
+            the time ``run_one`` took (as 1.6 does).
+        n_api_calls: model API calls made.
+        detail: free-form JSON-serialisable detail (trace, prediction, ``"error"``, usage).
+    """
+
+    scenario_id: str
+    repeat: int
+    metrics: dict[str, float]
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    n_api_calls: int = 0
+    detail: dict[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def error(self) -> str | None:
+        """The recorded error (``detail["error"]``) if the run failed, else ``None``."""
+        value = self.detail.get("error")
+        return str(value) if value else None
+
+
+@attrs.frozen
+class EvalAggregate:
+    """Aggregated results of ``run_eval`` (1.6's ``EvalAggregate`` plus what aau records).
+
+    Attributes:
+        n_scenarios: distinct scenario ids among the results.
+        n_repeats: repeats requested.
+        metric_means: metric -> mean of per-scenario means (unrounded), keys sorted.
+        metric_ci95: metric -> ``(low, high)`` 95 % interval (unrounded).
+        mean_cost_per_scenario_usd: mean ``cost_usd`` over all runs (1.6's definition).
+        total_cost_usd: sum of ``cost_usd`` over all runs.
+        p50_latency_s: median latency over all runs, seconds.
+        results: every run, repeat-major (repeat 0 of every scenario, then repeat 1, ...).
+        ci_method: ``"bootstrap"`` (numpy percentile bootstrap, seeded) or ``"aau-compat"``.
+        resamples: bootstrap resamples (2,000).
+        seed: bootstrap seed (0).
+        metric_counts: metric -> number of scenarios the metric was computed over.
+        metric_stderr: metric -> standard error of the mean over all runs clustered by
+            scenario (``clustered_stderr``), ``None`` with fewer than two scenarios.
+        n_errors: runs whose ``run_one`` raised (recorded in ``detail["error"]``).
+    """
+
+    n_scenarios: int
+    n_repeats: int
+    metric_means: dict[str, float]
+    metric_ci95: dict[str, tuple[float, float]]
+    mean_cost_per_scenario_usd: float
+    total_cost_usd: float
+    p50_latency_s: float
+    results: list[ScenarioResult]
+    ci_method: str = "bootstrap"
+    resamples: int = BOOTSTRAP_RESAMPLES
+    seed: int = BOOTSTRAP_SEED
+    metric_counts: dict[str, int] = attrs.field(factory=dict)
+    metric_stderr: dict[str, float | None] = attrs.field(factory=dict)
+    n_errors: int = 0
+
+    def _results_dicts(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "scenario_id": r.scenario_id,
+                "repeat": r.repeat,
+                "metrics": r.metrics,
+                "cost_usd": round(r.cost_usd, 6),
+                "latency_s": round(r.latency_s, 3),
+                "n_api_calls": r.n_api_calls,
+                "detail": r.detail,
+            }
+            for r in self.results
+        ]
+
+    def _common(self, provenance: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {
+            "provenance": default_provenance(provenance),
+            "n_scenarios": self.n_scenarios,
+            "n_repeats": self.n_repeats,
+            "metric_means": {k: round(v, 4) for k, v in self.metric_means.items()},
+            "metric_ci95": {
+                k: [round(lo, 4), round(hi, 4)] for k, (lo, hi) in self.metric_ci95.items()
+            },
+            "mean_cost_per_scenario_usd": round(self.mean_cost_per_scenario_usd, 6),
+            "total_cost_usd": round(self.total_cost_usd, 4),
+            "p50_latency_s": round(self.p50_latency_s, 3),
+            "results": self._results_dicts(),
+        }
+
+    def as_dict(self, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The aggregate as an ``aau-eval-aggregate/2.0`` document (schema ``eval-aggregate-v2``).
+
+        Every key of 1.6's ``as_dict()`` keeps its meaning and rounding (means and interval
+        ends 4 dp, mean cost 6 dp, total cost 4 dp, p50 latency 3 dp; per run cost 6 dp and
+        latency 3 dp; metrics unrounded), plus ``aggregate_version``, ``ci`` (method,
+        resamples, seed, level), ``metric_counts``, ``metric_stderr`` (4 dp), ``n_errors``
+        and, when every metric value is 0 or 1 and repeats are equal, ``pass_hat_k``.
+
+        Args:
+            provenance: extra provenance fields (e.g. model facts) merged over the defaults
+                ``generated_at``, ``harness_version``, ``python``, ``platform``.
+        """
+        doc = self._common(provenance)
+        doc["aggregate_version"] = AGGREGATE_VERSION
+        doc["ci"] = {"method": self.ci_method, "level": 0.95, "resamples": self.resamples,
+                     "seed": self.seed}
+        doc["metric_counts"] = dict(self.metric_counts)
+        doc["metric_stderr"] = {k: (None if v is None else round(v, 4))
+                                for k, v in self.metric_stderr.items()}
+        doc["n_errors"] = self.n_errors
+        doc["pass_hat_k"] = binary_pass_hat_k(self.results, self.n_repeats)
+        return doc
+
+    def as_dict_v1(self, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The aggregate exactly in aau-harness 1.6's ``as_dict()`` shape (``eval-aggregate-v1``).
+
+        Args:
+            provenance: as ``as_dict``.
+        """
+        return self._common(provenance)
+
+
+def default_provenance(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Provenance stamped on every aggregate: ``generated_at`` (UTC), ``harness_version``
+    (aau-core's version), ``python``, ``platform``; ``extra`` (model facts) is merged over it."""
+    out: dict[str, Any] = {
+        "generated_at": utc_timestamp(),
+        "harness_version": package_version("aau-core"),
+        "python": python_version(),
+        "platform": platform_string(),
+    }
+    if extra:
+        out.update(extra)
+    return out
+
+
+def binary_pass_hat_k(results: Sequence[ScenarioResult], repeats: int) -> dict[str, Any] | None:
+    """τ-bench pass^k per metric, when it is meaningful; else ``None``.
+
+    Meaningful when every successful run's metric values are 0 or 1 and every scenario has
+    exactly ``repeats`` successful runs. Returns ``{metric: {"1": p1, ..., str(repeats): pk}}``
+    (4 dp) for the binary metrics present in every run; ``None`` when no metric qualifies.
+    """
+    from ._statistics import pass_hat_k
+
+    ok = [r for r in results if not r.error]
+    if not ok or repeats < 1:
+        return None
+    by_scenario: dict[str, list[ScenarioResult]] = {}
+    for r in ok:
+        by_scenario.setdefault(r.scenario_id, []).append(r)
+    if any(len(rs) != repeats for rs in by_scenario.values()):
+        return None
+    names = sorted(set.intersection(*(set(r.metrics) for r in ok)))
+    out: dict[str, Any] = {}
+    for m in names:
+        if any(r.metrics[m] not in (0, 1) for r in ok):
+            continue
+        counts = [(int(sum(r.metrics[m] for r in rs)), repeats) for rs in by_scenario.values()]
+        out[m] = {str(k): round(pass_hat_k(counts, k), 4) for k in range(1, repeats + 1)}
+    return out or None
+
+
+def _scenario_id(scenario: Any, index: int) -> str:
+    """Best-effort id of a scenario object, for a unit that raised before returning one: the
+    string itself, a ``scenario_id``/``id`` key or attribute, else ``"#<index>"``."""
+    if isinstance(scenario, str):
+        return scenario
+    if isinstance(scenario, Mapping):
+        for key in ("scenario_id", "id"):
+            if isinstance(scenario.get(key), str):
+                return str(scenario[key])
+    for attr in ("scenario_id", "id"):
+        value = getattr(scenario, attr, None)
+        if isinstance(value, str):
+            return value
+    return f"#{index}"
+
+
+def aggregate_results(
+    results: Sequence[ScenarioResult],
+    repeats: int,
+    *,
+    ci_method: str = "bootstrap",
+    optional_metrics: Sequence[str] = (),
+) -> EvalAggregate:
+    """Aggregate finished runs as ``run_eval`` does (see the module docstring).
+
+    Args:
+        results: the runs, in the order to keep.
+        repeats: repeats requested (recorded as ``n_repeats``).
+        ci_method: ``"bootstrap"`` or ``"aau-compat"``.
+        optional_metrics: metrics allowed to be missing from some runs.
+
+    Raises:
+        ValueError: unknown ``ci_method``.
+        MetricError: a non-optional metric missing from some successful runs, or a
+            non-finite metric value.
+    """
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}; got {ci_method!r}")
+    optional = set(optional_metrics)
+    ok = [r for r in results if not r.error]
+    for r in ok:
+        for m, v in r.metrics.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise MetricError(
+                    f"metric {m!r} of scenario {r.scenario_id!r} repeat {r.repeat} is {v!r}, "
+                    "not a finite number", metric=m, units=[(r.scenario_id, r.repeat)])
+    names = sorted({m for r in ok for m in r.metrics})
+    for m in names:
+        if m in optional:
+            continue
+        missing = [(r.scenario_id, r.repeat) for r in ok if m not in r.metrics]
+        if missing:
+            shown = ", ".join(f"{s!r} repeat {k}" for s, k in missing[:5])
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            raise MetricError(
+                f"metric {m!r} is missing from {len(missing)} run(s): {shown}{more}; return it "
+                "from every run or list it in optional_metrics", metric=m, units=missing)
+    # one pass: scenario -> metric -> values (1.6 scanned all results per metric and scenario)
+    scenario_ids = sorted({r.scenario_id for r in results})
+    values: dict[str, dict[str, list[float]]] = {m: {} for m in names}
+    for r in ok:
+        for m, v in r.metrics.items():
+            values[m].setdefault(r.scenario_id, []).append(float(v))
+    means: dict[str, float] = {}
+    cis: dict[str, tuple[float, float]] = {}
+    counts: dict[str, int] = {}
+    stderrs: dict[str, float | None] = {}
+    for m in names:
+        by_scenario = values[m]
+        per_scenario = [math.fsum(by_scenario[s]) / len(by_scenario[s])
+                        for s in scenario_ids if s in by_scenario]
+        means[m] = math.fsum(per_scenario) / len(per_scenario)
+        if ci_method == "aau-compat":
+            cis[m] = compat_bootstrap_ci(per_scenario)
+        else:
+            cis[m] = bootstrap_ci(per_scenario, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+        counts[m] = len(per_scenario)
+        stderrs[m] = clustered_stderr(by_scenario) if len(by_scenario) >= 2 else None
+    costs = [r.cost_usd for r in results]
+    latencies = sorted(r.latency_s for r in results)
+    return EvalAggregate(
+        n_scenarios=len(scenario_ids),
+        n_repeats=repeats,
+        metric_means=means,
+        metric_ci95=cis,
+        mean_cost_per_scenario_usd=math.fsum(costs) / len(costs) if costs else 0.0,
+        total_cost_usd=sum(costs),
+        p50_latency_s=statistics.median(latencies) if latencies else 0.0,
+        results=list(results),
+        ci_method=ci_method,
+        resamples=BOOTSTRAP_RESAMPLES,
+        seed=BOOTSTRAP_SEED if ci_method == "bootstrap" else 0,
+        metric_counts=counts,
+        metric_stderr=stderrs,
+        n_errors=len(results) - len(ok),
+    )
+
+
+def run_eval(
+    scenarios: Sequence[Any],
+    run_one: Callable[[Any, int], ScenarioResult],
+    repeats: int = 3,
+    progress: Callable[[str], None] | None = None,
+    concurrency: int = 1,
+    executor: Callable[..., list[Any]] | None = None,
+    ci_method: str = "bootstrap",
+    optional_metrics: Sequence[str] = (),
+) -> EvalAggregate:
+    """Run ``run_one(scenario, repeat)`` for every repeat x scenario and aggregate.
+
+    ``run_one`` owns the agent call and the scoring; the runner owns repetition, isolation,
+    aggregation and uncertainty.
+
+    Args:
+        scenarios: the scenarios (any objects; passed to ``run_one`` as they are).
+        run_one: returns a ``ScenarioResult`` for one run. Called from worker threads when
+            ``concurrency > 1``.
+        repeats: runs per scenario (>= 1).
+        progress: called after each run with a one-line summary, in 1.6's words
+            (``"repeat 1/3 scenario s-1: {...} $0.0012"``).
+        concurrency: most runs at once (>= 1).
+        executor: a callable with ``run_units``' signature (default ``run_units``), e.g. a
+            distributed executor.
+        ci_method: ``"bootstrap"`` (default: numpy percentile bootstrap, 2,000 resamples,
+            seed 0) or ``"aau-compat"`` (1.6's intervals bit for bit).
+        optional_metrics: metrics a run may leave out (see ``aggregate_results``).
+
+    Returns:
+        the ``EvalAggregate``; ``results`` are repeat-major, as in 1.6.
+
+    Raises:
+        ValueError: ``repeats < 1``, ``concurrency < 1`` or unknown ``ci_method``.
+        MetricError: see ``aggregate_results``.
+        Interrupted: Ctrl-C; ``.finished`` maps unit index -> ``ScenarioResult``.
+    """
+    if repeats < 1:
+        raise ValueError("repeats must be >= 1")
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}; got {ci_method!r}")
+    units = [(rep, index, sc) for rep in range(repeats) for index, sc in enumerate(scenarios)]
+
+    def one(unit: tuple[int, int, Any]) -> ScenarioResult:
+        rep, _, sc = unit
+        t0 = time.monotonic()
+        res = run_one(sc, rep)
+        if not isinstance(res, ScenarioResult):
+            raise TypeError(f"run_one returned {type(res).__name__}, not ScenarioResult")
+        if res.latency_s == 0.0:
+            res = attrs.evolve(res, latency_s=time.monotonic() - t0)
+        return res
+
+    def failed(unit: tuple[int, int, Any], exc: BaseException) -> ScenarioResult:
+        rep, index, sc = unit
+        return ScenarioResult(scenario_id=_scenario_id(sc, index), repeat=rep, metrics={},
+                              detail={"error": f"{type(exc).__name__}: {exc}"})
+
+    def done(index: int, res: ScenarioResult) -> None:
+        if progress is not None:
+            progress(f"repeat {res.repeat + 1}/{repeats} scenario {res.scenario_id}: "
+                     f"{res.metrics} ${res.cost_usd:.4f}")
+
+    execute = executor or run_units
+    results = execute(units, one, on_error=failed, concurrency=concurrency, on_done=done)
+    return aggregate_results(results, repeats, ci_method=ci_method,
+                             optional_metrics=optional_metrics)

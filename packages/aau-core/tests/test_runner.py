@@ -1,0 +1,197 @@
+"""run_eval / aggregate_results / render_report: 1.6's semantics, aau's strictness, the schemas."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import statistics
+import threading
+
+import aau_schemas
+import pytest
+from aau_core import (
+    AGGREGATE_VERSION,
+    EvalAggregate,
+    MetricError,
+    ScenarioResult,
+    aggregate_results,
+    compat_bootstrap_ci,
+    render_report,
+    run_eval,
+)
+
+SCENARIOS = [f"s-{i:02d}" for i in range(12)]
+
+
+def scripted(sc: str, rep: int) -> ScenarioResult:
+    rng = random.Random(f"{sc}/{rep}")
+    return ScenarioResult(sc, rep, {"ok": float(rng.random() < 0.7), "score": rng.random()},
+                          cost_usd=rng.random() / 1000, latency_s=0.5 + rng.random(), n_api_calls=2)
+
+
+def test_results_are_repeat_major_and_means_average_repeats_first():
+    agg = run_eval(SCENARIOS, scripted, repeats=3)
+    assert [(r.repeat, r.scenario_id) for r in agg.results] == [
+        (rep, sc) for rep in range(3) for sc in SCENARIOS]
+    per_scenario = [statistics.fmean(scripted(sc, k).metrics["score"] for k in range(3))
+                    for sc in sorted(SCENARIOS)]
+    assert agg.metric_means["score"] == statistics.fmean(per_scenario)
+    assert agg.n_scenarios == 12 and agg.n_repeats == 3
+    costs = [r.cost_usd for r in agg.results]
+    assert agg.total_cost_usd == sum(costs)
+    assert agg.mean_cost_per_scenario_usd == pytest.approx(statistics.fmean(costs))
+    assert agg.p50_latency_s == statistics.median(r.latency_s for r in agg.results)
+    assert agg.metric_counts == {"ok": 12, "score": 12}
+    low, high = agg.metric_ci95["score"]
+    assert low <= agg.metric_means["score"] <= high
+
+
+def test_compat_intervals_are_16s_bootstrap_of_per_scenario_means():
+    agg = run_eval(SCENARIOS, scripted, repeats=3, ci_method="aau-compat")
+    per_scenario = [statistics.fmean(scripted(sc, k).metrics["ok"] for k in range(3))
+                    for sc in sorted(SCENARIOS)]
+    assert agg.metric_ci95["ok"] == compat_bootstrap_ci(per_scenario)
+    assert agg.as_dict()["ci"] == {"method": "aau-compat", "level": 0.95, "resamples": 2000,
+                                   "seed": 0}
+
+
+def test_concurrency_gives_the_same_aggregate():
+    one = run_eval(SCENARIOS, scripted, repeats=2)
+    many = run_eval(SCENARIOS, scripted, repeats=2, concurrency=8)
+    assert one.metric_means == many.metric_means and one.metric_ci95 == many.metric_ci95
+    assert [r.scenario_id for r in one.results] == [r.scenario_id for r in many.results]
+
+
+def test_zero_latency_is_filled_with_the_measured_time_and_progress_is_reported():
+    lines: list[str] = []
+
+    def run_one(sc, rep):
+        return ScenarioResult(sc, rep, {"ok": 1.0}, cost_usd=0.001, latency_s=0.0, n_api_calls=1)
+
+    agg = run_eval(["a", "b"], run_one, repeats=1, progress=lines.append)
+    assert all(r.latency_s > 0 for r in agg.results)
+    assert lines == ["repeat 1/1 scenario a: {'ok': 1.0} $0.0010",
+                     "repeat 1/1 scenario b: {'ok': 1.0} $0.0010"]
+
+
+def test_a_raising_unit_is_recorded_and_left_out_of_the_metrics():
+    def run_one(sc, rep):
+        if sc == "s-03" and rep == 1:
+            raise ConnectionError("HTTP 503 upstream")
+        return scripted(sc, rep)
+
+    agg = run_eval(SCENARIOS, run_one, repeats=2)
+    failed = [r for r in agg.results if r.error]
+    assert len(failed) == 1 and agg.n_errors == 1
+    assert failed[0].scenario_id == "s-03" and failed[0].repeat == 1 and failed[0].metrics == {}
+    assert failed[0].detail == {"error": "ConnectionError: HTTP 503 upstream"}
+    s03 = scripted("s-03", 0).metrics["score"]  # only repeat 0 counts for s-03
+    others = [statistics.fmean([scripted(s, 0).metrics["score"], scripted(s, 1).metrics["score"]])
+              for s in SCENARIOS if s != "s-03"]
+    assert agg.metric_means["score"] == pytest.approx(statistics.fmean([*others[:3], s03,
+                                                                        *others[3:]]))
+    doc = agg.as_dict()
+    assert doc["n_errors"] == 1 and doc["pass_hat_k"] is None  # s-03 has one repeat, not two
+    aau_schemas.validate("eval-aggregate-v2", doc)
+
+
+def test_a_wrong_return_type_is_a_recorded_error():
+    agg = run_eval([{"scenario_id": "x"}], lambda sc, rep: {"ok": 1}, repeats=1)
+    assert agg.results[0].scenario_id == "x"
+    assert agg.results[0].error == "TypeError: run_one returned dict, not ScenarioResult"
+
+
+def test_a_missing_metric_names_metric_and_scenarios():
+    def run_one(sc, rep):
+        metrics = {"ok": 1.0} if sc in ("s-01", "s-07") else {"ok": 1.0, "omits": 0.0}
+        return ScenarioResult(sc, rep, metrics, 0.0, 0.1, 0)
+
+    with pytest.raises(MetricError, match=r"metric 'omits' is missing from 2 run\(s\): 's-01' "
+                                          r"repeat 0, 's-07' repeat 0") as info:
+        run_eval(SCENARIOS, run_one, repeats=1)
+    assert info.value.metric == "omits" and info.value.units == [("s-01", 0), ("s-07", 0)]
+    agg = run_eval(SCENARIOS, run_one, repeats=1, optional_metrics=["omits"])
+    assert agg.metric_counts == {"ok": 12, "omits": 10}
+    assert agg.as_dict()["metric_counts"] == {"ok": 12, "omits": 10}
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, "1", None, True])
+def test_a_non_finite_or_non_numeric_metric_names_scenario_repeat_and_metric(bad):
+    def run_one(sc, rep):
+        return ScenarioResult(sc, rep, {"ok": bad if (sc, rep) == ("b", 1) else 1.0}, 0, 0.1, 0)
+
+    with pytest.raises(MetricError, match=r"metric 'ok' of scenario 'b' repeat 1 is .*not a "
+                                          r"finite number"):
+        run_eval(["a", "b"], run_one, repeats=2)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="ci_method"):
+        run_eval(["a"], scripted, ci_method="wilson")
+    with pytest.raises(ValueError, match="repeats"):
+        run_eval(["a"], scripted, repeats=0)
+
+
+def test_empty_run_is_zeros_as_in_16():
+    agg = run_eval([], scripted, repeats=3)
+    assert (agg.n_scenarios, agg.metric_means, agg.total_cost_usd, agg.p50_latency_s) == (
+        0, {}, 0, 0.0)
+    aau_schemas.validate("eval-aggregate-v2", agg.as_dict())
+    aau_schemas.validate("eval-aggregate-v1", agg.as_dict_v1())
+
+
+def test_pass_hat_k_only_for_binary_metrics():
+    doc = run_eval(SCENARIOS, scripted, repeats=3).as_dict()
+    assert set(doc["pass_hat_k"]) == {"ok"}  # "score" is not 0/1
+    assert doc["pass_hat_k"]["ok"]["1"] == doc["metric_means"]["ok"]
+    assert set(doc["pass_hat_k"]["ok"]) == {"1", "2", "3"}
+
+
+def test_as_dict_rounds_as_16_and_both_shapes_validate():
+    agg = run_eval(SCENARIOS, scripted, repeats=3)
+    v1 = agg.as_dict_v1()
+    v2 = agg.as_dict({"requested_model": "mock", "served_model": None,
+                      "served_differs_from_requested": False, "model_pinned": False})
+    for k in ("n_scenarios", "n_repeats", "metric_means", "metric_ci95",
+              "mean_cost_per_scenario_usd", "total_cost_usd", "p50_latency_s", "results"):
+        assert v1[k] == v2[k], k
+    assert v2["metric_means"]["score"] == round(agg.metric_means["score"], 4)
+    assert v2["results"][0]["latency_s"] == round(agg.results[0].latency_s, 3)
+    assert v2["results"][0]["metrics"] == agg.results[0].metrics  # unrounded
+    assert v2["aggregate_version"] == AGGREGATE_VERSION
+    assert v2["provenance"]["requested_model"] == "mock"
+    assert aau_schemas.detect_kind(v2) == "eval-aggregate-v2"
+    assert aau_schemas.detect_kind(v1) is None
+    aau_schemas.validate("eval-aggregate-v2", json.loads(json.dumps(v2)))
+    aau_schemas.validate("eval-aggregate-v1", json.loads(json.dumps(v1)))
+
+
+def test_render_report_layout():
+    agg = EvalAggregate(n_scenarios=8, n_repeats=3, metric_means={"ok": 0.75},
+                        metric_ci95={"ok": (0.5417, 0.9167)}, mean_cost_per_scenario_usd=0.000247,
+                        total_cost_usd=0.0059, p50_latency_s=6.369, results=[])
+    assert render_report(agg, "mistral-small-latest", title="Accessibility") == (
+        "## Accessibility\n\n"
+        "Model: `mistral-small-latest` · 8 scenarios × 3 repeats · total eval cost **$0.01**\n\n"
+        "| Metric | Mean | 95% CI |\n|---|---|---|\n"
+        "| ok | 0.750 | [0.542, 0.917] |\n"
+        "| cost per scenario (USD) | 0.0002 | — |\n"
+        "| p50 latency (s) | 6.37 | — |\n")
+
+
+def test_aggregate_results_is_what_run_eval_uses():
+    agg = run_eval(SCENARIOS, scripted, repeats=2)
+    again = aggregate_results(agg.results, 2)
+    assert again.metric_means == agg.metric_means and again.metric_ci95 == agg.metric_ci95
+
+
+def test_run_one_runs_in_worker_threads_with_concurrency():
+    names: set[str] = set()
+
+    def run_one(sc, rep):
+        names.add(threading.current_thread().name)
+        return scripted(sc, rep)
+
+    run_eval(SCENARIOS, run_one, repeats=2, concurrency=4)
+    assert any(n.startswith("aau-unit") for n in names)

@@ -1,0 +1,115 @@
+"""A backend for Anthropic's Messages API, through the official ``anthropic`` SDK.
+
+The agent loop already speaks Anthropic's message shape, so nothing is translated: the SDK's
+response (``content`` blocks, ``stop_reason``, ``usage`` with cache counts) goes to the loop as it
+is. Each call sends the system prompt as one text block marked for prompt caching (ephemeral),
+``max_tokens=4096``, adaptive thinking and medium effort — the request aau-harness 1.6 sends.
+
+Retries are the SDK's own (``max_retries``; it honours ``Retry-After`` on 429 and retries 5xx and
+connection failures). A failure that survives them becomes a ``ProviderError`` worded
+``HTTP <status> from anthropic: ...`` or ``ConnectionError ...``, which the guards count as a
+transport failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._backend_errors import MissingExtraError, ProviderError
+
+DEFAULT_ANTHROPIC_MODEL = "claude-opus-4-8"
+"""The model ``make_backend("anthropic")`` requests when none is named (as aau-harness 1.6)."""
+
+ANTHROPIC_ENV_KEY = "ANTHROPIC_API_KEY"
+"""The environment variable the Anthropic backend reads its key from."""
+
+
+def _import_anthropic() -> Any:
+    try:
+        import anthropic
+    except ImportError:
+        raise MissingExtraError("anthropic", "anthropic") from None
+    return anthropic
+
+
+class AnthropicBackend:
+    """Anthropic Messages backend.
+
+    Args:
+        model: the model id (default ``DEFAULT_ANTHROPIC_MODEL``).
+        api_key: the key (``make_backend`` reads ``ANTHROPIC_API_KEY``).
+        base_url: the API root (default: the SDK's, ``https://api.anthropic.com``).
+        max_retries: the SDK's retry budget per call (5: six attempts, as the other backends).
+        max_tokens: output token limit per call.
+
+    Attributes:
+        name (``"anthropic"``), model, served_model (the ``model`` of the first answer), base_url.
+
+    Raises:
+        MissingExtraError: the ``anthropic`` package is not installed.
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        model: str = DEFAULT_ANTHROPIC_MODEL,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        max_retries: int = 5,
+        max_tokens: int = 4096,
+    ) -> None:
+        anthropic = _import_anthropic()
+        self.model = model
+        self.base_url = base_url
+        self.max_tokens = max_tokens
+        self.served_model: str | None = None
+        self._anthropic = anthropic
+        kwargs: dict[str, Any] = {"api_key": api_key, "max_retries": max_retries}
+        if base_url:
+            kwargs["base_url"] = base_url
+        self._client = anthropic.Anthropic(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"AnthropicBackend(model={self.model!r})"
+
+    def request(
+        self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Return the keyword arguments ``create`` passes to ``messages.create``."""
+        request: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            "thinking": {"type": "adaptive"},
+            "output_config": {"effort": "medium"},
+            "messages": messages,
+        }
+        if tools:
+            request["tools"] = tools
+        return request
+
+    def create(
+        self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> Any:
+        """Send the conversation; return the SDK's ``Message`` (``content``, ``stop_reason``,
+        ``usage``, ``model``).
+
+        Raises:
+            ProviderError: an HTTP error status after the SDK's retries, or a connection failure.
+        """
+        anthropic = self._anthropic
+        try:
+            response = self._client.messages.create(**self.request(system, messages, tools))
+        except anthropic.APIStatusError as exc:
+            detail = " ".join(str(getattr(exc, "body", None) or exc).split())[:500]
+            raise ProviderError(
+                f"HTTP {exc.status_code} from anthropic: {detail}", exc.status_code
+            ) from None
+        except anthropic.APIConnectionError as exc:
+            kind = "Timed out" if isinstance(exc, anthropic.APITimeoutError) else "ConnectionError"
+            raise ProviderError(f"{kind} talking to anthropic: {exc}") from None
+        if self.served_model is None:
+            self.served_model = getattr(response, "model", None) or self.model
+        return response

@@ -256,6 +256,8 @@ def aggregate_results(
     *,
     ci_method: str = "bootstrap",
     optional_metrics: Sequence[str] = (),
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
 ) -> EvalAggregate:
     """Aggregate finished runs as ``run_eval`` does (see the module docstring).
 
@@ -264,14 +266,19 @@ def aggregate_results(
         repeats: repeats requested (recorded as ``n_repeats``).
         ci_method: ``"bootstrap"`` or ``"aau-compat"``.
         optional_metrics: metrics allowed to be missing from some runs.
+        resamples: bootstrap resamples (``"bootstrap"`` only; ``"aau-compat"`` is always
+            2,000 with seed 0).
+        seed: bootstrap seed (``"bootstrap"`` only).
 
     Raises:
-        ValueError: unknown ``ci_method``.
+        ValueError: unknown ``ci_method``; ``"aau-compat"`` with other resamples or seed.
         MetricError: a non-optional metric missing from some successful runs, or a
             non-finite metric value.
     """
     if ci_method not in CI_METHODS:
         raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}; got {ci_method!r}")
+    if ci_method == "aau-compat" and (resamples, seed) != (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED):
+        raise ValueError("aau-compat is 2,000 resamples with seed 0")
     optional = set(optional_metrics)
     ok = [r for r in results if not r.error]
     for r in ok:
@@ -309,7 +316,7 @@ def aggregate_results(
         if ci_method == "aau-compat":
             cis[m] = compat_bootstrap_ci(per_scenario)
         else:
-            cis[m] = bootstrap_ci(per_scenario, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+            cis[m] = bootstrap_ci(per_scenario, resamples=resamples, seed=seed)
         counts[m] = len(per_scenario)
         stderrs[m] = clustered_stderr(by_scenario) if len(by_scenario) >= 2 else None
     costs = [r.cost_usd for r in results]
@@ -324,8 +331,8 @@ def aggregate_results(
         p50_latency_s=statistics.median(latencies) if latencies else 0.0,
         results=list(results),
         ci_method=ci_method,
-        resamples=BOOTSTRAP_RESAMPLES,
-        seed=BOOTSTRAP_SEED if ci_method == "bootstrap" else 0,
+        resamples=resamples,
+        seed=seed,
         metric_counts=counts,
         metric_stderr=stderrs,
         n_errors=len(results) - len(ok),

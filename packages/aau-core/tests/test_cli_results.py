@@ -1,0 +1,124 @@
+"""`aau results verify`: recompute aggregates, report match/drift, exit 0/1/2."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from aau_core import ScenarioResult, run, run_eval
+
+REPO = Path(__file__).resolve().parents[3]
+V1_EXAMPLES = REPO / "schemas" / "eval-aggregate" / "v1" / "examples" / "valid"
+V2_EXAMPLES = REPO / "schemas" / "eval-aggregate" / "v2" / "examples" / "valid"
+REAL_V1 = sorted(V1_EXAMPLES.glob("*.json"))  # byte copies of aau-harness 1.6 result files
+
+
+def verify(capsys, *args):
+    rc = run(["results", "verify", *map(str, args)])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_the_copied_16_result_files_match_bit_exactly(capsys):
+    assert len(REAL_V1) == 2
+    rc, out, err = verify(capsys, *REAL_V1, "--json")
+    assert rc == 0, err
+    verdicts = json.loads(out)["files"]
+    assert [v["status"] for v in verdicts] == ["match", "match"]
+    assert all(v["ci_method"] == "aau-compat" and v["kind"] == "eval-aggregate-v1"
+               for v in verdicts)
+    # the accessibility file has real spread: a non-trivial interval reproduced exactly
+    access = verdicts[0]["metrics"]["remediation_exact"]["ci95"]
+    assert access == {"stored": [0.375, 0.9167], "recomputed": [0.375, 0.9167], "match": True}
+    assert "match: 8 metric(s) recomputed from 24 run(s) (aau-compat)" in err
+
+
+def test_our_v2_examples_match(capsys):
+    rc, out, err = verify(capsys, *sorted(V2_EXAMPLES.glob("*.json")))
+    assert rc == 0, err
+    assert "(bootstrap)" in err and "(aau-compat)" in err
+
+
+def test_a_tampered_interval_is_drift_exit_1(tmp_path, capsys):
+    doc = json.loads(REAL_V1[0].read_text("utf-8"))
+    doc["metric_ci95"]["remediation_exact"] = [0.4, 0.9167]
+    doc["metric_means"]["route_accuracy"] = 0.75
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    rc, out, err = verify(capsys, REAL_V1[1], bad, "--json")
+    assert rc == 1
+    assert f"{bad}: $.metric_ci95.remediation_exact: stored [0.4, 0.9167], recomputed " \
+           "[0.375, 0.9167]" in err
+    assert f"{bad}: $.metric_means.route_accuracy: stored 0.75, recomputed 0.7083" in err
+    files = json.loads(out)["files"]
+    assert [f["status"] for f in files] == ["match", "drift"]
+    drifted = sorted(m for m, e in files[1]["metrics"].items() if not e["match"])
+    assert drifted == ["remediation_exact", "route_accuracy"]
+
+
+def test_a_dropped_run_or_renamed_metric_is_drift(tmp_path, capsys):
+    doc = json.loads(REAL_V1[0].read_text("utf-8"))
+    doc["metric_ci95"]["renamed"] = doc["metric_ci95"].pop("submitted")
+    path = tmp_path / "renamed.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    rc, _, err = verify(capsys, path)
+    assert rc == 1
+    assert "$.metric_ci95.renamed: stored [1.0, 1.0], recomputed null" in err
+    assert "$.metric_ci95.submitted: stored null, recomputed [1.0, 1.0]" in err
+
+
+def test_v2_counts_and_errors_are_checked_too(tmp_path, capsys):
+    src = V2_EXAMPLES / "eval-aggregate-mock-aau-compat-with-error.json"
+    doc = json.loads(src.read_text("utf-8"))
+    doc["n_errors"] = 0
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    rc, _, err = verify(capsys, path)
+    assert rc == 1 and "$.n_errors: stored 0, recomputed 1" in err
+
+
+def test_what_run_eval_writes_verifies(tmp_path, capsys):
+    def run_one(sc, rep):
+        rng = random.Random(f"{sc}{rep}")
+        return ScenarioResult(sc, rep, {"ok": float(rng.random() < 0.5), "x": rng.random()},
+                              cost_usd=0.001, latency_s=1.0, n_api_calls=1)
+
+    for method in ("bootstrap", "aau-compat"):
+        agg = run_eval([f"s{i}" for i in range(30)], run_one, repeats=3, ci_method=method)
+        (tmp_path / f"{method}.json").write_text(json.dumps(agg.as_dict()), encoding="utf-8")
+        (tmp_path / f"{method}-v1.json").write_text(json.dumps(agg.as_dict_v1()), "utf-8")
+    rc, _, err = verify(capsys, tmp_path / "bootstrap.json", tmp_path / "aau-compat.json",
+                        tmp_path / "aau-compat-v1.json")
+    assert rc == 0, err
+    # a v1 file is always read as 1.6's bootstrap: our default interval does not derive from it
+    rc, _, err = verify(capsys, tmp_path / "bootstrap-v1.json")
+    assert rc == 1 and "drift (aau-compat)" in err
+
+
+@pytest.mark.parametrize("content, where", [
+    ("{", "line 1"),
+    ('[1, 2]', "$: not an eval aggregate"),
+    ('{"n_scenarios": 1}', "$: "),
+])
+def test_unreadable_or_invalid_input_is_one_line_exit_2(tmp_path, capsys, content, where):
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    rc, out, err = verify(capsys, path)
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"aau: error: {path}") and where in err
+
+
+def test_schema_violation_names_the_json_path(tmp_path, capsys):
+    doc = json.loads(REAL_V1[0].read_text("utf-8"))
+    doc["results"][3]["repeat"] = -1
+    path = tmp_path / "neg.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    rc, _, err = verify(capsys, path)
+    assert rc == 2 and f"{path}: $.results[3].repeat: " in err and "[eval-aggregate-v1]" in err
+
+
+def test_missing_file_is_exit_2(tmp_path, capsys):
+    rc, _, err = verify(capsys, tmp_path / "nope.json")
+    assert rc == 2 and "no such file" in err

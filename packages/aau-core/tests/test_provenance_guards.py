@@ -160,3 +160,15 @@ def test_check_results_are_measurements_raises_at_the_threshold():
     check_results_are_measurements(results("HTTP 401", None), threshold=0.75)
     with pytest.raises(ValueError):
         check_results_are_measurements([], threshold=0)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize(
+    "source",
+    [backend("mistral-small-latest", "mistral-small-latest"), backend("a", "b"), None],
+)
+def test_snapshot_fits_the_eval_aggregate_provenance(version, source):
+    import aau_schemas
+
+    schema_id = f"https://aau.dev/schemas/eval-aggregate/{version}/eval-aggregate.schema.json"
+    aau_schemas.validate(schema_id + "#/$defs/provenance", snapshot(source))

@@ -8,7 +8,7 @@ HATCH := $(TOOLS)/bin/hatch
 export HATCH_DATA_DIR := $(CURDIR)/.hatch
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test lint bench wheels env clean
+.PHONY: demo test lint bench bench-run-eval wheels env clean
 
 $(HATCH):
 	$(PYTHON) -m venv $(TOOLS)
@@ -34,9 +34,15 @@ test: $(HATCH)
 lint: $(HATCH)
 	$(HATCH) run lint
 
-## Speed and memory benchmarks against aau-harness 1.6.0 (not part of `make test`).
+## Speed and memory benchmarks against aau-harness 1.6.0 (not part of `make test`):
+## `aau evaluate` (bench_evaluate.py), then `run_eval` with intervals (bench_run_eval.py).
 bench: $(HATCH)
 	$(HATCH) run bench
+	$(HATCH) run bench-run-eval
+
+## Only the `run_eval` benchmark (2,000 scenarios x 3 repeats x 4 metrics, ours vs aau 1.6).
+bench-run-eval: $(HATCH)
+	$(HATCH) run bench-run-eval
 
 ## Build every package's sdist and wheel into dist/.
 wheels: $(HATCH)

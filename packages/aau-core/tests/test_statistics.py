@@ -182,3 +182,17 @@ def test_clustered_stderr_refuses_too_few_scenarios():
         clustered_stderr({"a": [1.0, 0.0]})
     with pytest.raises(ValueError, match="at least one value"):
         clustered_stderr({"a": [1.0], "b": []})
+
+
+def test_bootstrap_cis_gives_each_list_exactly_bootstrap_ci():
+    import random
+
+    from aau_core._statistics import bootstrap_cis
+
+    rng = random.Random(5)
+    lists = [[rng.random() for _ in range(40)], [1.0] * 40, [rng.random() for _ in range(7)],
+             [float(rng.random() < 0.5) for _ in range(40)]]
+    assert bootstrap_cis(lists, resamples=500, seed=3) == [
+        bootstrap_ci(v, resamples=500, seed=3) for v in lists]
+    with pytest.raises(ValueError, match="at least one"):
+        bootstrap_cis([[1.0], []])

@@ -42,7 +42,7 @@ import attrs
 from ._errors import AauError
 from ._execution import run_units
 from ._provenance import package_version, platform_string, python_version, utc_timestamp
-from ._statistics import bootstrap_ci, clustered_stderr, compat_bootstrap_ci
+from ._statistics import bootstrap_cis, clustered_stderr, compat_bootstrap_ci
 
 AGGREGATE_VERSION = "aau-eval-aggregate/2.0"
 CI_METHODS = ("bootstrap", "aau-compat")
@@ -281,44 +281,62 @@ def aggregate_results(
         raise ValueError("aau-compat is 2,000 resamples with seed 0")
     optional = set(optional_metrics)
     ok = [r for r in results if not r.error]
+    # one pass: check every value and group metric -> scenario -> values (1.6 scanned all
+    # results once per metric and scenario)
+    values: dict[str, dict[str, list[float]]] = {}
+    present: dict[str, int] = {}
+    isfinite = math.isfinite
     for r in ok:
+        sid = r.scenario_id
         for m, v in r.metrics.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            if v.__class__ is not float and (
+                    isinstance(v, bool) or not isinstance(v, (int, float))):
                 raise MetricError(
-                    f"metric {m!r} of scenario {r.scenario_id!r} repeat {r.repeat} is {v!r}, "
-                    "not a finite number", metric=m, units=[(r.scenario_id, r.repeat)])
-    names = sorted({m for r in ok for m in r.metrics})
+                    f"metric {m!r} of scenario {sid!r} repeat {r.repeat} is {v!r}, "
+                    "not a finite number", metric=m, units=[(sid, r.repeat)])
+            if not isfinite(v):
+                raise MetricError(
+                    f"metric {m!r} of scenario {sid!r} repeat {r.repeat} is {v!r}, "
+                    "not a finite number", metric=m, units=[(sid, r.repeat)])
+            by_scenario = values.get(m)
+            if by_scenario is None:
+                by_scenario = values[m] = {}
+                present[m] = 0
+            present[m] += 1
+            group = by_scenario.get(sid)
+            if group is None:
+                by_scenario[sid] = [float(v)]
+            else:
+                group.append(float(v))
+    names = sorted(values)
     for m in names:
-        if m in optional:
+        if m in optional or present[m] == len(ok):
             continue
         missing = [(r.scenario_id, r.repeat) for r in ok if m not in r.metrics]
-        if missing:
-            shown = ", ".join(f"{s!r} repeat {k}" for s, k in missing[:5])
-            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
-            raise MetricError(
-                f"metric {m!r} is missing from {len(missing)} run(s): {shown}{more}; return it "
-                "from every run or list it in optional_metrics", metric=m, units=missing)
-    # one pass: scenario -> metric -> values (1.6 scanned all results per metric and scenario)
+        shown = ", ".join(f"{s!r} repeat {k}" for s, k in missing[:5])
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise MetricError(
+            f"metric {m!r} is missing from {len(missing)} run(s): {shown}{more}; return it "
+            "from every run or list it in optional_metrics", metric=m, units=missing)
     scenario_ids = sorted({r.scenario_id for r in results})
-    values: dict[str, dict[str, list[float]]] = {m: {} for m in names}
-    for r in ok:
-        for m, v in r.metrics.items():
-            values[m].setdefault(r.scenario_id, []).append(float(v))
     means: dict[str, float] = {}
     cis: dict[str, tuple[float, float]] = {}
     counts: dict[str, int] = {}
     stderrs: dict[str, float | None] = {}
+    per_metric: list[list[float]] = []
     for m in names:
         by_scenario = values[m]
         per_scenario = [math.fsum(by_scenario[s]) / len(by_scenario[s])
                         for s in scenario_ids if s in by_scenario]
+        per_metric.append(per_scenario)
         means[m] = math.fsum(per_scenario) / len(per_scenario)
-        if ci_method == "aau-compat":
-            cis[m] = compat_bootstrap_ci(per_scenario)
-        else:
-            cis[m] = bootstrap_ci(per_scenario, resamples=resamples, seed=seed)
         counts[m] = len(per_scenario)
         stderrs[m] = clustered_stderr(by_scenario) if len(by_scenario) >= 2 else None
+    if ci_method == "aau-compat":
+        intervals = [compat_bootstrap_ci(v) for v in per_metric]
+    else:  # one index draw shared by every metric; each interval is bootstrap_ci's
+        intervals = bootstrap_cis(per_metric, resamples=resamples, seed=seed) if names else []
+    cis = dict(zip(names, intervals, strict=True))
     costs = [r.cost_usd for r in results]
     latencies = sorted(r.latency_s for r in results)
     return EvalAggregate(

@@ -9,8 +9,8 @@
 - ``pass_at_k``: pass@k, the probability that at least one of k trials succeeds,
   1 - C(n - c, k) / C(n, k), averaged over scenarios (Chen et al., "Evaluating Large Language
   Models Trained on Code", arXiv:2107.03374, 2021).
-- ``bootstrap_ci``: percentile bootstrap over scenarios (Efron & Tibshirani, "An Introduction to
-  the Bootstrap", 1993, ch. 13), numpy-vectorised, seeded.
+- ``bootstrap_ci``/``bootstrap_cis``: percentile bootstrap over scenarios (Efron & Tibshirani,
+  "An Introduction to the Bootstrap", 1993, ch. 13), numpy-vectorised, seeded.
 - ``compat_bootstrap_ci``: the percentile bootstrap of aau-harness 1.6 (``runner._bootstrap_ci``),
   reproduced bit for bit from the same Mersenne Twister stream, vectorised with numpy.
 - ``clustered_stderr``: standard error of the mean of unit values clustered by scenario (the
@@ -122,33 +122,69 @@ def bootstrap_ci(
     Raises:
         ValueError: no values, ``resamples < 1``, or ``confidence`` outside (0, 1).
     """
-    if len(scenario_values) == 0:
+    return bootstrap_cis([scenario_values], resamples=resamples, seed=seed,
+                         confidence=confidence)[0]
+
+
+def bootstrap_cis(
+    value_lists: Sequence[Sequence[float]],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> list[tuple[float, float]]:
+    """``bootstrap_ci`` for several metrics at once, sharing the resampled indexes.
+
+    Each list gets exactly the interval ``bootstrap_ci(values, resamples=..., seed=...)``
+    returns: lists of the same length are resampled with the same index draws, which is what a
+    fresh generator with the same seed would draw for each of them anyway, so drawing them once
+    only saves time.
+
+    Args:
+        value_lists: per metric, one value per scenario (repeats already averaged).
+        resamples, seed, confidence: as ``bootstrap_ci``.
+
+    Returns:
+        one ``(low, high)`` per list, in order.
+
+    Raises:
+        ValueError: an empty list, ``resamples < 1``, or ``confidence`` outside (0, 1).
+    """
+    if any(len(v) == 0 for v in value_lists):
         raise ValueError("need at least one scenario value")
     if resamples < 1:
         raise ValueError("resamples must be >= 1")
     if not 0 < confidence < 1:
         raise ValueError("confidence must be in (0, 1)")
-    first = float(scenario_values[0])
-    if all(float(v) == first for v in scenario_values):  # every resample has the same mean
-        return first, first
+    out: list[tuple[float, float] | None] = [None] * len(value_lists)
+    by_length: dict[int, list[int]] = {}
+    for i, values in enumerate(value_lists):
+        first = float(values[0])
+        if all(float(v) == first for v in values):  # every resample has the same mean
+            out[i] = (first, first)
+        else:
+            by_length.setdefault(len(values), []).append(i)
+    if by_length:
+        import numpy as np
 
-    import numpy as np
-
-    values = np.asarray(scenario_values, dtype=float)
-    n = len(values)
-    rng = np.random.default_rng(seed)
-    # Draw the resamples in blocks of about a million indexes so memory stays flat for large n;
-    # the generator's stream is consumed in the same order, so the result does not depend on
-    # the block size.
-    block = max(1, _BLOCK_ELEMENTS // n)
-    means = np.empty(resamples)
-    for start in range(0, resamples, block):
-        stop = min(start + block, resamples)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        means[start:stop] = values[idx].mean(axis=1)
-    alpha = (1 - confidence) / 2
-    means.sort()
-    return _quantile_sorted(means, alpha), _quantile_sorted(means, 1 - alpha)
+        alpha = (1 - confidence) / 2
+        for n, members in by_length.items():
+            arrays = [np.asarray(value_lists[i], dtype=float) for i in members]
+            means = [np.empty(resamples) for _ in members]
+            rng = np.random.default_rng(seed)
+            # Draw the resamples in blocks of about a million indexes so memory stays flat for
+            # large n; the generator's stream is consumed in the same order, so the result does
+            # not depend on the block size.
+            block = max(1, _BLOCK_ELEMENTS // n)
+            for start in range(0, resamples, block):
+                stop = min(start + block, resamples)
+                idx = rng.integers(0, n, size=(stop - start, n))
+                for values, m in zip(arrays, means, strict=True):
+                    m[start:stop] = np.take(values, idx).mean(axis=1)
+            for i, m in zip(members, means, strict=True):
+                m.sort()
+                out[i] = (_quantile_sorted(m, alpha), _quantile_sorted(m, 1 - alpha))
+    return [interval for interval in out if interval is not None]
 
 
 def _quantile_sorted(values: Any, q: float) -> float:
@@ -287,16 +323,16 @@ def clustered_stderr(values_by_scenario: Mapping[Any, Sequence[float]]) -> float
     Raises:
         ValueError: fewer than two scenarios, or a scenario without values.
     """
-    import numpy as np
-
-    groups = [np.asarray(v, dtype=float) for v in values_by_scenario.values()]
+    groups = list(values_by_scenario.values())
     if len(groups) < 2:
         raise ValueError("clustered standard error needs at least two scenarios")
-    if any(g.size == 0 for g in groups):
+    if any(len(g) == 0 for g in groups):
         raise ValueError("every scenario needs at least one value")
-    total_n = sum(g.size for g in groups)
-    mean = sum(float(g.sum()) for g in groups) / total_n
-    residual_totals = np.array([float((g - mean).sum()) for g in groups])
+    sizes = [len(g) for g in groups]
+    totals = [math.fsum(g) for g in groups]
+    total_n = sum(sizes)
+    mean = math.fsum(totals) / total_n
+    # e_g = sum_i (x_gi - x_bar) = total_g - n_g * x_bar
+    squares = math.fsum((t - k * mean) ** 2 for t, k in zip(totals, sizes, strict=True))
     n_clusters = len(groups)
-    variance = n_clusters / (n_clusters - 1) * float(np.sum(residual_totals**2)) / total_n**2
-    return math.sqrt(variance)
+    return math.sqrt(n_clusters / (n_clusters - 1) * squares) / total_n

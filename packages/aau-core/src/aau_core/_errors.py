@@ -10,7 +10,10 @@ Hierarchy::
     ├── OutputError                     an output cannot be written (exists without --force,
     │                                   folder missing, disk full); exit 2
     ├── BarNotMetError                  a quality bar (--fail-under) was not met; exit 1
-    └── Interrupted                     Ctrl-C; carries what finished; exit 130
+    ├── Interrupted                     Ctrl-C; carries what finished; exit 130
+    └── MetricError (also ValueError)   run_eval: a metric missing from some runs, or not a finite
+                                        number; names the metric and the (scenario, repeat)s;
+                                        defined in _runner.py; exit 2
 
 Exit codes: 0 success, 1 the evaluation or check failed its bar, 2 usage or input error,
 130 interrupted, 70 internal error (a bug: run with --debug for the traceback).

@@ -10,8 +10,8 @@ Public API::
     runner      run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
                 default_provenance, AGGREGATE_VERSION, CI_METHODS
     report      render_report
-    statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, compat_bootstrap_ci,
-                clustered_stderr, Z95
+    statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, bootstrap_cis,
+                compat_bootstrap_ci, clustered_stderr, Z95
     provenance  package_version, python_version, platform_string, utc_timestamp
     cli         cli (the click group), run(argv) -> exit code, PluginGroup
 """
@@ -50,6 +50,7 @@ from ._runner import (
 from ._statistics import (
     Z95,
     bootstrap_ci,
+    bootstrap_cis,
     clustered_stderr,
     compat_bootstrap_ci,
     pass_at_k,
@@ -84,6 +85,7 @@ __all__ = [
     "atomic_write_json",
     "atomic_write_text",
     "bootstrap_ci",
+    "bootstrap_cis",
     "check_writable",
     "cli",
     "clustered_stderr",

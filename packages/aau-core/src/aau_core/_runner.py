@@ -280,7 +280,7 @@ def aggregate_results(
     if ci_method == "aau-compat" and (resamples, seed) != (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED):
         raise ValueError("aau-compat is 2,000 resamples with seed 0")
     optional = set(optional_metrics)
-    ok = [r for r in results if not r.error]
+    ok = [r for r in results if not r.detail.get("error")]
     # one pass: check every value and group metric -> scenario -> values (1.6 scanned all
     # results once per metric and scenario)
     values: dict[str, dict[str, list[float]]] = {}
@@ -289,25 +289,26 @@ def aggregate_results(
     for r in ok:
         sid = r.scenario_id
         for m, v in r.metrics.items():
-            if v.__class__ is not float and (
-                    isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise MetricError(
-                    f"metric {m!r} of scenario {sid!r} repeat {r.repeat} is {v!r}, "
-                    "not a finite number", metric=m, units=[(sid, r.repeat)])
+            if v.__class__ is not float:
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise MetricError(
+                        f"metric {m!r} of scenario {sid!r} repeat {r.repeat} is {v!r}, "
+                        "not a finite number", metric=m, units=[(sid, r.repeat)])
+                v = float(v)
             if not isfinite(v):
                 raise MetricError(
                     f"metric {m!r} of scenario {sid!r} repeat {r.repeat} is {v!r}, "
                     "not a finite number", metric=m, units=[(sid, r.repeat)])
-            by_scenario = values.get(m)
-            if by_scenario is None:
+            try:
+                by_scenario = values[m]
+            except KeyError:
                 by_scenario = values[m] = {}
                 present[m] = 0
             present[m] += 1
-            group = by_scenario.get(sid)
-            if group is None:
-                by_scenario[sid] = [float(v)]
-            else:
-                group.append(float(v))
+            try:
+                by_scenario[sid].append(v)
+            except KeyError:
+                by_scenario[sid] = [v]
     names = sorted(values)
     for m in names:
         if m in optional or present[m] == len(ok):

@@ -196,3 +196,16 @@ def test_bootstrap_cis_gives_each_list_exactly_bootstrap_ci():
         bootstrap_ci(v, resamples=500, seed=3) for v in lists]
     with pytest.raises(ValueError, match="at least one"):
         bootstrap_cis([[1.0], []])
+
+
+def test_compat_bootstrap_in_small_blocks_is_still_bit_identical(monkeypatch):
+    import random
+
+    from aau_core import _statistics, compat_bootstrap_ci
+
+    monkeypatch.setattr(_statistics, "_BLOCK_ELEMENTS", 1000)  # 2,000 x 300 indexes: 600 blocks
+    _statistics._COMPAT_INDEX_CACHE.clear()
+    rng = random.Random(11)
+    values = [rng.random() for _ in range(300)]
+    assert compat_bootstrap_ci(values) == _bootstrap_as_aau16(values)
+    assert 300 not in _statistics._COMPAT_INDEX_CACHE  # streamed, not kept

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 _BLOCK_ELEMENTS = 1_000_000
@@ -203,42 +203,52 @@ _COMPAT_INDEX_CACHE: dict[int, Any] = {}
 _COMPAT_CACHE_LIMIT = 8
 
 
-def _compat_indices(n: int) -> Any:
+def _compat_index_blocks(n: int, block_elements: int | None = None) -> Iterator[Any]:
     """The ``COMPAT_RESAMPLES x n`` scenario indexes that ``random.Random(0)`` draws with
-    ``randrange(n)``, in draw order, as an ``int64`` array (cached per ``n``).
+    ``randrange(n)``, in draw order, as ``int64`` arrays of whole resamples (rows), about
+    ``block_elements`` (default ``_BLOCK_ELEMENTS``) indexes per block so memory stays flat for
+    large ``n``.
 
     CPython's ``randrange(n)`` takes ``k = n.bit_length()`` bits per try from ``getrandbits(k)``
     (the top ``k`` bits of one 32-bit Mersenne Twister output when ``k <= 32``) and rejects
     tries ``>= n``. numpy's ``MT19937`` started from the same 624-word state yields the same
     32-bit outputs, so the indexes are the accepted tries in order.
     """
-    cached = _COMPAT_INDEX_CACHE.get(n)
-    if cached is not None:
-        return cached
     import random
 
     import numpy as np
 
-    need = COMPAT_RESAMPLES * n
     k = n.bit_length()
     state = random.Random(COMPAT_SEED).getstate()[1]
     bits = np.random.MT19937()
     bits.state = {"bit_generator": "MT19937",
                   "state": {"key": np.asarray(state[:624], dtype=np.uint32), "pos": state[624]}}
     shift = np.uint64(32 - k)
-    chunks = []
-    have = 0
-    while have < need:
-        # acceptance is > 1/2, so about twice the shortfall (plus slack) finishes in one go
-        tries = bits.random_raw(2 * (need - have) + 1024) >> shift
-        accepted = tries[tries < n]
-        chunks.append(accepted)
-        have += len(accepted)
-    idx = np.concatenate(chunks)[:need].astype(np.int64).reshape(COMPAT_RESAMPLES, n)
-    if len(_COMPAT_INDEX_CACHE) >= _COMPAT_CACHE_LIMIT:
-        _COMPAT_INDEX_CACHE.clear()
-    _COMPAT_INDEX_CACHE[n] = idx
-    return idx
+    rows_per_block = max(1, (block_elements or _BLOCK_ELEMENTS) // n)
+    pending = np.empty(0, dtype=np.uint64)
+    produced = 0
+    while produced < COMPAT_RESAMPLES:
+        rows = min(rows_per_block, COMPAT_RESAMPLES - produced)
+        need = rows * n
+        while len(pending) < need:
+            # acceptance is > 1/2, so about twice the shortfall (plus slack) finishes in one go
+            tries = bits.random_raw(2 * (need - len(pending)) + 1024) >> shift
+            pending = np.concatenate([pending, tries[tries < n]])
+        yield pending[:need].astype(np.int64).reshape(rows, n)
+        pending = pending[need:]
+        produced += rows
+
+
+def _compat_indices(n: int) -> list[Any]:
+    """All of ``_compat_index_blocks(n)`` in one block, cached for the last few ``n`` (every
+    metric of a run reuses ``Random(0)``, so they all draw the same indexes). For small ``n``."""
+    cached = _COMPAT_INDEX_CACHE.get(n)
+    if cached is None:
+        cached = list(_compat_index_blocks(n, block_elements=n * COMPAT_RESAMPLES))
+        if len(_COMPAT_INDEX_CACHE) >= _COMPAT_CACHE_LIMIT:
+            _COMPAT_INDEX_CACHE.clear()
+        _COMPAT_INDEX_CACHE[n] = cached
+    return cached
 
 
 def _python_sum_rows(samples: Any) -> Any:
@@ -291,7 +301,9 @@ def compat_bootstrap_ci(scenario_values: Sequence[float]) -> tuple[float, float]
     import numpy as np
 
     values = np.asarray(scenario_values, dtype=float)
-    means = _python_sum_rows(values[_compat_indices(n)]) / n
+    blocks = (_compat_indices(n) if n * COMPAT_RESAMPLES <= _BLOCK_ELEMENTS * 4
+              else _compat_index_blocks(n))
+    means = np.concatenate([_python_sum_rows(np.take(values, idx)) for idx in blocks]) / n
     means.sort()
     low = int(0.025 * COMPAT_RESAMPLES)
     high = int(0.975 * COMPAT_RESAMPLES)

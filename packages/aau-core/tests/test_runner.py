@@ -195,3 +195,31 @@ def test_run_one_runs_in_worker_threads_with_concurrency():
 
     run_eval(SCENARIOS, run_one, repeats=2, concurrency=4)
     assert any(n.startswith("aau-unit") for n in names)
+
+
+def test_ctrl_c_raises_interrupted_with_the_finished_units():
+    from aau_core import Interrupted
+
+    def run_one(sc, rep):
+        if sc == "s-03":
+            raise KeyboardInterrupt
+        return scripted(sc, rep)
+
+    with pytest.raises(Interrupted) as info:
+        run_eval(SCENARIOS, run_one, repeats=2)
+    finished = info.value.finished
+    assert sorted(finished) == [0, 1, 2]
+    assert [r.scenario_id for r in finished.values()] == ["s-00", "s-01", "s-02"]
+
+
+def test_a_custom_executor_gets_the_units():
+    from aau_core import run_units
+
+    seen = []
+
+    def executor(items, fn, **kwargs):
+        seen.append((len(items), kwargs["concurrency"]))
+        return run_units(items, fn, **kwargs)
+
+    agg = run_eval(SCENARIOS, scripted, repeats=2, concurrency=3, executor=executor)
+    assert seen == [(24, 3)] and len(agg.results) == 24

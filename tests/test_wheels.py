@@ -19,7 +19,7 @@ from _helpers import COMMAND_AGENT, EXAMPLE_SUITE, REPO
 
 pytestmark = pytest.mark.slow
 
-PACKAGES = ["aau-schemas", "aau-core", "aau-adapters"]
+PACKAGES = ["aau-schemas", "aau-core", "aau-adapters", "aau-harness"]
 
 
 def _run(argv, **kw):
@@ -38,7 +38,7 @@ def dist(tmp_path_factory):
 
 def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
     wheels = sorted(p.name for p in dist.glob("*.whl"))
-    assert len(wheels) == 3, wheels
+    assert len(wheels) == len(PACKAGES), wheels
     import zipfile
 
     schemas_whl = next(dist.glob("aau_schemas-*.whl"))
@@ -90,3 +90,10 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
     assert receipt["metrics"]["exact_rate"] == 0.875
     assert receipt["provenance"]["harness_version"] == "2.0.0.dev0"
     assert (env_dir / "bin" / "aau-evaluate").exists()
+
+    # 4. + aau-harness, the umbrella: aau-harness 1.6's README quickstart runs unchanged
+    _run([*pip, "aau-harness"], cwd=work, env=env)
+    quickstart = REPO / "packages" / "aau-harness" / "tests" / "fixtures" / "quickstart_1_6.py"
+    shutil.copy(quickstart, work / "quickstart.py")
+    done = _run([py, "quickstart.py"], cwd=work, env=env)
+    assert "accuracy" in done.stdout

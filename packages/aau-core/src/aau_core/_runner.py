@@ -41,7 +41,6 @@ import attrs
 
 from ._errors import AauError
 from ._execution import run_units
-from ._provenance import package_version, platform_string, python_version, utc_timestamp
 from ._statistics import bootstrap_cis, clustered_stderr, compat_bootstrap_ci
 
 AGGREGATE_VERSION = "aau-eval-aggregate/2.0"
@@ -194,14 +193,13 @@ class EvalAggregate:
 
 
 def default_provenance(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Provenance stamped on every aggregate: ``generated_at`` (UTC), ``harness_version``
-    (aau-core's version), ``python``, ``platform``; ``extra`` (model facts) is merged over it."""
-    out: dict[str, Any] = {
-        "generated_at": utc_timestamp(),
-        "harness_version": package_version("aau-core"),
-        "python": python_version(),
-        "platform": platform_string(),
-    }
+    """Provenance stamped on every aggregate: ``aau_core.snapshot()`` of the last backend made
+    by ``make_backend`` (``generated_at`` UTC, ``harness_version``, ``python``, ``platform``,
+    requested and served model, pinning, and a reproducibility note when one applies);
+    ``extra`` is merged over it."""
+    from ._provenance import snapshot
+
+    out: dict[str, Any] = dict(snapshot())
     if extra:
         out.update(extra)
     return out

@@ -1,0 +1,79 @@
+"""aau_harness: the aau-harness 1.x Python namespace, kept working by the aau umbrella package.
+
+Programs written against aau-harness 1.x (``from aau_harness import run_eval, render_report, ...``)
+run unchanged: every name below is re-exported from the package that now holds it. New code may
+import from those packages directly (``aau_core``, ``aau_adapters``, ``aau_schemas``).
+
+Names load on first use (PEP 562), so ``import aau_harness`` stays cheap and a name whose package
+is missing fails with a message saying which distribution to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# name -> module that provides it
+_EXPORTS: dict[str, str] = {
+    # runner and reports
+    "run_eval": "aau_core",
+    "EvalAggregate": "aau_core",
+    "ScenarioResult": "aau_core",
+    "render_report": "aau_core",
+    # statistics
+    "bootstrap_ci": "aau_core",
+    "compat_bootstrap_ci": "aau_core",
+    "wilson_interval": "aau_core",
+    "pass_hat_k": "aau_core",
+    "pass_at_k": "aau_core",
+    "clustered_stderr": "aau_core",
+    # cost
+    "CostTracker": "aau_core",
+    "register_pricing": "aau_core",
+    "pricing_table": "aau_core",
+    # agent loop and backends
+    "run_tool_agent": "aau_core",
+    "AgentRun": "aau_core",
+    "Block": "aau_core",
+    "MockUsage": "aau_core",
+    "make_backend": "aau_core",
+    "AnthropicBackend": "aau_core",
+    "OpenAICompatBackend": "aau_core",
+    "PROVIDERS": "aau_core",
+    "StreamingRequiredError": "aau_core",
+    # provenance and guards
+    "ProviderUnavailable": "aau_core",
+    "provider_error_rate": "aau_core",
+    "check_results_are_measurements": "aau_core",
+    "snapshot": "aau_core",
+    "register_backend": "aau_core",
+    "is_floating": "aau_core",
+    "harness_version": "aau_core",
+    # bring-your-own-agent evaluation
+    "load_suite": "aau_adapters",
+    "normalize_response": "aau_adapters",
+    "evaluate": "aau_adapters",
+}
+
+_DISTRIBUTION = {"aau_core": "aau-core", "aau_adapters": "aau-adapters"}
+
+__all__ = sorted(_EXPORTS)
+__version__ = "2.0.0.dev0"
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'aau_harness' has no attribute {name!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        raise ImportError(f"aau_harness.{name} needs the {_DISTRIBUTION[module_name]} package: "
+                          f"pip install {_DISTRIBUTION[module_name]}") from None
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -33,3 +33,9 @@ def test_the_runner_doc_example_runs_and_its_aggregate_verifies(tmp_path):
 
 def test_the_runner_doc_is_linked_from_the_readme():
     assert "[docs/runner.md](docs/runner.md)" in (REPO / "README.md").read_text("utf-8")
+
+
+def test_the_runner_doc_says_a_metric_error_keeps_the_results():
+    text = " ".join(DOC.read_text("utf-8").split())
+    assert "the N finished results are on this error's .results" in text
+    assert "aggregate_results(exc.results" in text

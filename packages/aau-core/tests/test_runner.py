@@ -126,6 +126,23 @@ def test_a_non_finite_or_non_numeric_metric_names_scenario_repeat_and_metric(bad
         run_eval(["a", "b"], run_one, repeats=2)
 
 
+def test_a_metric_error_keeps_the_finished_results_for_aggregate_results():
+    def run_one(sc, rep):
+        value = math.nan if (sc, rep) == ("s-04", 1) else scripted(sc, rep).metrics["score"]
+        return ScenarioResult(sc, rep, {"score": value}, cost_usd=0.001, latency_s=0.1)
+
+    with pytest.raises(MetricError, match=r"the 24 finished results are on this error's "
+                                          r"\.results") as info:
+        run_eval(SCENARIOS, run_one, repeats=2)
+    results = info.value.results
+    assert len(results) == 24 and all(isinstance(r, ScenarioResult) for r in results)
+    assert [(r.repeat, r.scenario_id) for r in results] == [
+        (rep, sc) for rep in range(2) for sc in SCENARIOS]
+    fixed = [r for r in results if math.isfinite(r.metrics["score"])]
+    agg = aggregate_results(fixed, 2)
+    assert agg.n_scenarios == 12 and len(agg.results) == 23
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="ci_method"):
         run_eval(["a"], scripted, ci_method="wilson")

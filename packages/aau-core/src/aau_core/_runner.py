@@ -27,6 +27,8 @@ Where 1.6 was silent, aau is strict (decisions recorded here and in docs/runner.
   ``metric_counts`` says over how many scenarios each metric was computed.
 - A NaN or infinite metric value raises ``MetricError`` naming scenario, repeat and metric (1.6
   wrote a bare ``NaN`` into the JSON).
+- ``run_eval`` raises a ``MetricError`` only after every unit finished; the error carries them
+  all on ``.results`` so the run is not lost.
 """
 
 from __future__ import annotations
@@ -55,11 +57,16 @@ class MetricError(AauError, ValueError):
     Attributes:
         metric: the metric name.
         units: the offending ``(scenario_id, repeat)`` pairs (at most the first 20).
+        results: from ``run_eval``, every finished ``ScenarioResult`` (repeat-major), so the run
+            is not lost: fix or drop the offending units and call ``aggregate_results``;
+            empty when raised by ``aggregate_results`` itself (the caller has the results).
     """
 
-    def __init__(self, message: str, *, metric: str, units: Sequence[tuple[str, int]]):
+    def __init__(self, message: str, *, metric: str, units: Sequence[tuple[str, int]],
+                 results: Sequence[ScenarioResult] = ()):
         self.metric = metric
         self.units = list(units)[:20]
+        self.results = list(results)
         super().__init__(message)
 
 
@@ -390,7 +397,8 @@ def run_eval(
 
     Raises:
         ValueError: ``repeats < 1``, ``concurrency < 1`` or unknown ``ci_method``.
-        MetricError: see ``aggregate_results``.
+        MetricError: see ``aggregate_results``; its ``.results`` holds every finished
+            ``ScenarioResult``, so the run is not lost.
         Interrupted: Ctrl-C; ``.finished`` maps unit index -> ``ScenarioResult``.
     """
     if repeats < 1:
@@ -421,5 +429,10 @@ def run_eval(
 
     execute = executor or run_units
     results = execute(units, one, on_error=failed, concurrency=concurrency, on_done=done)
-    return aggregate_results(results, repeats, ci_method=ci_method,
-                             optional_metrics=optional_metrics)
+    try:
+        return aggregate_results(results, repeats, ci_method=ci_method,
+                                 optional_metrics=optional_metrics)
+    except MetricError as exc:  # keep the run: the finished units travel with the error
+        raise MetricError(f"{exc}; the {len(results)} finished results are on this error's "
+                          ".results (fix them and call aggregate_results)", metric=exc.metric,
+                          units=exc.units, results=results) from None

@@ -165,6 +165,17 @@ def test_pass_hat_k_only_for_binary_metrics():
     assert set(doc["pass_hat_k"]["ok"]) == {"1", "2", "3"}
 
 
+def test_pass_hat_k_is_null_when_a_scenario_errored_in_every_repeat():
+    def run_one(sc, rep):
+        if sc == "s-05":
+            raise TimeoutError("gave up")
+        return scripted(sc, rep)
+
+    agg = run_eval(SCENARIOS, run_one, repeats=3)
+    assert agg.n_errors == 3 and agg.n_scenarios == 12
+    assert agg.as_dict()["pass_hat_k"] is None  # s-05 has 0 successful units, not 3
+
+
 def test_as_dict_rounds_as_16_and_both_shapes_validate():
     agg = run_eval(SCENARIOS, scripted, repeats=3)
     v1 = agg.as_dict_v1()

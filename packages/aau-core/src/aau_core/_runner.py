@@ -215,18 +215,19 @@ def default_provenance(extra: Mapping[str, Any] | None = None) -> dict[str, Any]
 def binary_pass_hat_k(results: Sequence[ScenarioResult], repeats: int) -> dict[str, Any] | None:
     """τ-bench pass^k per metric, when it is meaningful; else ``None``.
 
-    Meaningful when every successful run's metric values are 0 or 1 and every scenario has
-    exactly ``repeats`` successful runs. Returns ``{metric: {"1": p1, ..., str(repeats): pk}}``
-    (4 dp) for the binary metrics present in every run; ``None`` when no metric qualifies.
+    Meaningful when every successful run's metric values are 0 or 1 and every scenario that
+    appears in ``results`` (errored runs included: a scenario whose runs all raised counts too)
+    has exactly ``repeats`` successful runs. Returns ``{metric: {"1": p1, ..., str(repeats):
+    pk}}`` (4 dp) for the binary metrics present in every run; ``None`` when no metric qualifies.
     """
     from ._statistics import pass_hat_k
 
     ok = [r for r in results if not r.error]
     if not ok or repeats < 1:
         return None
-    by_scenario: dict[str, list[ScenarioResult]] = {}
+    by_scenario: dict[str, list[ScenarioResult]] = {r.scenario_id: [] for r in results}
     for r in ok:
-        by_scenario.setdefault(r.scenario_id, []).append(r)
+        by_scenario[r.scenario_id].append(r)
     if any(len(rs) != repeats for rs in by_scenario.values()):
         return None
     names = sorted(set.intersection(*(set(r.metrics) for r in ok)))

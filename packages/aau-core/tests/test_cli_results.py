@@ -69,6 +69,41 @@ def test_a_dropped_run_or_renamed_metric_is_drift(tmp_path, capsys):
     assert "$.metric_ci95.submitted: stored null, recomputed [1.0, 1.0]" in err
 
 
+@pytest.mark.parametrize("example", [REAL_V1[0], V2_EXAMPLES / "eval-aggregate-mock-bootstrap.json"])
+def test_counts_costs_and_latency_are_recomputed_from_the_results(tmp_path, capsys, example):
+    doc = json.loads(example.read_text("utf-8"))
+    expected = {k: doc[k] for k in ("n_scenarios", "n_repeats", "total_cost_usd",
+                                    "mean_cost_per_scenario_usd", "p50_latency_s")}
+    doc["n_scenarios"] += 1
+    doc["n_repeats"] += 2
+    doc["total_cost_usd"] = round(doc["total_cost_usd"] + 0.01, 4)
+    doc["mean_cost_per_scenario_usd"] = round(doc["mean_cost_per_scenario_usd"] * 2, 6)
+    doc["p50_latency_s"] = round(doc["p50_latency_s"] + 0.5, 3)
+    path = tmp_path / "totals.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    rc, out, err = verify(capsys, path, "--json")
+    assert rc == 1
+    for field, value in expected.items():
+        assert f"{path}: $.{field}: stored {json.dumps(doc[field])}, recomputed " \
+               f"{json.dumps(value)}" in err, field
+    checks = json.loads(out)["files"][0]["checks"]
+    drifted = {f for f, c in checks.items() if not c["match"]}
+    assert drifted - set(expected) <= {"pass_hat_k"}  # v2: pass^k read with n_repeats 5
+    assert set(expected) <= drifted
+
+
+def test_per_run_rounding_is_not_drift(tmp_path, capsys):
+    def run_one(sc, rep):  # each run's cost rounds to 0 at 6 dp; their total does not at 4 dp
+        return ScenarioResult(sc, rep, {"ok": 1.0}, cost_usd=4.9e-7, latency_s=1.0004)
+
+    agg = run_eval([f"s{i}" for i in range(100)], run_one, repeats=2)
+    doc = agg.as_dict()
+    assert doc["total_cost_usd"] == 0.0001 and doc["results"][0]["cost_usd"] == 0.0
+    (tmp_path / "r.json").write_text(json.dumps(doc), encoding="utf-8")
+    rc, _, err = verify(capsys, tmp_path / "r.json")
+    assert rc == 0, err
+
+
 def test_v2_counts_and_errors_are_checked_too(tmp_path, capsys):
     src = V2_EXAMPLES / "eval-aggregate-mock-aau-compat-with-error.json"
     doc = json.loads(src.read_text("utf-8"))

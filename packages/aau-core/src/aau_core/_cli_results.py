@@ -11,6 +11,9 @@ this command says which numbers drifted.
 - ``aau-eval-aggregate/2.0`` files are recomputed with the method, resamples and seed recorded in
   ``ci``, leaving out runs with ``detail.error``; ``metric_counts``, ``metric_stderr``,
   ``n_errors`` and ``pass_hat_k`` are checked as well.
+- Every file's ``n_scenarios``, ``n_repeats``, ``total_cost_usd``,
+  ``mean_cost_per_scenario_usd`` and ``p50_latency_s`` are recomputed from ``results`` too
+  (``_totals``), allowing for the rounding of the per-run costs and latencies the file stores.
 
 Means and interval ends are compared after rounding to 4 dp, as the files store them.
 """
@@ -18,6 +21,8 @@ Means and interval ends are compared after rounding to 4 dp, as the files store 
 from __future__ import annotations
 
 import json
+import math
+import statistics
 from typing import Any
 
 import click
@@ -83,6 +88,49 @@ def _recompute(kind: str, doc: dict[str, Any]) -> tuple[str, EvalAggregate]:
     return ci["method"], agg
 
 
+def _rounded(stored: Any, exact: float, slack: float, dp: int) -> dict[str, Any]:
+    """Compare a stored ``round(x, dp)`` with ``x`` recomputed from per-run values that the file
+    itself stores rounded: ``x`` is then only known to within ``slack``, so any stored value
+    that rounding some ``x`` in ``[exact - slack, exact + slack]`` gives is a match."""
+    recomputed = round(exact, dp)
+    low, high = round(exact - slack, dp), round(exact + slack, dp)
+    tiny = 10.0 ** -(dp + 6)
+    ok = stored == recomputed or (
+        isinstance(stored, (int, float)) and not isinstance(stored, bool)
+        and low - tiny <= stored <= high + tiny)
+    return {"stored": stored, "recomputed": recomputed, "match": ok}
+
+
+def _totals(doc: dict[str, Any]) -> dict[str, Any]:
+    """``n_scenarios``, ``n_repeats``, costs and p50 latency, recomputed from ``results``.
+
+    ``n_scenarios`` is the number of distinct scenario ids; ``n_repeats`` (the repeats
+    requested; 1.6's runner numbers them ``0 .. repeats - 1``) is the largest ``repeat`` + 1,
+    not checked when there are no results. Costs and latency are 1.6's: total (4 dp) and mean
+    (6 dp) of every run's ``cost_usd``, median ``latency_s`` (3 dp); per-run costs are stored at
+    6 dp and latencies at 3 dp, so the recomputation allows for that rounding.
+    """
+    rows = doc["results"]
+    checks: dict[str, Any] = {}
+
+    def exact(field: str, value: Any) -> None:
+        checks[field] = {"stored": doc[field], "recomputed": value, "match": doc[field] == value}
+
+    exact("n_scenarios", len({r["scenario_id"] for r in rows}))
+    exact("n_repeats", max(r["repeat"] for r in rows) + 1 if rows else doc["n_repeats"])
+    costs = [r["cost_usd"] for r in rows]
+    n = len(costs)
+    checks["total_cost_usd"] = _rounded(doc["total_cost_usd"], math.fsum(costs), n * 5e-7, 4)
+    checks["mean_cost_per_scenario_usd"] = _rounded(
+        doc["mean_cost_per_scenario_usd"], math.fsum(costs) / n if n else 0.0,
+        5e-7 if n else 0.0, 6)
+    latencies = sorted(r["latency_s"] for r in rows)
+    checks["p50_latency_s"] = _rounded(
+        doc["p50_latency_s"], statistics.median(latencies) if latencies else 0.0,
+        5e-4 if latencies else 0.0, 3)
+    return checks
+
+
 def _verdict(name: str, kind: str, doc: dict[str, Any]) -> dict[str, Any]:
     try:
         method, agg = _recompute(kind, doc)
@@ -99,7 +147,7 @@ def _verdict(name: str, kind: str, doc: dict[str, Any]) -> dict[str, Any]:
                 "stored": stored, "recomputed": recomputed, "match": stored == recomputed}
         entry["match"] = entry["mean"]["match"] and entry["ci95"]["match"]
         metrics[m] = entry
-    checks: dict[str, Any] = {}
+    checks: dict[str, Any] = _totals(doc)
     if kind == V2_KIND:
         for field in ("metric_counts", "metric_stderr", "n_errors", "pass_hat_k"):
             checks[field] = {"stored": doc[field], "recomputed": fresh[field],
@@ -122,6 +170,8 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     1.x files (no aggregate_version) are recomputed as aau-harness 1.6 does, with its
     bootstrap bit for bit; aau-eval-aggregate/2.0 files with the interval method, resamples
     and seed they record (and their metric_counts, metric_stderr, n_errors, pass_hat_k).
+    Every file's n_scenarios, n_repeats, total_cost_usd, mean_cost_per_scenario_usd and
+    p50_latency_s are recomputed from its results as well.
     One line per file on stderr, and one per drifted number.
 
     Exit 0 when every number matches, 1 when any drifted, 2 when a file is missing, not

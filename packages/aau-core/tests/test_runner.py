@@ -9,6 +9,7 @@ import statistics
 import threading
 
 import aau_schemas
+import attrs
 import pytest
 from aau_core import (
     AGGREGATE_VERSION,
@@ -206,6 +207,25 @@ def test_render_report_layout():
         "| ok | 0.750 | [0.542, 0.917] |\n"
         "| cost per scenario (USD) | 0.0002 | — |\n"
         "| p50 latency (s) | 6.37 | — |\n")
+
+
+def test_render_report_names_errored_runs_and_progress_shows_the_error():
+    lines: list[str] = []
+
+    def run_one(sc, rep):
+        if sc == "b":
+            raise TimeoutError("no reply in 30 s")
+        return ScenarioResult(sc, rep, {"ok": 1.0}, cost_usd=0.001, latency_s=1.0)
+
+    agg = run_eval(["a", "b"], run_one, repeats=2, progress=lines.append)
+    assert lines[1] == "repeat 1/2 scenario b: error: TimeoutError: no reply in 30 s $0.0000"
+    assert lines[0] == "repeat 1/2 scenario a: {'ok': 1.0} $0.0010"
+    report = render_report(agg, "m")
+    assert report.endswith("| p50 latency (s) | 0.50 | — |\n\n"
+                           "2 run(s) raised and are left out of every metric "
+                           "(see results[].detail.error)\n")
+    clean = attrs.evolve(agg, n_errors=0)
+    assert render_report(clean, "m").endswith("| p50 latency (s) | 0.50 | — |\n")
 
 
 def test_aggregate_results_is_what_run_eval_uses():

@@ -12,7 +12,9 @@ def render_report(agg: EvalAggregate, model: str, title: str = "Results") -> str
     (2 dp), then a table: one row per metric (mean 3 dp, 95 % interval ``[low, high]`` 3 dp),
     cost per scenario (USD, 4 dp; the mean over runs, as 1.6 defines it) and p50 latency
     (seconds, 2 dp). Ends with an empty line. The text is identical to 1.6's for the same
-    aggregate.
+    aggregate when no run raised; when ``agg.n_errors > 0`` one line follows the table after
+    an empty line: ``N run(s) raised and are left out of every metric (see
+    results[].detail.error)``.
 
     Args:
         agg: the aggregate.
@@ -33,5 +35,8 @@ def render_report(agg: EvalAggregate, model: str, title: str = "Results") -> str
         lines.append(f"| {name} | {mean:.3f} | [{low:.3f}, {high:.3f}] |")
     lines.append(f"| cost per scenario (USD) | {agg.mean_cost_per_scenario_usd:.4f} | — |")
     lines.append(f"| p50 latency (s) | {agg.p50_latency_s:.2f} | — |")
+    if agg.n_errors > 0:
+        lines += ["", f"{agg.n_errors} run(s) raised and are left out of every metric "
+                      "(see results[].detail.error)"]
     lines.append("")
     return "\n".join(lines)

@@ -385,7 +385,8 @@ def run_eval(
             ``concurrency > 1``.
         repeats: runs per scenario (>= 1).
         progress: called after each run with a one-line summary, in 1.6's words
-            (``"repeat 1/3 scenario s-1: {...} $0.0012"``).
+            (``"repeat 1/3 scenario s-1: {...} $0.0012"``); for a run that raised, the error
+            text replaces the metrics (``"... scenario s-1: error: TimeoutError: ... $0.0000"``).
         concurrency: most runs at once (>= 1).
         executor: a callable with ``run_units``' signature (default ``run_units``), e.g. a
             distributed executor.
@@ -425,8 +426,9 @@ def run_eval(
 
     def done(index: int, res: ScenarioResult) -> None:
         if progress is not None:
+            shown = f"error: {res.error}" if res.error else f"{res.metrics}"
             progress(f"repeat {res.repeat + 1}/{repeats} scenario {res.scenario_id}: "
-                     f"{res.metrics} ${res.cost_usd:.4f}")
+                     f"{shown} ${res.cost_usd:.4f}")
 
     execute = executor or run_units
     results = execute(units, one, on_error=failed, concurrency=concurrency, on_done=done)

@@ -117,7 +117,7 @@ def test_a_missing_metric_names_metric_and_scenarios():
     assert agg.as_dict()["metric_counts"] == {"ok": 12, "omits": 10}
 
 
-@pytest.mark.parametrize("bad", [math.nan, math.inf, "1", None, True])
+@pytest.mark.parametrize("bad", [math.nan, -math.inf, math.inf, "1", None])
 def test_a_non_finite_or_non_numeric_metric_names_scenario_repeat_and_metric(bad):
     def run_one(sc, rep):
         return ScenarioResult(sc, rep, {"ok": bad if (sc, rep) == ("b", 1) else 1.0}, 0, 0.1, 0)
@@ -142,6 +142,20 @@ def test_a_metric_error_keeps_the_finished_results_for_aggregate_results():
     fixed = [r for r in results if math.isfinite(r.metrics["score"])]
     agg = aggregate_results(fixed, 2)
     assert agg.n_scenarios == 12 and len(agg.results) == 23
+
+
+def test_bool_metrics_count_as_one_and_zero_and_are_stored_as_floats():
+    def run_one(sc, rep):
+        return ScenarioResult(sc, rep, {"rate": (sc, rep) != ("b", 1), "x": 0.5}, 0.0, 0.1)
+
+    agg = run_eval(["a", "b"], run_one, repeats=2)
+    assert agg.metric_means["rate"] == 0.75
+    assert [r.metrics["rate"] for r in agg.results] == [1.0, 1.0, 1.0, 0.0]
+    assert all(type(r.metrics["rate"]) is float for r in agg.results)
+    doc = json.loads(json.dumps(agg.as_dict()))
+    assert doc["results"][3]["metrics"] == {"rate": 0.0, "x": 0.5}
+    assert doc["pass_hat_k"]["rate"]["1"] == 0.75
+    aau_schemas.validate("eval-aggregate-v2", doc)
 
 
 def test_bad_arguments():

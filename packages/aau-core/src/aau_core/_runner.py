@@ -27,6 +27,8 @@ Where 1.6 was silent, aau is strict (decisions recorded here and in docs/runner.
   ``metric_counts`` says over how many scenarios each metric was computed.
 - A NaN or infinite metric value raises ``MetricError`` naming scenario, repeat and metric (1.6
   wrote a bare ``NaN`` into the JSON).
+- A bool metric value counts as 1.0 / 0.0 (1.x accepted it) and is stored so in ``results``;
+  strings, ``None`` and other non-numbers raise ``MetricError``.
 - ``run_eval`` raises a ``MetricError`` only after every unit finished; the error carries them
   all on ``.results`` so the run is not lost.
 """
@@ -77,7 +79,8 @@ class ScenarioResult:
     Attributes:
         scenario_id: the scenario's id (results with the same id are one scenario).
         repeat: the repeat index, ``0 .. repeats - 1``.
-        metrics: metric name -> value, usually in [0, 1]; finite numbers.
+        metrics: metric name -> value, usually in [0, 1]; finite numbers (a bool counts as
+            1.0 / 0.0 and is stored so in the aggregate).
         cost_usd: what the run cost, in US dollars.
         latency_s: wall time in seconds; ``0.0`` means "not measured" and the runner fills in
             the time ``run_one`` took (as 1.6 does).
@@ -292,11 +295,14 @@ def aggregate_results(
     values: dict[str, dict[str, list[float]]] = {}
     present: dict[str, int] = {}
     isfinite = math.isfinite
+    has_bool = False
     for r in ok:
         sid = r.scenario_id
         for m, v in r.metrics.items():
             if v.__class__ is not float:
-                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                if isinstance(v, bool):  # aau-harness 1.x took True/False as 1/0
+                    has_bool = True
+                elif not isinstance(v, (int, float)):
                     raise MetricError(
                         f"metric {m!r} of scenario {sid!r} repeat {r.repeat} is {v!r}, "
                         "not a finite number", metric=m, units=[(sid, r.repeat)])
@@ -315,6 +321,11 @@ def aggregate_results(
                 by_scenario[sid].append(v)
             except KeyError:
                 by_scenario[sid] = [v]
+    if has_bool:  # stored as 1.0 / 0.0: the files' metric values are JSON numbers
+        results = [attrs.evolve(r, metrics={m: float(v) if isinstance(v, bool) else v
+                                            for m, v in r.metrics.items()})
+                   if any(isinstance(v, bool) for v in r.metrics.values()) else r
+                   for r in results]
     names = sorted(values)
     for m in names:
         if m in optional or present[m] == len(ok):

@@ -39,3 +39,54 @@ def test_the_runner_doc_says_a_metric_error_keeps_the_results():
     text = " ".join(DOC.read_text("utf-8").split())
     assert "the N finished results are on this error's .results" in text
     assert "aggregate_results(exc.results" in text
+
+
+def test_the_runner_doc_points_at_files_a_clone_has_and_names_the_real_provenance_keys():
+    text = DOC.read_text("utf-8")
+    assert "shared/compat" not in text
+    assert "`schemas/eval-aggregate/v1/examples/valid/`" in text
+    assert len(list((REPO / "schemas/eval-aggregate/v1/examples/valid").glob("*.json"))) == 2
+    from aau_core import snapshot
+
+    keys = set(snapshot()) | {"reproducibility_note"}
+    for key in keys:
+        assert f"`{key}`" in text, key
+
+
+def test_the_runner_doc_describes_interrupted_as_it_is():
+    from aau_core import Interrupted
+
+    assert issubclass(Interrupted, Exception) and not issubclass(Interrupted, KeyboardInterrupt)
+    text = " ".join(DOC.read_text("utf-8").split())
+    assert "`aau_core.Interrupted`" in text and "**not** a `KeyboardInterrupt`" in text
+    assert "`.finished` is a dict mapping unit index" in text
+
+
+BACKENDS = REPO / "docs" / "backends.md"
+
+
+def test_the_backends_doc_first_example_runs_as_written(tmp_path):
+    code = re.search(r"```python\n(.*?)```", BACKENDS.read_text("utf-8"), re.S).group(1)
+    (tmp_path / "example.py").write_text(code, encoding="utf-8")
+    done = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("True {'route': 'billing'} None {'model': 'scripted-mock'")
+
+
+def test_the_backends_doc_sample_pricing_file_validates_and_registers(tmp_path):
+    sample = re.search(r"```json\n(.*?)```", BACKENDS.read_text("utf-8"), re.S).group(1)
+    path = tmp_path / "my-prices.json"
+    path.write_text(sample, encoding="utf-8")
+    checked = subprocess.run([aau_script(), "schema", "validate", str(path)],
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stderr
+    code = ("import sys; from aau_core import CostTracker, register_pricing_file; "
+            "register_pricing_file(sys.argv[1]); "
+            "t = CostTracker('vendor/new-model'); "
+            "t.add_usage({'input_tokens': 10**6, 'output_tokens': 10**6}); "
+            "print(t.as_dict()['cost_usd'])")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1.0"

@@ -235,3 +235,25 @@ def test_schema_validate_kind_help_points_at_schema_list(capsys):
     assert run(["schema", "validate", "--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "--kind TEXT Schema kind to check against, a name from `aau schema list`" in out
+
+
+def test_lazy_exports_load_on_first_use_and_name_missing_distributions():
+    import types
+
+    from aau_core import lazy_exports
+
+    module = types.ModuleType("aau_fake_pkg")
+    sys.modules["aau_fake_pkg"] = module
+    try:
+        getattr_, dir_ = lazy_exports("aau_fake_pkg", {"dumps": "json", "gone": "aau_no_such_mod"},
+                                      install_hint={"aau_no_such_mod": "aau-nothing"})
+        assert "dumps" not in module.__dict__
+        assert getattr_("dumps") is json.dumps
+        assert module.__dict__["dumps"] is json.dumps  # cached after the first use
+        assert {"dumps", "gone"} <= set(dir_())
+        with pytest.raises(ImportError, match="pip install aau-nothing"):
+            getattr_("gone")
+        with pytest.raises(AttributeError):
+            getattr_("other")
+    finally:
+        del sys.modules["aau_fake_pkg"]

@@ -18,11 +18,13 @@ Public API::
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 
 # Names load on first use (PEP 562): `aau` start-up imports only what a command needs.
 _EXPORTS = {
+    "lazy_exports": "._lazy",
     "AGGREGATE_VERSION": "._runner",
     "AauError": "._errors",
     "AgentRun": "._agent_loop",
@@ -111,17 +113,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'aau_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
@@ -219,6 +211,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
 __version__ = "2.0.0.dev0"
 
 __all__ = [
+    "lazy_exports",
     "AGGREGATE_VERSION",
     "AauError",
     "AgentRun",

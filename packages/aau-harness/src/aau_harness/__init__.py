@@ -10,8 +10,7 @@ is missing fails with a message saying which distribution to install.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from aau_core import lazy_exports
 
 # name -> module that provides it
 _EXPORTS: dict[str, str] = {
@@ -61,19 +60,4 @@ __all__ = sorted(_EXPORTS)
 __version__ = "2.0.0.dev0"
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'aau_harness' has no attribute {name!r}")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        raise ImportError(f"aau_harness.{name} needs the {_DISTRIBUTION[module_name]} package: "
-                          f"pip install {_DISTRIBUTION[module_name]}") from None
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, install_hint=_DISTRIBUTION)

@@ -19,7 +19,7 @@ from _helpers import COMMAND_AGENT, EXAMPLE_SUITE, REPO
 
 pytestmark = pytest.mark.slow
 
-PACKAGES = ["aau-schemas", "aau-core", "aau-adapters", "aau-harness"]
+PACKAGES = ["aau-schemas", "aau-core", "aau-adapters", "aau-baseline", "aau-harness"]
 
 
 def _run(argv, **kw):
@@ -90,6 +90,12 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
     assert receipt["metrics"]["exact_rate"] == 0.875
     assert receipt["provenance"]["harness_version"] == "2.0.0.dev0"
     assert (env_dir / "bin" / "aau-evaluate").exists()
+
+    # 3b. + aau-baseline: installing it adds `aau baseline` and the `aau-baseline` alias
+    _run([*pip, "aau-baseline"], cwd=work, env=env)
+    done = _run([aau, "--help"], cwd=work, env=env)
+    assert "baseline" in done.stdout.split("Commands:")[1].split()
+    _run([str(env_dir / "bin" / "aau-baseline"), "--help"], cwd=work, env=env)
 
     # 4. + aau-harness, the umbrella: aau-harness 1.6's README quickstart runs unchanged
     _run([*pip, "aau-harness"], cwd=work, env=env)

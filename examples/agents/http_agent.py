@@ -230,10 +230,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     host, port = server.server_address[:2]
     shown_host = f"[{host}]" if ":" in host else host
-    print(f"listening on http://{shown_host}:{port}{EVALUATE_PATH}", flush=True)
-
+    # the handler is in place before we announce, and the announcement is inside the try: a
+    # caller may stop us the moment it reads the line
     signal.signal(signal.SIGTERM, _stop)
     try:
+        print(f"listening on http://{shown_host}:{port}{EVALUATE_PATH}", flush=True)
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
         pass

@@ -11,7 +11,7 @@ Public API::
                 default_provenance, AGGREGATE_VERSION, CI_METHODS
     report      render_report
     statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, bootstrap_cis,
-                compat_bootstrap_ci, clustered_stderr, Z95
+                compat_bootstrap_ci, clustered_stderr, fleiss_kappa, Z95
     provenance  package_version, python_version, platform_string, utc_timestamp
     cli         cli (the click group), run(argv) -> exit code, PluginGroup
 """
@@ -81,6 +81,7 @@ _EXPORTS = {
     "cli": "._cli",
     "clustered_stderr": "._statistics",
     "compat_bootstrap_ci": "._statistics",
+    "fleiss_kappa": "._statistics",
     "default_provenance": "._runner",
     "harness_version": "._provenance",
     "is_floating": "._provenance",
@@ -202,6 +203,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         bootstrap_cis,
         clustered_stderr,
         compat_bootstrap_ci,
+        fleiss_kappa,
         pass_at_k,
         pass_hat_k,
         wilson_interval,
@@ -268,6 +270,7 @@ __all__ = [
     "cli",
     "clustered_stderr",
     "compat_bootstrap_ci",
+    "fleiss_kappa",
     "default_provenance",
     "harness_version",
     "is_floating",

@@ -16,6 +16,9 @@
 - ``clustered_stderr``: standard error of the mean of unit values clustered by scenario (the
   cluster-robust "sandwich" variance; Liang & Zeger, Biometrika 73(1), 1986; E. Miller, "Adding
   Error Bars to Evals", arXiv:2411.00640, 2024, eq. 4; Inspect AI's ``stderr(cluster=...)``).
+- ``fleiss_kappa``: Fleiss' kappa, chance-corrected agreement of a fixed number of raters
+  assigning subjects to nominal categories (J. L. Fleiss, "Measuring nominal scale agreement
+  among many raters", Psychological Bulletin 76(5), 1971), computed in exact rational arithmetic.
 """
 
 from __future__ import annotations
@@ -348,3 +351,60 @@ def clustered_stderr(values_by_scenario: Mapping[Any, Sequence[float]]) -> float
     squares = math.fsum((t - k * mean) ** 2 for t, k in zip(totals, sizes, strict=True))
     n_clusters = len(groups)
     return math.sqrt(n_clusters / (n_clusters - 1) * squares) / total_n
+
+
+def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
+    """Fleiss' kappa for ``N`` subjects, each rated by the same number ``r`` of raters.
+
+    With ``n_ij`` the number of raters who put subject ``i`` in category ``j``:
+
+        P_i   = (sum_j n_ij^2 - r) / (r (r - 1))        agreement on subject i
+        P_bar = mean_i P_i                               observed agreement
+        p_j   = sum_i n_ij / (N r)                       share of all assignments in category j
+        P_e   = sum_j p_j^2                              agreement expected by chance
+        kappa = (P_bar - P_e) / (1 - P_e)
+
+    (Fleiss 1971, eqs. 2-9.) Everything is computed with exact fractions and converted to a
+    float once, so the result does not depend on summation order. When every assignment falls
+    in one category, ``P_e = 1`` and the ratio is 0/0; the result is then ``1.0`` (complete
+    agreement), as aau-harness 1.6's human baseline reports it.
+
+    Args:
+        counts: one row per subject, one column per category, ``counts[i][j] = n_ij`` >= 0;
+            every row sums to the same ``r``. Categories nobody used may be included or left
+            out; they do not change the value.
+
+    Returns:
+        kappa in [-1, 1] (not rounded), or ``None`` when it is undefined: fewer than two
+        raters per subject (``r < 2``).
+
+    Raises:
+        ValueError: no subjects, a row of another length than the first, a negative or
+            non-integer count, or rows with different rater totals.
+    """
+    from fractions import Fraction
+
+    rows = [list(row) for row in counts]
+    if not rows:
+        raise ValueError("need at least one subject")
+    width = len(rows[0])
+    for row in rows:
+        if len(row) != width:
+            raise ValueError("every subject needs one count per category")
+        if any(isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in row):
+            raise ValueError("counts must be non-negative integers")
+    raters = sum(rows[0])
+    if any(sum(row) != raters for row in rows):
+        raise ValueError("every subject needs the same number of raters")
+    if raters < 2:
+        return None
+    n_subjects = len(rows)
+    p_bar = Fraction(
+        sum(sum(c * c for c in row) - raters for row in rows), n_subjects * raters * (raters - 1)
+    )
+    assignments = n_subjects * raters
+    p_e = sum((Fraction(sum(row[j] for row in rows), assignments) ** 2 for j in range(width)),
+              Fraction(0))
+    if p_e == 1:
+        return 1.0
+    return float((p_bar - p_e) / (1 - p_e))

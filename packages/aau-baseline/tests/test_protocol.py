@@ -1,0 +1,36 @@
+"""The protocol constants and the schemas pin the same values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from aau_baseline import _protocol as p
+
+SCHEMAS = Path(__file__).resolve().parents[3] / "schemas" / "human-baseline" / "v1"
+
+
+def _schema(name: str) -> dict:
+    return json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+def test_constants_match_the_schemas():
+    study, session, report = _schema("study"), _schema("session"), _schema("report")
+    props = study["properties"]
+    assert props["study_version"]["const"] == p.STUDY_VERSION
+    assert props["participant_roles"]["const"] == list(p.PARTICIPANT_ROLES)
+    assert props["measures"]["const"] == list(p.MEASURES)
+    assert props["human_protections"]["const"] == p.human_protections()
+    assert props["boundary"]["const"] == p.STUDY_BOUNDARY
+    assert session["properties"]["boundary"]["const"] == p.SESSION_BOUNDARY
+    assert session["properties"]["session_kind"]["enum"] == list(p.SESSION_KINDS)
+    assert session["properties"]["session_version"]["const"] == p.SESSION_VERSION
+    rp = report["properties"]
+    assert rp["report_version"]["const"] == p.REPORT_VERSION
+    assert rp["boundary"]["const"] == p.REPORT_BOUNDARY
+    assert rp["privacy"]["const"] == p.report_privacy()
+    comparison = rp["agent_comparison"]["oneOf"][1]["properties"]
+    assert comparison["interpretation"]["const"] == p.COMPARISON_INTERPRETATION
+    assert rp["source"]["properties"]["session_count"]["maximum"] == p.MAX_SESSIONS
+    assert _schema("answer-key")["properties"]["answer_key_version"]["const"] == p.ANSWER_KEY_VERSION
+    assert _schema("manifest")["properties"]["manifest_version"]["const"] == p.MANIFEST_VERSION

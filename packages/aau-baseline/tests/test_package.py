@@ -13,7 +13,9 @@ import click
 def test_lazy_exports() -> None:
     assert "baseline_group" in dir(aau_baseline)
     assert isinstance(aau_baseline.baseline_group, click.Group)
-    assert aau_baseline.__all__ == ["baseline_group"]
+    assert sorted(aau_baseline.__all__) == sorted(aau_baseline._EXPORTS)
+    for name in aau_baseline.__all__:
+        assert getattr(aau_baseline, name) is not None
 
 
 def test_plugin_registered_with_aau() -> None:

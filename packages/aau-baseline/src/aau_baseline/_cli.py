@@ -1,20 +1,189 @@
-"""``aau baseline``: the command group for blinded human-baseline studies."""
+"""``aau baseline``: blinded human-baseline studies (``summarize``, ``validate``).
+
+Exit codes: 0 done / valid; 1 ``validate`` found the file invalid; 2 usage or input error
+(``summarize`` writes nothing then). Problems are printed one a line as
+``file: $.json.path: message``.
+"""
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
+from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, InputError, UsageError, atomic_write_json
 
 
-@click.group("baseline")
+@click.group("baseline", context_settings={"help_option_names": ["-h", "--help"]})
 def baseline_group() -> None:
     """Blinded human-baseline studies: prepare a pack, summarize sessions, validate files.
 
     \b
     Example:
-      aau baseline --help
+      aau baseline summarize pack/ --session s1.json --session s2.json --out report.json
+      aau baseline validate pack/
     """
+
+
+@baseline_group.command("summarize")
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("--session", "sessions", multiple=True, required=True, type=click.Path(path_type=Path),
+              help="A filled-in session file (repeat; 1 to 250, unique anonymous ids).")
+@click.option("--agent-receipt", type=click.Path(path_type=Path), default=None,
+              help="An aau-byo-agent-receipt/1.0 of a non-mock agent on the study's suite, "
+                   "covering every case: adds a descriptive comparison.")
+@click.option("--out", required=True, type=click.Path(path_type=Path),
+              help="Report file to write (refused if it exists, unless --force).")
+@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report's metrics on stdout.")
+def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Path | None,
+                      out: Path, force: bool, as_json: bool) -> int:
+    """Summarize anonymous sessions of a pack into an aggregate-only report.
+
+    The report holds the exact rate with its Wilson 95 % interval, abstention, median and p90
+    task time, mean confidence and calibration gap, per-scenario agreement and Fleiss' kappa
+    (null when undefined), and no participant ids, responses or free text.
+
+    \b
+    Example:
+      aau baseline summarize pack/ --session sessions/s1.json --session sessions/s2.json \\
+          --agent-receipt receipt.json --out report.json
+    """
+    from ._documents import (
+        RECEIPT_KIND,
+        REPORT_KIND,
+        SESSION_KIND,
+        check_agent_receipt,
+        check_report,
+        check_schema,
+        check_session,
+        load,
+    )
+    from ._pack import read_pack
+    from ._protocol import MAX_SESSIONS
+    from ._report import build_report
+
+    if len(sessions) > MAX_SESSIONS:
+        raise UsageError(f"--session: at most {MAX_SESSIONS} sessions, got {len(sessions)}")
+    if out.exists() and not force:
+        raise UsageError(f"--out {out}: exists (use --force to replace it)")
+    checked = read_pack(pack)
+    study = checked.study
+    docs = []
+    seen: dict[str, Path] = {}
+    for path in sessions:
+        doc = check_session(load(SESSION_KIND, path), study, str(path))
+        sid = doc["anonymous_session_id"]
+        if sid in seen:
+            raise InputError(f"same anonymous_session_id as {seen[sid]}", source=str(path),
+                             path="$.anonymous_session_id")
+        seen[sid] = path
+        docs.append(doc)
+    receipt = None
+    if agent_receipt is not None:
+        receipt = check_agent_receipt(load(RECEIPT_KIND, agent_receipt), study,
+                                      str(agent_receipt))
+    report, metrics = build_report(study, checked.answer_key, docs, receipt)
+    check_report(check_schema(REPORT_KIND, report, "<report>"), "<report>")
+    atomic_write_json(out, report, ensure_ascii=True, force=force)
+    m = report["metrics"]
+    low, high = m["outcome_exact_wilson_95"]
+    lines = [
+        f"{study['study_id']}: {len(docs)} session(s) x {len(study['cases'])} case(s) = "
+        f"{m['response_count']} response(s)",
+        f"  outcome_exact_rate   {m['outcome_exact_rate']:.4f}  95% Wilson [{low:.4f}, {high:.4f}]",
+        f"  abstain_rate         {m['abstain_rate']:.4f}",
+        f"  task time            median {m['median_task_time_ms']} ms, p90 "
+        f"{m['p90_task_time_ms']} ms",
+        "  fleiss_kappa         " + (f"{m['fleiss_kappa']:.4f}" if m["fleiss_kappa"] is not None
+                                      else f"null ({metrics.fleiss_kappa_note})"),
+    ]
+    if report["agent_comparison"] is not None:
+        c = report["agent_comparison"]
+        lines.append(f"  agent exact_rate     {c['agent_exact_rate']:.4f} (human - agent "
+                     f"{c['human_minus_agent_exact_rate']:+.4f}; descriptive only)")
+    lines.append(f"report: {out}")
+    for line in lines:
+        click.echo(line, err=True)
+    if as_json:
+        click.echo(json.dumps({"report": str(out), "metrics": m,
+                               "fleiss_kappa_note": metrics.fleiss_kappa_note}, indent=2))
+    return EXIT_OK
+
+
+@baseline_group.command("validate")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--study", type=click.Path(path_type=Path), default=None,
+              help="The study a session belongs to (needed to validate a session).")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON on stdout.")
+def validate_command(path: Path, study: Path | None, as_json: bool) -> int:
+    """Check a pack folder, a session (with --study) or a report.
+
+    Exit 0 when valid, 1 when invalid (one line per problem), 2 when PATH is not one of those.
+
+    \b
+    Example:
+      aau baseline validate pack/
+      aau baseline validate session.json --study pack/study.json
+      aau baseline validate report.json
+    """
+    kind, problems, facts = _validate(path, study)
+    verdict: dict[str, Any] = {"path": str(path), "kind": kind, "valid": not problems,
+                               "problems": problems, **facts}
+    if problems:
+        for line in problems:
+            click.echo(line, err=True)
+        click.echo(f"{path}: invalid {kind}", err=True)
+    else:
+        click.echo(f"{path}: valid {kind}", err=True)
+    if as_json:
+        click.echo(json.dumps(verdict, indent=2))
+    return EXIT_BAR_NOT_MET if problems else EXIT_OK
+
+
+def _validate(path: Path, study_path: Path | None) -> tuple[str, list[str], dict[str, Any]]:
+    """(kind, problem lines, facts). Raises UsageError/InputError when PATH cannot be judged."""
+    from aau_schemas import detect_kind
+
+    from ._documents import (
+        REPORT_KIND,
+        SESSION_KIND,
+        STUDY_KIND,
+        check_report,
+        check_schema,
+        check_session,
+        check_study,
+        load,
+        read_document,
+    )
+    from ._pack import read_pack
+
+    if path.is_dir():
+        try:
+            pack = read_pack(path)
+        except InputError as exc:
+            return "human-baseline pack", str(exc).splitlines(), {}
+        return "human-baseline pack", [], {"study_id": pack.study["study_id"],
+                                           "case_count": len(pack.study["cases"]),
+                                           "outcome_count": len(pack.study["outcomes"])}
+    doc = read_document(path)
+    kind = detect_kind(doc) if isinstance(doc, dict) else None
+    if kind not in (REPORT_KIND, SESSION_KIND):
+        raise InputError("not a human-baseline pack folder, session or report", source=str(path))
+    if kind == SESSION_KIND and study_path is None:
+        raise UsageError(f"{path}: a session is validated against its study: add --study FILE")
+    try:
+        if kind == REPORT_KIND:
+            check_report(check_schema(kind, doc, str(path)), str(path))
+        else:
+            assert study_path is not None
+            study = check_study(load(STUDY_KIND, study_path), str(study_path))
+            check_session(check_schema(kind, doc, str(path)), study, str(path))
+    except InputError as exc:
+        return kind, str(exc).splitlines(), {}
+    return kind, [], {}
 
 
 def baseline_main() -> None:

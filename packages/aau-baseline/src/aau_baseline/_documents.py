@@ -1,0 +1,223 @@
+"""Reading and checking human-baseline documents: schema first, then what the schema cannot say.
+
+Every check raises ``aau_core.InvalidDocumentError`` naming the file and the JSON path of each
+problem (exit 2). Each ``check_*`` function assumes the document already validated against its
+schema (``load``/``check_schema`` do that); the rules they add are listed in each schema's
+``description`` and in ``schemas/README.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aau_schemas
+from aau_core import InvalidDocumentError, read_json_file
+
+from ._protocol import ABSTAIN, MAX_SESSIONS
+
+MAX_FILE_BYTES = 2_000_000
+"""Largest document read, in bytes (as aau-harness 1.6)."""
+
+STUDY_KIND = "human-baseline-study"
+ANSWER_KEY_KIND = "human-baseline-answer-key"
+SESSION_KIND = "human-baseline-session"
+MANIFEST_KIND = "human-baseline-manifest"
+REPORT_KIND = "human-baseline-report"
+RECEIPT_KIND = "receipt-v1"
+
+_STRIPPED_LIMITS = {"suite_id": 120, "title": 120, "purpose": 500}
+_FIELD_LIMIT = 120  # scenario ids and outcomes, stripped
+
+
+def read_document(path: str | Path) -> Any:
+    """Parse a JSON file of at most ``MAX_FILE_BYTES``. Raises InputError (unreadable, too big,
+    invalid JSON)."""
+    return read_json_file(path, max_bytes=MAX_FILE_BYTES)
+
+
+def check_schema(kind: str, doc: Any, source: str) -> dict[str, Any]:
+    """Validate ``doc`` against ``kind``'s schema; return it. Raises InvalidDocumentError with
+    every violation."""
+    if not aau_schemas.is_valid(kind, doc):
+        violations = aau_schemas.iter_violations(kind, doc)
+        raise InvalidDocumentError([(v.path, v.message) for v in violations]
+                                   or [("$", f"not a valid {kind} document")], source=source)
+    return doc
+
+
+def load(kind: str, path: str | Path) -> dict[str, Any]:
+    """``read_document`` then ``check_schema``."""
+    return check_schema(kind, read_document(path), str(path))
+
+
+def _raise(problems: list[tuple[str, str]], source: str) -> None:
+    if problems:
+        raise InvalidDocumentError(problems, source=source)
+
+
+def study_sha256(study: dict[str, Any]) -> str:
+    """The study's evidence hash (1.6 ``sha256_json``: indent 2, sorted keys, newline)."""
+    return aau_schemas.legacy_sha256_json(study)
+
+
+def _walk_keys(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key, f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]"
+            yield from _walk_keys(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _walk_keys(item, f"{path}[{i}]")
+
+
+def check_study(study: dict[str, Any], source: str) -> dict[str, Any]:
+    """Rules beyond the study schema: stripped lengths, unique scenario ids, and blinding (no
+    key named ``expected`` anywhere in a case input, where a suite keeps its answers)."""
+    problems = []
+    for field, limit in _STRIPPED_LIMITS.items():
+        if len(study[field].strip()) > limit:
+            problems.append((f"$.{field}", f"longer than {limit} characters"))
+    for i, outcome in enumerate(study["outcomes"]):
+        if len(outcome.strip()) > _FIELD_LIMIT:
+            problems.append((f"$.outcomes[{i}]", f"longer than {_FIELD_LIMIT} characters"))
+    seen: set[str] = set()
+    for i, case in enumerate(study["cases"]):
+        sid = case["scenario_id"]
+        if len(sid.strip()) > _FIELD_LIMIT:
+            problems.append((f"$.cases[{i}].scenario_id", f"longer than {_FIELD_LIMIT} characters"))
+        if sid in seen:
+            problems.append((f"$.cases[{i}].scenario_id", f"duplicate scenario id {sid!r}"))
+        seen.add(sid)
+        for key, path in _walk_keys(case["input"], f"$.cases[{i}].input"):
+            if key.lower() == "expected":
+                problems.append((path, "a participant file must not carry an expected answer"))
+    _raise(problems, source)
+    return study
+
+
+def check_answer_key(key: dict[str, Any], study: dict[str, Any], source: str) -> dict[str, Any]:
+    """The key belongs to the study (id, hash), covers exactly its cases, with its outcomes."""
+    problems = []
+    if key["study_id"] != study["study_id"]:
+        problems.append(("$.study_id", "does not match the study"))
+    if key["study_sha256"] != study_sha256(study):
+        problems.append(("$.study_sha256", "is not the hash of the study"))
+    ids = {c["scenario_id"] for c in study["cases"]}
+    for sid in sorted(ids - set(key["answers"])):
+        problems.append(("$.answers", f"no answer for scenario {sid!r}"))
+    for sid, outcome in key["answers"].items():
+        if sid not in ids:
+            problems.append((f"$.answers[{sid!r}]", "not a scenario of the study"))
+        elif outcome not in study["outcomes"]:
+            problems.append((f"$.answers[{sid!r}]", f"{outcome!r} is not an outcome of the study"))
+    _raise(problems, source)
+    return key
+
+
+def check_session(session: dict[str, Any], study: dict[str, Any], source: str) -> dict[str, Any]:
+    """The session belongs to the study, uses its role and outcomes, answers every case once,
+    with whole-number confidence and times (``1.0`` is refused, as 1.6 did)."""
+    problems = []
+    if session["study_id"] != study["study_id"]:
+        problems.append(("$.study_id", "does not match the study"))
+    if session["study_sha256"] != study_sha256(study):
+        problems.append(("$.study_sha256", "is not the hash of the study"))
+    if session["participant_role"] not in study["participant_roles"]:
+        problems.append(("$.participant_role", "not a role of the study"))
+    allowed = {*study["outcomes"], ABSTAIN}
+    ids = [c["scenario_id"] for c in study["cases"]]
+    seen: set[str] = set()
+    for i, response in enumerate(session["responses"]):
+        sid = response["scenario_id"]
+        if sid not in ids:
+            problems.append((f"$.responses[{i}].scenario_id", f"{sid!r} is not a study case"))
+        elif sid in seen:
+            problems.append((f"$.responses[{i}].scenario_id", f"{sid!r} answered twice"))
+        seen.add(sid)
+        if response["outcome"] not in allowed:
+            problems.append((f"$.responses[{i}].outcome",
+                             f"{response['outcome']!r} is not an outcome of the study"))
+        for field in ("confidence", "elapsed_ms"):
+            if not isinstance(response[field], int):
+                problems.append((f"$.responses[{i}].{field}", "must be a whole number"))
+    for sid in ids:
+        if sid not in seen:
+            problems.append(("$.responses", f"no response for scenario {sid!r}"))
+    _raise(problems, source)
+    return session
+
+
+def check_agent_receipt(receipt: dict[str, Any], study: dict[str, Any],
+                        source: str) -> dict[str, Any]:
+    """A receipt fit for a comparison: not a mock, same suite (id and legacy hash), every
+    study case covered exactly once, and an exact_rate that derives from its rows."""
+    problems = []
+    if receipt["adapter_kind"] == "mock":
+        problems.append(("$.adapter_kind", "a mock receipt cannot support a human comparison"))
+    if receipt["suite_id"] != study["suite_id"]:
+        problems.append(("$.suite_id", "not the study's suite"))
+    if receipt["suite_sha256"] != study["suite_sha256"]:
+        problems.append(("$.suite_sha256", "not the study's suite"))
+    rows = receipt["results"]
+    ids = [r["scenario_id"] for r in rows]
+    if sorted(ids) != sorted(c["scenario_id"] for c in study["cases"]):
+        problems.append(("$.results", "does not cover exactly the study's cases"))
+    if receipt["scenario_count"] != len(rows):
+        problems.append(("$.scenario_count", "differs from the number of results"))
+    if not math.isclose(receipt["metrics"]["exact_rate"],
+                        sum(r["exact"] is True for r in rows) / len(rows), abs_tol=1e-6):
+        problems.append(("$.metrics.exact_rate", "does not derive from the results"))
+    _raise(problems, source)
+    return receipt
+
+
+def check_report(report: dict[str, Any], source: str) -> dict[str, Any]:
+    """The report's internal arithmetic (what can be checked without the sessions)."""
+    problems = []
+    m, src, rows = report["metrics"], report["source"], report["per_scenario"]
+    low, high = m["outcome_exact_wilson_95"]
+    if not low <= m["outcome_exact_rate"] <= high:
+        problems.append(("$.metrics.outcome_exact_wilson_95", "does not contain outcome_exact_rate"))
+    if m["median_task_time_ms"] > m["p90_task_time_ms"]:
+        problems.append(("$.metrics.p90_task_time_ms", "below median_task_time_ms"))
+    for field in ("response_count", "median_task_time_ms", "p90_task_time_ms"):
+        if not isinstance(m[field], int):
+            problems.append((f"$.metrics.{field}", "must be a whole number"))
+    kinds = src["session_kinds"]
+    if sum(kinds.values()) != src["session_count"]:
+        problems.append(("$.source.session_kinds", "do not add up to session_count"))
+    if len(src["session_sha256"]) != src["session_count"]:
+        problems.append(("$.source.session_sha256", "not one hash per session"))
+    if src["session_count"] > MAX_SESSIONS:
+        problems.append(("$.source.session_count", f"more than {MAX_SESSIONS}"))
+    seen: set[str] = set()
+    for i, row in enumerate(rows):
+        if row["responses"] != src["session_count"]:
+            problems.append((f"$.per_scenario[{i}].responses", "differs from session_count"))
+        if row["scenario_id"] in seen:
+            problems.append((f"$.per_scenario[{i}].scenario_id", "duplicate scenario id"))
+        seen.add(row["scenario_id"])
+    if sum(r["responses"] for r in rows) != m["response_count"]:
+        problems.append(("$.metrics.response_count", "differs from the per-scenario responses"))
+    summary = report["human_protection_summary"]
+    if (summary["observed_human_sessions"], summary["synthetic_reference_sessions"]) != (
+            kinds["human_observed"], kinds["synthetic_reference"]):
+        problems.append(("$.human_protection_summary", "differs from source.session_kinds"))
+    comparison = report["agent_comparison"]
+    if comparison is not None:
+        if comparison["scenario_count"] != len(rows):
+            problems.append(("$.agent_comparison.scenario_count",
+                             "differs from the per-scenario rows"))
+        if comparison["human_exact_rate"] != m["outcome_exact_rate"]:
+            problems.append(("$.agent_comparison.human_exact_rate",
+                             "differs from metrics.outcome_exact_rate"))
+        if not math.isclose(comparison["human_minus_agent_exact_rate"],
+                            comparison["human_exact_rate"] - comparison["agent_exact_rate"],
+                            abs_tol=1e-4):
+            problems.append(("$.agent_comparison.human_minus_agent_exact_rate",
+                             "is not human_exact_rate - agent_exact_rate"))
+    _raise(problems, source)
+    return report

@@ -1,0 +1,115 @@
+"""A human-baseline pack folder: its files, its session template, and reading it back checked.
+
+A pack holds exactly ``study.json``, ``answer-key.json``, ``session-template.json``,
+``README.md`` and ``manifest.json`` (empty subfolders tolerated, as in aau-harness 1.6; no
+symlinks). ``manifest.json`` records the byte length and SHA-256 of the exact bytes of the other
+four. Participants get the study, the template and the README; the answer key stays with the
+organiser.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import attrs
+from aau_core import InputError, InvalidDocumentError
+
+from ._documents import (
+    ANSWER_KEY_KIND,
+    MANIFEST_KIND,
+    STUDY_KIND,
+    check_answer_key,
+    check_study,
+    load,
+    read_document,
+    study_sha256,
+)
+from ._protocol import ABSTAIN, SESSION_BOUNDARY, SESSION_VERSION
+
+PACK_FILES = ("README.md", "answer-key.json", "session-template.json", "study.json")
+"""The files the manifest lists, in manifest order; ``manifest.json`` completes the pack."""
+MANIFEST_NAME = "manifest.json"
+PLACEHOLDER_SESSION_ID = "replace-with-12-to-64-lowercase-hex-characters"
+
+
+def session_template(study: dict[str, Any]) -> dict[str, Any]:
+    """The session a participant fills in: every case in study order, answered ``__abstain__``
+    with confidence 0 and 1000 ms, and a placeholder id (invalid until replaced)."""
+    return {
+        "session_version": SESSION_VERSION,
+        "study_id": study["study_id"],
+        "study_sha256": study_sha256(study),
+        "anonymous_session_id": PLACEHOLDER_SESSION_ID,
+        "session_kind": "synthetic_reference",
+        "participant_role": study["participant_roles"][0],
+        "protection_basis": "synthetic_only",
+        "responses": [{"scenario_id": c["scenario_id"], "outcome": ABSTAIN, "confidence": 0,
+                       "elapsed_ms": 1000} for c in study["cases"]],
+        "boundary": SESSION_BOUNDARY,
+    }
+
+
+@attrs.frozen
+class Pack:
+    """A checked pack: its folder and the parsed study, answer key and manifest."""
+
+    path: Path
+    study: dict[str, Any]
+    answer_key: dict[str, Any]
+    manifest: dict[str, Any]
+
+
+def read_pack(path: str | Path) -> Pack:
+    """Read a pack folder and check everything: the file set, the manifest (schema, study id,
+    byte lengths and hashes), the study and answer key (schemas and code rules), and that the
+    session template equals the one derived from the study.
+
+    Raises:
+        InputError: not a folder, a symlink inside, a missing or extra file.
+        InvalidDocumentError: a document breaks its schema or a rule, or a hash differs.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise InputError("not a folder (a human-baseline pack is a folder)", source=str(root))
+    found = set()
+    for item in sorted(root.rglob("*")):
+        if item.is_symlink():
+            raise InputError("symlinks are not allowed in a pack", source=str(item))
+        if item.is_file():
+            found.add(item.relative_to(root).as_posix())
+    expected = {*PACK_FILES, MANIFEST_NAME}
+    for name in sorted(expected - found):
+        raise InputError("missing from the pack", source=str(root / name))
+    for name in sorted(found - expected):
+        raise InputError("not a file of a human-baseline pack", source=str(root / name))
+    manifest = load(MANIFEST_KIND, root / MANIFEST_NAME)
+    problems = []
+    seen = set()
+    for i, row in enumerate(manifest["files"]):
+        if row["path"] in seen:
+            problems.append((f"$.files[{i}].path", f"{row['path']} listed twice"))
+            continue
+        seen.add(row["path"])
+        data = (root / row["path"]).read_bytes()
+        if row["bytes"] != len(data):
+            problems.append((f"$.files[{i}].bytes", f"{row['path']} has {len(data)} bytes"))
+        if row["sha256"] != hashlib.sha256(data).hexdigest():
+            problems.append((f"$.files[{i}].sha256", f"{row['path']} has another SHA-256"))
+    if problems:
+        raise InvalidDocumentError(problems, source=str(root / MANIFEST_NAME))
+    study_path = root / "study.json"
+    study = check_study(load(STUDY_KIND, study_path), str(study_path))
+    if manifest["study_id"] != study["study_id"]:
+        raise InputError("does not match the study", source=str(root / MANIFEST_NAME),
+                         path="$.study_id")
+    key_path = root / "answer-key.json"
+    answer_key = check_answer_key(load(ANSWER_KEY_KIND, key_path), study, str(key_path))
+    template_path = root / "session-template.json"
+    if read_document(template_path) != session_template(study):
+        raise InputError("differs from the template derived from study.json (edited or stale)",
+                         source=str(template_path), path="$")
+    return Pack(path=root, study=study, answer_key=answer_key, manifest=manifest)
+
+

@@ -19,6 +19,7 @@ from _helpers import COMMAND_AGENT, EXAMPLE_SUITE, REPO
 
 pytestmark = pytest.mark.slow
 
+BASELINE_SUITE = REPO / "schemas/suite/v1/examples/valid/suite-human-baseline-reference.json"
 PACKAGES = ["aau-schemas", "aau-core", "aau-adapters", "aau-baseline", "aau-harness"]
 
 
@@ -96,6 +97,10 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
     done = _run([aau, "--help"], cwd=work, env=env)
     assert "baseline" in done.stdout.split("Commands:")[1].split()
     _run([str(env_dir / "bin" / "aau-baseline"), "--help"], cwd=work, env=env)
+    shutil.copy(BASELINE_SUITE, work / "baseline-suite.json")
+    _run([aau, "baseline", "prepare", "baseline-suite.json", "--id", "wheel-study", "--title", "T",
+          "--purpose", "P", "--out", "pack"], cwd=work, env=env)
+    _run([aau, "baseline", "validate", "pack"], cwd=work, env=env)
 
     # 4. + aau-harness, the umbrella: aau-harness 1.6's README quickstart runs unchanged
     _run([*pip, "aau-harness"], cwd=work, env=env)

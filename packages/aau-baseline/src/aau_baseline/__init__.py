@@ -3,6 +3,8 @@ formats).
 
 Public API::
 
+    build_study(suite, study_id=, title=, purpose=) -> (study, answer_key)
+    pack_files(study, answer_key) -> {name: bytes}   write_pack(dest, files) -> Path
     read_pack(path) -> Pack                       a checked pack folder (study, answer key, manifest)
     session_template(study) -> dict               the session participants fill in
     build_report(study, answer_key, sessions, agent_receipt=None) -> (report, HumanMetrics)
@@ -28,6 +30,9 @@ _EXPORTS = {
     "ScenarioSummary": "._summary",
     "baseline_group": "._cli",
     "build_report": "._report",
+    "build_study": "._prepare",
+    "pack_files": "._prepare",
+    "write_pack": "._prepare",
     "check_agent_receipt": "._documents",
     "check_answer_key": "._documents",
     "check_report": "._documents",
@@ -52,6 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         check_study,
     )
     from ._pack import Pack, read_pack, session_template
+    from ._prepare import build_study, pack_files, write_pack
     from ._protocol import ABSTAIN
     from ._report import build_report
     from ._summary import HumanMetrics, Response, ScenarioSummary, summarize_responses
@@ -66,12 +72,15 @@ __all__ = [
     "ScenarioSummary",
     "baseline_group",
     "build_report",
+    "build_study",
     "check_agent_receipt",
     "check_answer_key",
     "check_report",
     "check_session",
     "check_study",
+    "pack_files",
     "read_pack",
     "session_template",
     "summarize_responses",
+    "write_pack",
 ]

@@ -1,4 +1,4 @@
-"""``aau baseline``: blinded human-baseline studies (``summarize``, ``validate``).
+"""``aau baseline``: blinded human-baseline studies (``prepare``, ``summarize``, ``validate``).
 
 Exit codes: 0 done / valid; 1 ``validate`` found the file invalid; 2 usage or input error
 (``summarize`` writes nothing then). Problems are printed one a line as
@@ -22,9 +22,52 @@ def baseline_group() -> None:
 
     \b
     Example:
+      aau baseline prepare suite.json --id my-study --title T --purpose P --out pack/
       aau baseline summarize pack/ --session s1.json --session s2.json --out report.json
       aau baseline validate pack/
     """
+
+
+@baseline_group.command("prepare")
+@click.argument("suite", type=click.Path(path_type=Path))
+@click.option("--id", "study_id", required=True,
+              help="Study id: a slug of lowercase letters, digits and inner hyphens (<= 63).")
+@click.option("--title", required=True, help="Study title (<= 120 characters).")
+@click.option("--purpose", required=True, help="What the study measures (<= 500 characters).")
+@click.option("--out", required=True, type=click.Path(path_type=Path),
+              help="New folder for the pack (refused if it exists).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+def prepare_command(suite: Path, study_id: str, title: str, purpose: str, out: Path,
+                    as_json: bool) -> int:
+    """Prepare a blinded human-baseline pack from a suite.
+
+    Writes study.json (inputs in blinded order, no expected answers), session-template.json,
+    README.md, answer-key.json (kept apart from participants) and a SHA-256 manifest.json, into
+    a new folder, atomically.
+
+    \b
+    Example:
+      aau baseline prepare suite.json --id routing-baseline --title "Routing baseline" \\
+          --purpose "Compare routing accuracy with the human process" --out pack/
+    """
+    from aau_adapters import load_suite
+
+    from ._prepare import build_study, pack_files, write_pack
+
+    if out.exists() or out.is_symlink():
+        raise UsageError(f"--out {out}: exists; choose a new folder for the pack")
+    study, answer_key = build_study(load_suite(suite), study_id=study_id, title=title,
+                                    purpose=purpose)
+    write_pack(out, pack_files(study, answer_key))
+    click.echo(f"{study_id}: {len(study['cases'])} case(s) in blinded order, "
+               f"{len(study['outcomes'])} outcome(s); review_status not_determined", err=True)
+    click.echo(f"pack: {out} (keep answer-key.json away from participants)", err=True)
+    if as_json:
+        click.echo(json.dumps({"path": str(out), "study_id": study_id,
+                               "case_count": len(study["cases"]),
+                               "outcome_count": len(study["outcomes"]),
+                               "review_status": "not_determined"}, indent=2))
+    return EXIT_OK
 
 
 @baseline_group.command("summarize")

@@ -73,6 +73,12 @@ def _walk_keys(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _walk_keys(item, f"{path}[{i}]")
 
 
+def leaked_answers(value: Any, path: str) -> list[tuple[str, str]]:
+    """``(json_path, message)`` for every key named ``expected`` (any case) inside ``value``."""
+    return [(p, "a participant file must not carry an expected answer")
+            for key, p in _walk_keys(value, path) if key.lower() == "expected"]
+
+
 def check_study(study: dict[str, Any], source: str) -> dict[str, Any]:
     """Rules beyond the study schema: stripped lengths, unique scenario ids, and blinding (no
     key named ``expected`` anywhere in a case input, where a suite keeps its answers)."""
@@ -91,9 +97,7 @@ def check_study(study: dict[str, Any], source: str) -> dict[str, Any]:
         if sid in seen:
             problems.append((f"$.cases[{i}].scenario_id", f"duplicate scenario id {sid!r}"))
         seen.add(sid)
-        for key, path in _walk_keys(case["input"], f"$.cases[{i}].input"):
-            if key.lower() == "expected":
-                problems.append((path, "a participant file must not carry an expected answer"))
+        problems += leaked_answers(case["input"], f"$.cases[{i}].input")
     _raise(problems, source)
     return study
 

@@ -1,0 +1,209 @@
+"""Preparing a blinded human-baseline pack from a suite (``aau baseline prepare``).
+
+The study keeps each case's ``scenario_id`` and ``input`` only, in blinded order: sorted by the
+SHA-256 hex digest of ``"<study_id>:<scenario_id>"`` (aau-harness 1.6's order, so the same suite
+and id give the same ``study.json`` bytes and hash). Outcomes are the suite's expected outcomes in
+first-seen order. The answer key holds the expected outcomes, in a file of its own.
+
+Participant files (study, session template, README) are derived from the study alone, never from
+the answer key, and checked structurally before anything is written: the study passes its closed
+schema and ``check_study`` (no ``expected`` key anywhere in an input), and the template and
+README are functions of the study. The pack is written into a temporary folder beside the
+destination, read back with ``read_pack``, then renamed into place; an existing destination is
+refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import aau_schemas
+from aau_core import InputError, InvalidDocumentError, OutputError, UsageError
+
+from ._documents import (
+    ANSWER_KEY_KIND,
+    STUDY_KIND,
+    check_answer_key,
+    check_schema,
+    check_study,
+    leaked_answers,
+)
+from ._pack import MANIFEST_NAME, PACK_FILES, read_pack, session_template
+from ._protocol import (
+    ANSWER_KEY_VERSION,
+    MANIFEST_VERSION,
+    MEASURES,
+    PARTICIPANT_ROLES,
+    STUDY_BOUNDARY,
+    STUDY_VERSION,
+    human_protections,
+)
+
+_SLUG_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def _check_flags(study_id: str, title: str, purpose: str) -> None:
+    ok_slug = (1 <= len(study_id) <= 63 and set(study_id) <= _SLUG_CHARS
+               and not study_id.startswith("-") and not study_id.endswith("-"))
+    if not ok_slug:
+        raise UsageError(f"--id {study_id!r}: a slug of 1 to 63 lowercase letters, digits and "
+                         "inner hyphens")
+    for flag, value, limit in (("--title", title, 120), ("--purpose", purpose, 500)):
+        if not value.strip() or len(value.strip()) > limit:
+            raise UsageError(f"{flag}: 1 to {limit} characters (not counting surrounding spaces)")
+
+
+def build_study(suite: Any, *, study_id: str, title: str,
+                purpose: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The study and answer key for a loaded ``aau_adapters.Suite``.
+
+    Raises:
+        UsageError: a bad ``study_id`` (slug), ``title`` (<= 120) or ``purpose`` (<= 500).
+        InputError: the suite has fewer than two distinct expected outcomes, or a case input
+            would expose an expected answer (names the suite file and JSON path).
+    """
+    _check_flags(study_id, title, purpose)
+    outcomes: list[str] = []
+    for case in suite.cases:
+        if case.expected_outcome not in outcomes:
+            outcomes.append(case.expected_outcome)
+    if len(outcomes) < 2:
+        raise InputError("a human-baseline study needs at least two distinct expected outcomes",
+                         source=suite.source, path="$.cases")
+    leaks = [p for c in suite.cases for p in leaked_answers(c.input, f"$.cases[{c.index}].input")]
+    if leaks:
+        raise InvalidDocumentError(leaks, source=suite.source)
+    blinded = sorted(suite.cases, key=lambda c: hashlib.sha256(
+        f"{study_id}:{c.scenario_id}".encode()).hexdigest())
+    study = {
+        "study_version": STUDY_VERSION,
+        "study_id": study_id,
+        "suite_id": suite.suite_id,
+        "suite_sha256": suite.suite_sha256,
+        "title": title.strip(),
+        "purpose": purpose.strip(),
+        "classification": suite.doc["sharing"]["classification"],
+        "outcomes": outcomes,
+        "participant_roles": list(PARTICIPANT_ROLES),
+        "cases": [{"scenario_id": c.scenario_id, "input": c.input} for c in blinded],
+        "measures": list(MEASURES),
+        "human_protections": human_protections(),
+        "boundary": STUDY_BOUNDARY,
+    }
+    check_study(check_schema(STUDY_KIND, study, suite.source), suite.source)
+    answer_key = {
+        "answer_key_version": ANSWER_KEY_VERSION,
+        "study_id": study_id,
+        "study_sha256": aau_schemas.legacy_sha256_json(study),
+        "answers": {c.scenario_id: c.expected_outcome for c in suite.cases},
+    }
+    check_answer_key(check_schema(ANSWER_KEY_KIND, answer_key, "answer-key.json"), study,
+                     "answer-key.json")
+    return study, answer_key
+
+
+def study_readme(study: dict[str, Any]) -> str:
+    """The pack's README (Markdown), from the study's id, title and purpose only."""
+    return "\n".join([
+        f"# {study['title']}",
+        "",
+        f"Blinded human-baseline pack `{study['study_id']}` for suite `{study['suite_id']}`: "
+        f"{len(study['cases'])} case(s), {len(study['outcomes'])} outcome(s) plus abstention.",
+        "",
+        f"Purpose: {study['purpose']}",
+        "",
+        "## Files",
+        "",
+        "- `study.json`: what participants see, the cases' inputs in blinded order and the",
+        "  outcomes to choose from.",
+        "- `session-template.json`: one participant's answers; replace the placeholder id with",
+        "  12 to 64 random lowercase hex characters, never anything that identifies a person.",
+        "- `answer-key.json`: the scorer. The organiser keeps it; participants never see it.",
+        "- `manifest.json`: byte length and SHA-256 of the four other files.",
+        "",
+        "## Before anyone takes part",
+        "",
+        "The study's `human_protections.review_status` is `not_determined`: aau records no",
+        "institutional determination. Synthetic reference sessions may be used at once; sessions",
+        "of real people need the determination or review of the responsible institution, recorded",
+        "outside this pack, voluntary participation and a way to withdraw. Do not collect names,",
+        "contact details, free text or production data, and publish only the aggregate report.",
+        "",
+        "## Commands",
+        "",
+        "```bash",
+        "aau baseline validate .",
+        "aau baseline summarize . --session s1.json --session s2.json --out report.json",
+        "```",
+        "",
+        f"Boundary: {study['boundary']}",
+        "",
+    ])
+
+
+def pack_files(study: dict[str, Any], answer_key: dict[str, Any]) -> dict[str, bytes]:
+    """Name -> exact bytes of every pack file, the manifest last (it hashes the others)."""
+    files = {
+        "README.md": study_readme(study).encode("utf-8"),
+        "answer-key.json": aau_schemas.legacy_render_json(answer_key).encode("ascii"),
+        "session-template.json": aau_schemas.legacy_render_json(
+            session_template(study)).encode("ascii"),
+        "study.json": aau_schemas.legacy_render_json(study).encode("ascii"),
+    }
+    manifest = {
+        "manifest_version": MANIFEST_VERSION,
+        "study_id": study["study_id"],
+        "hash_algorithm": "sha256",
+        "files": [{"path": name, "bytes": len(files[name]),
+                   "sha256": hashlib.sha256(files[name]).hexdigest()} for name in PACK_FILES],
+        "claims": {"byte_integrity_only": True, "institutional_determination_proved": False,
+                   "human_subjects_approval_proved": False, "production_validation_proved": False,
+                   "workforce_decision_supported": False},
+    }
+    return {**files, MANIFEST_NAME: aau_schemas.legacy_render_json(manifest).encode("ascii")}
+
+
+def write_pack(destination: str | Path, files: dict[str, bytes]) -> Path:
+    """Write ``files`` as a new folder ``destination``, atomically, and check it.
+
+    Raises:
+        OutputError: ``destination`` exists, or the folder cannot be written.
+        InputError: the written pack fails ``read_pack`` (a bug; nothing is left behind).
+    """
+    dest = Path(destination)
+    if dest.exists() or dest.is_symlink():
+        raise OutputError(f"{dest}: exists; choose a new folder for the pack")
+    parent = dest.parent if str(dest.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=parent))
+    except OSError as exc:
+        raise OutputError(f"{dest}: cannot create: {exc.strerror or exc}") from None
+    try:
+        for name, data in files.items():
+            with open(stage / name, "xb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.chmod(stage, 0o777 & ~_umask())
+        read_pack(stage)
+        if dest.exists() or dest.is_symlink():
+            raise OutputError(f"{dest}: exists; choose a new folder for the pack")
+        os.rename(stage, dest)
+    except OSError as exc:
+        raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage, ignore_errors=True)
+    return dest
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

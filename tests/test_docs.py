@@ -131,3 +131,19 @@ def test_the_compat_skip_reason_says_what_is_skipped_and_why():
     for words in ("aau-harness 1.6", "compatibility", "../shared", "plain clone", "CI"):
         assert words in SHARED_MISSING, words
     assert "user's clone" not in SHARED_MISSING
+
+
+def test_the_baseline_docs_commands_run(tmp_path, monkeypatch, capsys):
+    import shlex
+
+    from aau_core import run
+
+    text = (REPO / "docs" / "baseline.md").read_text(encoding="utf-8")
+    block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    lines = [line for line in block.splitlines() if line.startswith("aau baseline ")]
+    assert len(lines) == 4
+    (tmp_path / "schemas").symlink_to(REPO / "schemas")
+    monkeypatch.chdir(tmp_path)
+    for line in lines:
+        assert run(shlex.split(line)[1:]) == 0, line
+    assert "pack: valid human-baseline pack" in capsys.readouterr().err

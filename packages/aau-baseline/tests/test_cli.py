@@ -216,3 +216,27 @@ def test_validate_a_tampered_report(tmp_path, capsys):
 def test_validate_something_else_is_a_usage_error(capsys):
     assert _validate(str(RECEIPT)) == 2
     assert "not a human-baseline pack folder, session or report" in capsys.readouterr().err
+
+
+def test_validate_a_session_with_float_confidence(tmp_path, capsys):
+    session = _load(SESSIONS[0])
+    session["responses"][0]["confidence"] = 63.0  # JSON Schema's integer accepts it; 1.6 did not
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(session), encoding="utf-8")
+    assert _validate(str(path), "--study", str(PACK / "study.json")) == 1
+    assert f"{path}: $.responses[0].confidence: must be a whole number" in capsys.readouterr().err
+
+
+def test_observed_sessions_are_counted_and_never_verified(tmp_path):
+    session = _load(SESSIONS[1])
+    session["session_kind"] = "human_observed"
+    session["protection_basis"] = "institutional_review_recorded"
+    path = tmp_path / "observed.json"
+    path.write_text(json.dumps(session), encoding="utf-8")
+    out = tmp_path / "r.json"
+    assert _summarize(out, sessions=[SESSIONS[0], path]) == 0
+    report = _written(out)
+    assert report["source"]["session_kinds"] == {"human_observed": 1, "synthetic_reference": 1}
+    assert report["human_protection_summary"] == {
+        "observed_human_sessions": 1, "synthetic_reference_sessions": 1,
+        "institutional_determination_verified_by_aau": False}

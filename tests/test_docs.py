@@ -64,7 +64,7 @@ def test_run_aau_yourself_comes_right_after_the_quick_start():
     assert install, "a pip install line for use outside the repository"
     paths = install.group(1).split()
     assert paths == ["./packages/aau-schemas", "./packages/aau-core", "./packages/aau-adapters",
-                     "./packages/aau-harness"]
+                     "./packages/aau-baseline", "./packages/aau-harness"]
     for path in paths:
         assert (REPO / path / "pyproject.toml").is_file(), path
 

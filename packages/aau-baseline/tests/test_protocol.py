@@ -34,3 +34,16 @@ def test_constants_match_the_schemas():
     assert rp["source"]["properties"]["session_count"]["maximum"] == p.MAX_SESSIONS
     assert _schema("answer-key")["properties"]["answer_key_version"]["const"] == p.ANSWER_KEY_VERSION
     assert _schema("manifest")["properties"]["manifest_version"]["const"] == p.MANIFEST_VERSION
+
+
+def test_models_and_schemas_have_the_same_fields():
+    import attrs
+    from aau_baseline import HumanMetrics, Response, ScenarioSummary
+
+    report, session = _schema("report"), _schema("session")
+    metrics = {f.name for f in attrs.fields(HumanMetrics)} - {"fleiss_kappa_note"}
+    assert metrics == set(report["properties"]["metrics"]["required"])
+    row = report["properties"]["per_scenario"]["items"]
+    assert {f.name for f in attrs.fields(ScenarioSummary)} == set(row["required"])
+    response = session["properties"]["responses"]["items"]
+    assert {f.name for f in attrs.fields(Response)} == set(response["required"])

@@ -1,0 +1,74 @@
+"""Hostile packs and sessions fail with one clear line: exit 1 when a check fails on a pack or
+session that was read, exit 2 when the input cannot be used at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from aau_core import run
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+PACK = HERE / "fixtures" / "reference-pack"
+SESSION = REPO / "schemas/human-baseline/v1/examples/valid/session-synthetic-01.json"
+
+
+def _copy_pack(tmp_path: Path) -> Path:
+    pack = tmp_path / "pack"
+    shutil.copytree(PACK, pack)
+    return pack
+
+
+def test_a_symlink_in_the_pack_is_refused(tmp_path, capsys):
+    pack = _copy_pack(tmp_path)
+    (tmp_path / "elsewhere.md").write_text("x", encoding="utf-8")
+    os.unlink(pack / "README.md")
+    os.symlink(tmp_path / "elsewhere.md", pack / "README.md")
+    rc = run(["baseline", "validate", str(pack)])
+    err = capsys.readouterr().err
+    assert rc in (1, 2), err
+    assert "README.md" in err and "link" in err.lower(), err
+    assert "Traceback" not in err
+
+
+def test_an_edited_study_breaks_the_pack(tmp_path, capsys):
+    pack = _copy_pack(tmp_path)
+    study = json.loads((pack / "study.json").read_text(encoding="utf-8"))
+    study["title"] = study["title"] + " (edited)"
+    (pack / "study.json").write_text(json.dumps(study, indent=2, sort_keys=True) + "\n",
+                                     encoding="utf-8")
+    rc = run(["baseline", "validate", str(pack)])
+    err = capsys.readouterr().err
+    assert rc == 1, err
+    assert "manifest.json: $.files[3]" in err and "study.json" in err
+    assert "Traceback" not in err
+
+
+def test_out_of_range_confidence_is_refused(tmp_path, capsys):
+    session = json.loads(SESSION.read_text(encoding="utf-8"))
+    session["responses"][0]["confidence"] = 101  # a percentage: 0..100
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(session), encoding="utf-8")
+    rc = run(["baseline", "validate", str(path), "--study", str(PACK / "study.json")])
+    err = capsys.readouterr().err
+    assert rc == 1, err
+    assert f"{path}: $.responses[0].confidence" in err
+    rc = run(["baseline", "summarize", str(PACK), "--session", str(path), "--out",
+              str(tmp_path / "r.json")])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"{path}: $.responses[0].confidence" in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_session_for_another_study_is_refused(tmp_path, capsys):
+    session = json.loads(SESSION.read_text(encoding="utf-8"))
+    session["study_sha256"] = "0" * 64
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(session), encoding="utf-8")
+    rc = run(["baseline", "validate", str(path), "--study", str(PACK / "study.json")])
+    err = capsys.readouterr().err
+    assert rc == 1, err
+    assert f"{path}: $.study_sha256" in err

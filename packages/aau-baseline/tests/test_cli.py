@@ -240,3 +240,33 @@ def test_observed_sessions_are_counted_and_never_verified(tmp_path):
     assert report["human_protection_summary"] == {
         "observed_human_sessions": 1, "synthetic_reference_sessions": 1,
         "institutional_determination_verified_by_aau": False}
+
+
+def _v2_receipt(tmp_path: Path, *extra: str) -> Path:
+    import sys
+
+    agent = tmp_path / "agent.py"
+    agent.write_text("import json, sys\nsys.stdin.readline()\n"
+                     "print(json.dumps({'outcome': 'route_current_official_source'}))\n",
+                     encoding="utf-8")
+    suite = REPO / "schemas/suite/v1/examples/valid/suite-human-baseline-reference.json"
+    out = tmp_path / "receipt-v2.json"
+    assert run(["evaluate", str(suite), "--command", f"{sys.executable} {agent}", "--out",
+                str(out), *extra]) == 0
+    return out
+
+
+def test_summarize_accepts_our_default_v2_receipt(tmp_path, capsys):
+    receipt = _v2_receipt(tmp_path)
+    out = tmp_path / "report.json"
+    assert _summarize(out, "--agent-receipt", str(receipt)) == 0
+    comparison = _written(out)["agent_comparison"]
+    assert comparison is not None
+    assert comparison["scenario_count"] == len(_load(PACK / "study.json")["cases"])
+
+
+def test_summarize_refuses_a_receipt_with_repeats(tmp_path, capsys):
+    receipt = _v2_receipt(tmp_path, "--repeats", "2")
+    capsys.readouterr()
+    assert _summarize(tmp_path / "r.json", "--agent-receipt", str(receipt)) == 2
+    assert f"{receipt}: $.repeats: a comparison needs one run per case" in capsys.readouterr().err

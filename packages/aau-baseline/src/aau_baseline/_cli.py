@@ -75,8 +75,9 @@ def prepare_command(suite: Path, study_id: str, title: str, purpose: str, out: P
 @click.option("--session", "sessions", multiple=True, required=True, type=click.Path(path_type=Path),
               help="A filled-in session file (repeat; 1 to 250, unique anonymous ids).")
 @click.option("--agent-receipt", type=click.Path(path_type=Path), default=None,
-              help="An aau-byo-agent-receipt/1.0 of a non-mock agent on the study's suite, "
-                   "covering every case: adds a descriptive comparison.")
+              help="An aau-byo-agent-receipt (1.0, or 2.0 with one repeat) of a non-mock "
+                   "agent on the study's suite, covering every case: adds a descriptive "
+                   "comparison.")
 @click.option("--out", required=True, type=click.Path(path_type=Path),
               help="Report file to write (refused if it exists, unless --force).")
 @click.option("--force", is_flag=True, help="Replace an existing --out file.")
@@ -95,7 +96,6 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
           --agent-receipt receipt.json --out report.json
     """
     from ._documents import (
-        RECEIPT_KIND,
         REPORT_KIND,
         SESSION_KIND,
         check_agent_receipt,
@@ -103,6 +103,7 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
         check_schema,
         check_session,
         load,
+        load_receipt,
     )
     from ._pack import read_pack
     from ._protocol import MAX_SESSIONS
@@ -126,7 +127,7 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
         docs.append(doc)
     receipt = None
     if agent_receipt is not None:
-        receipt = check_agent_receipt(load(RECEIPT_KIND, agent_receipt), study,
+        receipt = check_agent_receipt(load_receipt(agent_receipt), study,
                                       str(agent_receipt))
     report, metrics = build_report(study, checked.answer_key, docs, receipt)
     check_report(check_schema(REPORT_KIND, report, "<report>"), "<report>")

@@ -27,6 +27,7 @@ SESSION_KIND = "human-baseline-session"
 MANIFEST_KIND = "human-baseline-manifest"
 REPORT_KIND = "human-baseline-report"
 RECEIPT_KIND = "receipt-v1"
+RECEIPT_V2_KIND = "receipt-v2"
 
 _STRIPPED_LIMITS = {"suite_id": 120, "title": 120, "purpose": 500}
 _FIELD_LIMIT = 120  # scenario ids and outcomes, stripped
@@ -51,6 +52,17 @@ def check_schema(kind: str, doc: Any, source: str) -> dict[str, Any]:
 def load(kind: str, path: str | Path) -> dict[str, Any]:
     """``read_document`` then ``check_schema``."""
     return check_schema(kind, read_document(path), str(path))
+
+
+def load_receipt(path: str | Path) -> dict[str, Any]:
+    """Read an agent receipt: ``aau-byo-agent-receipt/1.0`` (aau-harness 1.x, ``--format
+    aau-1.0``) or ``/2.0`` (``aau evaluate``'s default), each checked against its schema."""
+    doc = read_document(path)
+    kind = aau_schemas.detect_kind(doc)
+    if kind not in (RECEIPT_KIND, RECEIPT_V2_KIND):
+        raise InvalidDocumentError([("$.receipt_version", "not an aau-byo-agent-receipt/1.0 or "
+                                     "/2.0 receipt")], source=str(path))
+    return check_schema(kind, doc, str(path))
 
 
 def _raise(problems: list[tuple[str, str]], source: str) -> None:
@@ -159,6 +171,10 @@ def check_agent_receipt(receipt: dict[str, Any], study: dict[str, Any],
     """A receipt fit for a comparison: not a mock, same suite (id and legacy hash), every
     study case covered exactly once, and an exact_rate that derives from its rows."""
     problems = []
+    if receipt.get("repeats", 1) != 1:
+        problems.append(("$.repeats", f"a comparison needs one run per case, this receipt has "
+                         f"{receipt['repeats']} repeats (run aau evaluate with --repeats 1)"))
+        _raise(problems, source)
     if receipt["adapter_kind"] == "mock":
         problems.append(("$.adapter_kind", "a mock receipt cannot support a human comparison"))
     if receipt["suite_id"] != study["suite_id"]:

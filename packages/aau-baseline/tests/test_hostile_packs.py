@@ -72,3 +72,18 @@ def test_a_session_for_another_study_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 1, err
     assert f"{path}: $.study_sha256" in err
+
+
+def test_a_filled_in_template_in_the_pack_is_refused(tmp_path, capsys):
+    pack = _copy_pack(tmp_path)
+    template = json.loads((pack / "session-template.json").read_text(encoding="utf-8"))
+    template["responses"][0]["outcome"] = "route_current_official_source"
+    (pack / "session-template.json").write_text(json.dumps(template), encoding="utf-8")
+    rc = run(["baseline", "validate", str(pack)])
+    err = capsys.readouterr().err
+    assert rc == 1, err
+    assert "session-template.json has another SHA-256" in err, err  # the manifest notices first
+    rc = run(["schema", "validate", str(pack / "session-template.json"), "--kind",
+              "human-baseline-session-template"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "$.responses[0].outcome" in err, err

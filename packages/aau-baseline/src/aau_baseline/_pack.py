@@ -21,6 +21,7 @@ from ._documents import (
     MANIFEST_KIND,
     STUDY_KIND,
     check_answer_key,
+    check_schema,
     check_study,
     load,
     read_document,
@@ -107,7 +108,9 @@ def read_pack(path: str | Path) -> Pack:
     key_path = root / "answer-key.json"
     answer_key = check_answer_key(load(ANSWER_KEY_KIND, key_path), study, str(key_path))
     template_path = root / "session-template.json"
-    if read_document(template_path) != session_template(study):
+    template = check_schema("human-baseline-session-template", read_document(template_path),
+                            str(template_path))
+    if template != session_template(study):
         raise InputError("differs from the template derived from study.json (edited or stale)",
                          source=str(template_path), path="$")
     return Pack(path=root, study=study, answer_key=answer_key, manifest=manifest)

@@ -87,3 +87,25 @@ def test_a_filled_in_template_in_the_pack_is_refused(tmp_path, capsys):
               "human-baseline-session-template"])
     err = capsys.readouterr().err
     assert rc == 1 and "$.responses[0].outcome" in err, err
+
+
+def test_a_folder_with_content_inside_the_pack_is_refused(tmp_path, capsys):
+    pack = _copy_pack(tmp_path)
+    (pack / "empty").mkdir()
+    assert run(["baseline", "validate", str(pack)]) == 0  # an empty folder is harmless
+    capsys.readouterr()
+    (pack / "extra").mkdir()
+    (pack / "extra" / "answers.json").write_text("{}", encoding="utf-8")
+    rc = run(["baseline", "validate", str(pack)])
+    err = capsys.readouterr().err
+    assert rc == 1, err  # like an extra file: the pack fails its check
+    assert f"{pack / 'extra'}: a pack holds no folders with content" in err
+
+
+def test_a_big_folder_that_is_not_a_pack_is_refused_at_the_top(tmp_path, capsys):
+    deep = tmp_path / "notapack" / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / "x.json").write_text("{}", encoding="utf-8")
+    rc = run(["baseline", "validate", str(tmp_path / "notapack")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "notapack/a: a pack holds no folders with content" in err, err

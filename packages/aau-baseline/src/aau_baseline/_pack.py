@@ -68,18 +68,24 @@ def read_pack(path: str | Path) -> Pack:
     session template equals the one derived from the study.
 
     Raises:
-        InputError: not a folder, a symlink inside, a missing or extra file.
+        InputError: not a folder, a symlink or a non-empty folder inside, a missing or extra
+            file.
         InvalidDocumentError: a document breaks its schema or a rule, or a hash differs.
     """
     root = Path(path)
     if not root.is_dir():
         raise InputError("not a folder (a human-baseline pack is a folder)", source=str(root))
     found = set()
-    for item in sorted(root.rglob("*")):
+    # only the top level is read: a folder that is not a pack is refused at its first stray
+    # entry, without walking whatever tree lies below it
+    for item in sorted(root.iterdir()):
         if item.is_symlink():
             raise InputError("symlinks are not allowed in a pack", source=str(item))
-        if item.is_file():
-            found.add(item.relative_to(root).as_posix())
+        if item.is_dir():
+            if any(item.iterdir()):
+                raise InputError("a pack holds no folders with content", source=str(item))
+            continue  # an empty folder is harmless (as aau-harness 1.6 allows)
+        found.add(item.name)
     expected = {*PACK_FILES, MANIFEST_NAME}
     for name in sorted(expected - found):
         raise InputError("missing from the pack", source=str(root / name))

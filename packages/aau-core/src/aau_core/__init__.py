@@ -10,10 +10,16 @@ Public API::
     runner      run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
                 default_provenance, AGGREGATE_VERSION, CI_METHODS
     report      render_report
+    junit       JUnitCase, JUnitSuite, render_junit
+    markdown    markdown_table
     statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, bootstrap_cis,
                 compat_bootstrap_ci, clustered_stderr, fleiss_kappa, Z95
     provenance  package_version, python_version, platform_string, utc_timestamp
     cli         cli (the click group), run(argv) -> exit code, PluginGroup
+    tool calls  match_tool_calls, ToolCallMatch, ToolCallFormatError, call_mismatches,
+                value_matches, standardize_string, normalize_tool_calls, check_expected_calls,
+                check_matchers, functions_by_name, calls_from_bfcl, example_calls,
+                TOOL_CALL_MODES, TOOL_CALL_MATCHERS
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ _EXPORTS = {
     "InputError": "._errors",
     "Interrupted": "._errors",
     "InvalidDocumentError": "._errors",
+    "JUnitCase": "._junit",
+    "JUnitSuite": "._junit",
     "MetricError": "._runner",
     "MissingCredentialError": "._backend_errors",
     "MissingExtraError": "._backend_errors",
@@ -88,6 +96,7 @@ _EXPORTS = {
     "is_transport_error": "._guards",
     "loads_strict": "._strict_json",
     "make_backend": "._backends",
+    "markdown_table": "._markdown",
     "package_version": "._provenance",
     "pass_at_k": "._statistics",
     "pass_hat_k": "._statistics",
@@ -101,6 +110,7 @@ _EXPORTS = {
     "register_pricing": "._cost",
     "register_pricing_file": "._cost",
     "render_json": "._io",
+    "render_junit": "._junit",
     "render_report": "._report",
     "run": "._cli",
     "run_eval": "._runner",
@@ -111,6 +121,20 @@ _EXPORTS = {
     "turn_limit_error": "._agent_loop",
     "utc_timestamp": "._provenance",
     "wilson_interval": "._statistics",
+    "TOOL_CALL_MATCHERS": "._tool_calls",
+    "TOOL_CALL_MODES": "._tool_calls",
+    "ToolCallFormatError": "._tool_calls",
+    "ToolCallMatch": "._tool_calls",
+    "call_mismatches": "._tool_calls",
+    "calls_from_bfcl": "._tool_calls",
+    "check_expected_calls": "._tool_calls",
+    "check_matchers": "._tool_calls",
+    "example_calls": "._tool_calls",
+    "functions_by_name": "._tool_calls",
+    "match_tool_calls": "._tool_calls",
+    "normalize_tool_calls": "._tool_calls",
+    "standardize_string": "._tool_calls",
+    "value_matches": "._tool_calls",
 }
 
 
@@ -173,6 +197,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         provider_error_rate,
     )
     from ._io import atomic_write_json, atomic_write_text, check_writable, render_json
+    from ._junit import JUnitCase, JUnitSuite, render_junit
+    from ._markdown import markdown_table
     from ._openai_compat import ModelResponse, OpenAICompatBackend, ProviderSpec
     from ._provenance import (
         FLOATING_MARKERS,
@@ -209,6 +235,22 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         wilson_interval,
     )
     from ._strict_json import loads_strict, read_json_file
+    from ._tool_calls import (
+        TOOL_CALL_MATCHERS,
+        TOOL_CALL_MODES,
+        ToolCallFormatError,
+        ToolCallMatch,
+        call_mismatches,
+        calls_from_bfcl,
+        check_expected_calls,
+        check_matchers,
+        example_calls,
+        functions_by_name,
+        match_tool_calls,
+        normalize_tool_calls,
+        standardize_string,
+        value_matches,
+    )
 
 __version__ = "2.0.0.dev0"
 
@@ -235,6 +277,8 @@ __all__ = [
     "InputError",
     "Interrupted",
     "InvalidDocumentError",
+    "JUnitCase",
+    "JUnitSuite",
     "MetricError",
     "MissingCredentialError",
     "MissingExtraError",
@@ -277,6 +321,7 @@ __all__ = [
     "is_transport_error",
     "loads_strict",
     "make_backend",
+    "markdown_table",
     "package_version",
     "pass_at_k",
     "pass_hat_k",
@@ -290,6 +335,7 @@ __all__ = [
     "register_pricing",
     "register_pricing_file",
     "render_json",
+    "render_junit",
     "render_report",
     "run",
     "run_eval",
@@ -300,4 +346,18 @@ __all__ = [
     "turn_limit_error",
     "utc_timestamp",
     "wilson_interval",
+    "TOOL_CALL_MATCHERS",
+    "TOOL_CALL_MODES",
+    "ToolCallFormatError",
+    "ToolCallMatch",
+    "call_mismatches",
+    "calls_from_bfcl",
+    "check_expected_calls",
+    "check_matchers",
+    "example_calls",
+    "functions_by_name",
+    "match_tool_calls",
+    "normalize_tool_calls",
+    "standardize_string",
+    "value_matches",
 ]

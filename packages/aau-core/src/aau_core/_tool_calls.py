@@ -1,0 +1,599 @@
+"""Tool-call matching: did an agent make the function calls a case expects?
+
+Pure (no I/O). Used by ``aau evaluate`` for suite v2's ``expected.tool_calls``, and usable by any
+runner or lab that has expected and actual calls in hand.
+
+Formats
+-------
+Expected calls follow the Berkeley Function-Calling Leaderboard (BFCL) ground truth, renamed to
+JSON-friendly keys::
+
+    {"name": "get_weather", "arguments": {"city": ["Paris", "paris"], "unit": ["celsius", ""]}}
+
+Each argument maps to a LIST of acceptable values; ``""`` in the list means the argument may be
+left out. An acceptable value that is an object is a *pattern*: each of its keys again maps to a
+list of acceptable values (BFCL's dictionary ground truth), and the actual object may hold no
+other key. An acceptable array is compared element by element (same length); objects inside it
+are patterns too (BFCL's list of dictionaries).
+
+Actual calls are what an agent reports: ``{"name": str, "arguments": {str: JSON value}}``.
+
+Function definitions (optional) give parameter types and required parameters, as BFCL's
+``function`` field or an OpenAI tool's ``function`` object does::
+
+    {"name": "get_weather", "parameters": {"type": "object",
+     "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+     "required": ["city"]}}
+
+Types may use the JSON Schema words (``integer``, ``number``, ``string``, ``boolean``, ``array``,
+``object``) or BFCL's Python words (``float``, ``dict``, ``tuple``, ``any``).
+
+Modes (the trajectory vocabulary of LangChain agentevals, ``trajectory_match_mode``)
+-------------------------------------------------------------------------------------
+- ``strict``: the same calls in the same order, nothing extra, nothing missing.
+- ``unordered``: the same multiset of calls in any order (BFCL's parallel checker).
+- ``subset``: every actual call matches a distinct expected call; calls may be skipped but
+  nothing extra may be called.
+- ``superset``: every expected call is matched by a distinct actual call; extra calls are
+  allowed.
+
+Matching is one-to-one (an actual call is consumed once). For ``unordered``, ``subset`` and
+``superset`` the pairing is a maximum bipartite matching (augmenting paths), so the verdict does
+not depend on the order of either list; BFCL's parallel checker pairs greedily, which can miss a
+valid pairing when one actual call fits two expected calls. An expected list of ``[]`` means "call
+nothing" in every mode (BFCL's irrelevance category): any call fails, even under ``superset``.
+
+Per-call rules (BFCL ``ast_checker.simple_function_checker``, learned from bfcl-eval 2026.3.23)
+-----------------------------------------------------------------------------------------------
+1. The function name must be equal (case-sensitive; BFCL's per-model ``.`` -> ``_`` renaming is
+   not applied).
+2. Every parameter the definition marks ``required`` must be present.
+3. Every actual argument must be named both in the definition's ``properties`` (when a
+   definition is given) and in the expected call's ``arguments``; otherwise it is unexpected.
+4. Types, when the definition gives one: ``integer`` takes an integer only (a float such as
+   ``5.0`` is refused); ``number``/``float`` takes an integer or a float (Python's int-to-float
+   widening, which BFCL allows, and not the reverse); ``string``, ``boolean``, ``array``
+   (also ``tuple``), ``object`` (also ``dict``) take only their JSON type; ``any`` takes
+   everything. Array ``items`` types are checked element by element. A boolean is never a
+   number. Without a definition numbers compare by value.
+5. The value must equal one acceptable value under the argument's matcher (below).
+6. Every expected argument absent from the call must list ``""`` as acceptable.
+
+Matchers (per tool, per argument: ``{"tool": {"arg": matcher}}``)
+-----------------------------------------------------------------
+- ``"exact"`` (default): BFCL equality. Strings are *standardised* before comparison, anywhere in
+  the value: the characters space , . / - _ * ^ are removed, the rest lower-cased and ``'``
+  replaced by ``"`` (so "April 1, 2024" equals "april 1 2024"); numbers compare by value
+  (type rules above); arrays element by element; objects as patterns.
+- ``"verbatim"``: as exact but strings must be identical (no standardisation).
+- ``"case_insensitive"``: as exact but strings compare by ``str.casefold()`` only (spaces and
+  punctuation count).
+- ``"any"``: any value is accepted (no type check); whether the argument may be left out still
+  follows the ``""`` rule and the definition's ``required`` list.
+- ``{"tolerance": abs, "relative": rel}``: numbers within ``max(abs, rel * |acceptable|)`` of an
+  acceptable number match (both default to 0, neither negative); other values as exact.
+
+Reasons name the call (``expected call #i`` / ``actual call #j``, 0-based), the argument, the value
+got and the values allowed; they are short and meant for receipts.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+TOOL_CALL_MODES = ("strict", "unordered", "subset", "superset")
+"""The four matching modes."""
+
+TOOL_CALL_MATCHERS = ("exact", "verbatim", "case_insensitive", "any")
+"""Matchers given by name; the numeric tolerance matcher is an object."""
+
+_BFCL_STRIP = re.compile(r"[ ,./\-_*^]")
+_TYPE_WORDS = {
+    "integer": "integer", "int": "integer",
+    "number": "number", "float": "number", "double": "number",
+    "string": "string", "str": "string",
+    "boolean": "boolean", "bool": "boolean",
+    "array": "array", "tuple": "array", "list": "array",
+    "object": "object", "dict": "object",
+    "any": "any",
+}
+_REPR_LIMIT = 80
+
+
+class ToolCallFormatError(ValueError):
+    """Expected calls, actual calls, matchers or definitions are malformed.
+
+    Attributes:
+        path: JSON path of the problem relative to the value given (``"$[1].arguments"``).
+        message: what is wrong.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+@attrs.frozen
+class ToolCallMatch:
+    """The verdict of ``match_tool_calls``.
+
+    Attributes:
+        matched: whether the actual calls satisfy the expected calls under ``mode``.
+        mode: the mode used.
+        expected_count, actual_count: how many calls each side has.
+        pairs: ``(expected index, actual index)`` pairs of the matching found, sorted.
+        reasons: one short line per mismatch (empty when ``matched``).
+    """
+
+    matched: bool
+    mode: str
+    expected_count: int
+    actual_count: int
+    pairs: tuple[tuple[int, int], ...]
+    reasons: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"matched", "mode", "expected_count", "actual_count", "pairs", "reasons"}``
+        (pairs as two-element lists), JSON-ready."""
+        return {
+            "matched": self.matched,
+            "mode": self.mode,
+            "expected_count": self.expected_count,
+            "actual_count": self.actual_count,
+            "pairs": [list(p) for p in self.pairs],
+            "reasons": list(self.reasons),
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Input checks
+
+
+def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]:
+    """Check actual calls and return them as ``[{"name", "arguments"}]`` (extra keys dropped).
+
+    Args:
+        value: the ``tool_calls`` value of an adapter response.
+        path: JSON path of ``value``, for messages.
+
+    Returns:
+        a new list of ``{"name": str, "arguments": dict}``.
+
+    Raises:
+        ToolCallFormatError: not an array; an item not an object; ``name`` not a non-empty string;
+            ``arguments`` present but not an object (a JSON-encoded string is refused too).
+    """
+    if not isinstance(value, list):
+        raise ToolCallFormatError(path, "tool_calls must be an array of {name, arguments}")
+    out = []
+    for i, item in enumerate(value):
+        where = f"{path}[{i}]"
+        if not isinstance(item, dict):
+            raise ToolCallFormatError(where, "a tool call must be an object {name, arguments}")
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            raise ToolCallFormatError(f"{where}.name", "must be a non-empty string")
+        arguments = item.get("arguments", {})
+        if not isinstance(arguments, dict):
+            hint = " (decode a JSON-encoded string first)" if isinstance(arguments, str) else ""
+            raise ToolCallFormatError(f"{where}.arguments", "must be an object" + hint)
+        out.append({"name": name, "arguments": arguments})
+    return out
+
+
+def check_expected_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]:
+    """Check expected calls (``[{"name", "arguments": {arg: [acceptable, ...]}}]``).
+
+    Returns:
+        the list itself (not copied).
+
+    Raises:
+        ToolCallFormatError: not an array of objects with a non-empty ``name`` and an
+            ``arguments`` object whose values are non-empty arrays.
+    """
+    if not isinstance(value, list):
+        raise ToolCallFormatError(path, "expected tool calls must be an array")
+    for i, item in enumerate(value):
+        where = f"{path}[{i}]"
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
+            raise ToolCallFormatError(where, "must be an object with a non-empty string name")
+        arguments = item.get("arguments", {})
+        if not isinstance(arguments, dict):
+            raise ToolCallFormatError(f"{where}.arguments", "must be an object")
+        for arg, allowed in arguments.items():
+            if not isinstance(allowed, list) or not allowed:
+                raise ToolCallFormatError(f"{where}.arguments.{arg}",
+                                          "must be a non-empty array of acceptable values")
+    return value
+
+
+def _check_matcher(matcher: Any, where: str) -> None:
+    if isinstance(matcher, str):
+        if matcher not in TOOL_CALL_MATCHERS:
+            raise ToolCallFormatError(where, f"unknown matcher {matcher!r}; one of "
+                                      + ", ".join(TOOL_CALL_MATCHERS) + " or {tolerance, relative}")
+        return
+    if not isinstance(matcher, dict) or not matcher or set(matcher) - {"tolerance", "relative"}:
+        raise ToolCallFormatError(where, "a numeric matcher is {\"tolerance\": abs, "
+                                  "\"relative\": rel}")
+    for key, bound in matcher.items():
+        if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not (
+                math.isfinite(bound) and bound >= 0):
+            raise ToolCallFormatError(f"{where}.{key}", "must be a finite number >= 0")
+
+
+def check_matchers(value: Any, *, path: str = "$") -> dict[str, dict[str, Any]]:
+    """Check a matcher table ``{tool: {arg: matcher}}`` (matchers in the module docstring).
+
+    Raises:
+        ToolCallFormatError: not an object of objects, or an unknown matcher.
+    """
+    if not isinstance(value, dict):
+        raise ToolCallFormatError(path, "matchers must be an object {tool: {argument: matcher}}")
+    for tool, per_arg in value.items():
+        if not isinstance(per_arg, dict):
+            raise ToolCallFormatError(f"{path}.{tool}", "must be an object {argument: matcher}")
+        for arg, matcher in per_arg.items():
+            _check_matcher(matcher, f"{path}.{tool}.{arg}")
+    return value
+
+
+def functions_by_name(functions: Sequence[Mapping[str, Any]] | None) -> dict[str, Mapping[str, Any]]:
+    """Index function definitions by name (the first definition of a name wins).
+
+    Args:
+        functions: ``[{"name", "parameters": {"properties", "required"}}]`` (BFCL ``function``
+            entries or OpenAI function objects), or ``None``.
+
+    Returns:
+        ``{name: definition}``.
+    """
+    out: dict[str, Mapping[str, Any]] = {}
+    for fn in functions or ():
+        if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
+            out.setdefault(fn["name"], fn)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Value comparison
+
+
+def standardize_string(text: str) -> str:
+    """BFCL's string standardisation: drop space , . / - _ * ^, lower-case, ``'`` -> ``"``."""
+    return _BFCL_STRIP.sub("", text).lower().replace("'", '"')
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _strings_equal(got: str, want: str, matcher: Any) -> bool:
+    if matcher == "verbatim":
+        return got == want
+    if matcher == "case_insensitive":
+        return got.casefold() == want.casefold()
+    return standardize_string(got) == standardize_string(want)
+
+
+def _numbers_equal(got: Any, want: Any, matcher: Any) -> bool:
+    if isinstance(matcher, dict):
+        bound = max(float(matcher.get("tolerance", 0)),
+                    float(matcher.get("relative", 0)) * abs(float(want)))
+        return abs(float(got) - float(want)) <= bound
+    return bool(got == want)
+
+
+def value_matches(got: Any, want: Any, matcher: Any = "exact") -> bool:
+    """Whether ``got`` equals one acceptable value ``want`` under ``matcher``.
+
+    Args:
+        got: the actual JSON value.
+        want: one acceptable value (not ``""`` meaning "omitted"); objects are patterns whose
+            values are lists of acceptable values.
+        matcher: a matcher (module docstring); ``"any"`` always matches.
+
+    Returns:
+        ``True`` when they match.
+    """
+    if matcher == "any":
+        return True
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            return False
+        for key, value in got.items():
+            allowed = want.get(key)
+            if not isinstance(allowed, list) or not any(
+                    value_matches(value, a, matcher) for a in allowed if not _is_omitted(a)):
+                return False
+        return all(_is_omitted_ok(allowed) for key, allowed in want.items() if key not in got)
+    if isinstance(want, list):
+        return (isinstance(got, list) and len(got) == len(want)
+                and all(value_matches(g, w, matcher) for g, w in zip(got, want, strict=True)))
+    if isinstance(want, bool) or isinstance(got, bool):
+        return isinstance(got, bool) and isinstance(want, bool) and got == want
+    if _is_number(want):
+        return _is_number(got) and _numbers_equal(got, want, matcher)
+    if isinstance(want, str):
+        return isinstance(got, str) and _strings_equal(got, want, matcher)
+    return bool(got is None and want is None)
+
+
+def _is_omitted(value: Any) -> bool:
+    return isinstance(value, str) and value == ""
+
+
+def _is_omitted_ok(allowed: Any) -> bool:
+    return isinstance(allowed, list) and any(_is_omitted(a) for a in allowed)
+
+
+def _type_error(value: Any, spec: Any) -> str | None:
+    """Return why ``value`` does not have the declared type ``spec``, or ``None``."""
+    if not isinstance(spec, Mapping):
+        return None
+    word = _TYPE_WORDS.get(str(spec.get("type", "any")).lower())
+    ok = {
+        None: True,
+        "any": True,
+        "integer": isinstance(value, int) and not isinstance(value, bool),
+        "number": _is_number(value),
+        "string": isinstance(value, str),
+        "boolean": isinstance(value, bool),
+        "array": isinstance(value, list),
+        "object": isinstance(value, dict),
+    }[word]
+    if not ok:
+        return f"expected type {spec.get('type')}, got {_json_type(value)}"
+    if word == "array" and isinstance(spec.get("items"), Mapping):
+        for i, item in enumerate(value):
+            problem = _type_error(item, spec["items"])
+            if problem:
+                return f"item {i}: {problem}"
+    return None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
+
+
+# ---------------------------------------------------------------------------------------------
+# One call
+
+
+def call_mismatches(
+    expected: Mapping[str, Any],
+    actual: Mapping[str, Any],
+    *,
+    matchers: Mapping[str, Mapping[str, Any]] | None = None,
+    function: Mapping[str, Any] | None = None,
+) -> list[str]:
+    """Compare one actual call with one expected call (rules 1-6 of the module docstring).
+
+    Args:
+        expected: ``{"name", "arguments": {arg: [acceptable, ...]}}``.
+        actual: ``{"name", "arguments": {arg: value}}``.
+        matchers: ``{tool: {arg: matcher}}``; absent entries mean ``"exact"``.
+        function: the expected function's definition, or ``None`` when types are unknown.
+
+    Returns:
+        short mismatch reasons without a call prefix (``"argument 'city': got 'Pariss', allowed
+        ['Paris']"``); empty when the call matches.
+    """
+    name = expected["name"]
+    if actual["name"] != name:
+        return [f"function {actual['name']!r} is not the expected {name!r}"]
+    want_args: Mapping[str, Any] = expected.get("arguments", {})
+    got_args: Mapping[str, Any] = actual.get("arguments", {})
+    tool_matchers = (matchers or {}).get(name, {})
+    params = function.get("parameters", {}) if function else {}
+    properties = params.get("properties", {}) if isinstance(params, Mapping) else {}
+    required = params.get("required", []) if isinstance(params, Mapping) else []
+    reasons = []
+    for param in required:
+        if param not in got_args:
+            reasons.append(f"missing required argument {param!r}")
+    for arg, value in got_args.items():
+        if arg not in want_args or (function is not None and arg not in properties):
+            reasons.append(f"unexpected argument {arg!r} (got {_short(value)})")
+            continue
+        matcher = tool_matchers.get(arg, "exact")
+        if matcher == "any":
+            continue
+        problem = _type_error(value, properties.get(arg)) if function is not None else None
+        if problem:
+            reasons.append(f"argument {arg!r}: {problem} ({_short(value)})")
+            continue
+        allowed = [a for a in want_args[arg] if not _is_omitted(a)]
+        if not any(value_matches(value, a, matcher) for a in allowed):
+            reasons.append(f"argument {arg!r}: got {_short(value)}, allowed {_short(allowed)}")
+    for arg, allowed in want_args.items():
+        if arg not in got_args and arg not in required and not _is_omitted_ok(allowed):
+            reasons.append(f"missing argument {arg!r} (allowed {_short(allowed)}; not optional)")
+    return reasons
+
+
+# ---------------------------------------------------------------------------------------------
+# Lists of calls
+
+
+def _max_matching(ok: list[list[bool]]) -> dict[int, int]:
+    """Maximum bipartite matching (Kuhn's augmenting paths): ``{actual index: expected index}``."""
+    match_of_actual: dict[int, int] = {}
+
+    def augment(e: int, seen: set[int]) -> bool:
+        for a, fits in enumerate(ok[e]):
+            if fits and a not in seen:
+                seen.add(a)
+                if a not in match_of_actual or augment(match_of_actual[a], seen):
+                    match_of_actual[a] = e
+                    return True
+        return False
+
+    for e in range(len(ok)):
+        augment(e, set())
+    return match_of_actual
+
+
+def match_tool_calls(
+    expected: Sequence[Mapping[str, Any]],
+    actual: Sequence[Mapping[str, Any]],
+    *,
+    mode: str = "strict",
+    matchers: Mapping[str, Mapping[str, Any]] | None = None,
+    functions: Sequence[Mapping[str, Any]] | None = None,
+) -> ToolCallMatch:
+    """Match actual calls against expected calls (modes and rules in the module docstring).
+
+    Args:
+        expected: expected calls, ``[{"name", "arguments": {arg: [acceptable, ...]}}]``
+            (``[]`` = the agent must call nothing).
+        actual: actual calls, ``[{"name", "arguments": {...}}]`` (see ``normalize_tool_calls``).
+        mode: ``"strict"``, ``"unordered"``, ``"subset"`` or ``"superset"``.
+        matchers: ``{tool: {arg: matcher}}``.
+        functions: function definitions giving parameter types and required parameters.
+
+    Returns:
+        a ``ToolCallMatch``.
+
+    Raises:
+        ToolCallFormatError: unknown mode.
+    """
+    if mode not in TOOL_CALL_MODES:
+        raise ToolCallFormatError("$.mode", f"unknown mode {mode!r}; one of {', '.join(TOOL_CALL_MODES)}")
+    defs = functions_by_name(functions)
+    n_exp, n_act = len(expected), len(actual)
+
+    def result(matched: bool, pairs: Any, reasons: list[str]) -> ToolCallMatch:
+        return ToolCallMatch(matched=matched, mode=mode, expected_count=n_exp,
+                             actual_count=n_act, pairs=tuple(sorted(pairs)),
+                             reasons=() if matched else tuple(reasons))
+
+    def check(e: int, a: int) -> list[str]:
+        exp = expected[e]
+        return call_mismatches(exp, actual[a], matchers=matchers, function=defs.get(exp["name"]))
+
+    if n_exp == 0:
+        return result(n_act == 0, (), [f"no call was expected; got {n_act}: "
+                                       + ", ".join(repr(c["name"]) for c in actual)])
+    if mode == "strict":
+        reasons = []
+        if n_exp != n_act:
+            reasons.append(f"expected {n_exp} call(s) in order, got {n_act}")
+        pairs = []
+        for i in range(min(n_exp, n_act)):
+            problems = check(i, i)
+            if problems:
+                reasons.extend(f"call #{i} ({expected[i]['name']}): {p}" for p in problems)
+            else:
+                pairs.append((i, i))
+        return result(not reasons, pairs, reasons)
+
+    ok = [[not check(e, a) for a in range(n_act)] for e in range(n_exp)]
+    matching = _max_matching(ok)
+    pairs = [(e, a) for a, e in matching.items()]
+    matched_exp = set(matching.values())
+    need_all_expected = mode in ("unordered", "superset")
+    need_all_actual = mode in ("unordered", "subset")
+    reasons = []
+    if need_all_expected:
+        for e in range(n_exp):
+            if e not in matched_exp:
+                reasons.append(_unmatched_expected(e, expected, actual, matching, check))
+    if need_all_actual:
+        for a in range(n_act):
+            if a not in matching:
+                reasons.append(f"actual call #{a} ({actual[a]['name']}) matches no expected call"
+                               " left (extra call)")
+    matched = not reasons
+    return result(matched, pairs, reasons)
+
+
+def _unmatched_expected(e: int, expected: Sequence[Mapping[str, Any]],
+                        actual: Sequence[Mapping[str, Any]], matching: dict[int, int],
+                        check: Any) -> str:
+    """Reason for an expected call left unmatched, quoting the closest free same-name call."""
+    name = expected[e]["name"]
+    head = f"expected call #{e} ({name}) was not made"
+    candidates = [a for a in range(len(actual))
+                  if actual[a]["name"] == name and a not in matching]
+    if not candidates:
+        return head
+    best = min(candidates, key=lambda a: (len(check(e, a)), a))
+    return f"{head}; closest: actual call #{best}: " + "; ".join(check(e, best))
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers for BFCL data and the mock adapter
+
+
+def calls_from_bfcl(ground_truth: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """Turn BFCL ground truth ``[{fn: {arg: [acceptable, ...]}}]`` into expected calls.
+
+    Returns:
+        ``[{"name": fn, "arguments": {arg: [acceptable, ...]}}]`` in the same order.
+    """
+    out = []
+    for entry in ground_truth:
+        for name, arguments in entry.items():
+            out.append({"name": name, "arguments": {k: list(v) for k, v in arguments.items()}})
+    return out
+
+
+def _first_value(allowed: Sequence[Any]) -> tuple[bool, Any]:
+    for value in allowed:
+        if not _is_omitted(value):
+            return True, _concrete(value)
+    return False, None
+
+
+def _concrete(value: Any) -> Any:
+    if isinstance(value, dict):
+        out = {}
+        for key, allowed in value.items():
+            present, chosen = _first_value(allowed if isinstance(allowed, list) else [allowed])
+            if present:
+                out[key] = chosen
+        return out
+    if isinstance(value, list):
+        return [_concrete(v) for v in value]
+    return value
+
+
+def example_calls(expected: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Build actual calls that satisfy ``expected``: per argument the first acceptable value
+    that is not ``""`` (arguments whose only acceptable value is ``""`` are left out; object
+    patterns are filled in the same way). Used by the mock adapter.
+
+    Returns:
+        ``[{"name", "arguments"}]`` in expected order.
+    """
+    calls = []
+    for call in expected:
+        arguments = {}
+        for arg, allowed in call.get("arguments", {}).items():
+            present, chosen = _first_value(allowed)
+            if present:
+                arguments[arg] = chosen
+        calls.append({"name": call["name"], "arguments": arguments})
+    return calls

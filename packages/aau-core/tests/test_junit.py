@@ -138,3 +138,18 @@ def test_models_validate_their_fields() -> None:
     # lists are accepted and frozen to tuples
     suite = JUnitSuite("s", [JUnitCase("c", "k", properties=[["a", "b"]])])
     assert suite.cases[0].properties == (("a", "b"),)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ('<testsuites tests="1"', '<testsuites skipped="0" tests="1"'),  # no skipped on the root
+    ("<system-out>", "<properties /><system-out>"),  # no properties in a testcase
+    ('time="1.000"', 'time="1e0"'),  # SUREFIRE_TIME has no exponent
+])
+def test_the_xsd_catches_what_the_renderer_avoids(old: str, new: str) -> None:
+    text = render_junit([JUnitSuite("s", (JUnitCase("c", "k", time_s=1.0,
+                                                    properties=(("a", "b"),)),))])
+    validate_junit(text)
+    assert old in text
+    xmlschema = pytest.importorskip("xmlschema")
+    with pytest.raises(xmlschema.XMLSchemaValidationError):
+        validate_junit(text.replace(old, new, 1))

@@ -15,6 +15,9 @@ Public API::
     statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, bootstrap_cis,
                 compat_bootstrap_ci, clustered_stderr, fleiss_kappa, Z95
     provenance  package_version, python_version, platform_string, utc_timestamp
+    trace gates HarnessEvaluator, HarnessResult, harness_row_to_eval_case, TraceError, schema_hash,
+                import_harness_dir, EvalSuite, EvalSuiteResult, EvalCase, EvalResult, EvalReport,
+                EVAL_REPORT_VERSION
     cli         cli (the click group), run(argv) -> exit code, PluginGroup
     tool calls  match_tool_calls, ToolCallMatch, ToolCallFormatError, call_mismatches,
                 value_matches, standardize_string, normalize_tool_calls, check_expected_calls,
@@ -31,6 +34,18 @@ from ._lazy import lazy_exports
 # Names load on first use (PEP 562): `aau` start-up imports only what a command needs.
 _EXPORTS = {
     "lazy_exports": "._lazy",
+    "EVAL_REPORT_VERSION": "._eval_report",
+    "EvalCase": "._eval_report",
+    "EvalReport": "._eval_report",
+    "EvalResult": "._eval_report",
+    "EvalSuite": "._eval_suite",
+    "EvalSuiteResult": "._eval_suite",
+    "HarnessEvaluator": "._harness_eval",
+    "HarnessResult": "._harness_eval",
+    "harness_row_to_eval_case": "._harness_eval",
+    "TraceError": "._trace",
+    "schema_hash": "._trace",
+    "import_harness_dir": "._trace_import",
     "AGGREGATE_VERSION": "._runner",
     "AauError": "._errors",
     "AgentRun": "._agent_loop",
@@ -188,6 +203,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         OutputError,
         UsageError,
     )
+    from ._eval_report import EVAL_REPORT_VERSION, EvalCase, EvalReport, EvalResult
+    from ._eval_suite import EvalSuite, EvalSuiteResult
     from ._execution import run_units
     from ._guards import (
         TRANSPORT_ERROR_PATTERN,
@@ -196,6 +213,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         is_transport_error,
         provider_error_rate,
     )
+    from ._harness_eval import HarnessEvaluator, HarnessResult, harness_row_to_eval_case
     from ._io import atomic_write_json, atomic_write_text, check_writable, render_json
     from ._junit import JUnitCase, JUnitSuite, render_junit
     from ._markdown import markdown_table
@@ -251,11 +269,25 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         standardize_string,
         value_matches,
     )
+    from ._trace import TraceError, schema_hash
+    from ._trace_import import import_harness_dir
 
 __version__ = "2.0.0.dev0"
 
 __all__ = [
     "lazy_exports",
+    "EVAL_REPORT_VERSION",
+    "EvalCase",
+    "EvalReport",
+    "EvalResult",
+    "EvalSuite",
+    "EvalSuiteResult",
+    "HarnessEvaluator",
+    "HarnessResult",
+    "harness_row_to_eval_case",
+    "TraceError",
+    "schema_hash",
+    "import_harness_dir",
     "AGGREGATE_VERSION",
     "AauError",
     "AgentRun",

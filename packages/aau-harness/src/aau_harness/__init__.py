@@ -48,6 +48,15 @@ _EXPORTS: dict[str, str] = {
     "register_backend": "aau_core",
     "is_floating": "aau_core",
     "harness_version": "aau_core",
+    # trace gates (PraisonAI HarnessEvaluator-compatible) and eval reports
+    "HarnessEvaluator": "aau_core",
+    "HarnessResult": "aau_core",
+    "harness_row_to_eval_case": "aau_core",
+    "EvalSuite": "aau_core",
+    "EvalSuiteResult": "aau_core",
+    "EvalReport": "aau_core",
+    "EvalResult": "aau_core",
+    "EvalCase": "aau_core",
     # bring-your-own-agent evaluation
     "load_suite": "aau_adapters",
     "normalize_response": "aau_adapters",

@@ -1,0 +1,77 @@
+"""``aau report``: JUnit XML, Markdown and JSON reports of receipts and eval aggregates.
+
+Every input is read and validated before any output is written; outputs are written atomically
+and an existing file is refused unless ``--force`` (checked before reading the inputs). The exit
+code follows ``pytest --junitxml``: the report is written either way, and the code says whether
+every scenario passed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ._errors import EXIT_BAR_NOT_MET, EXIT_OK, UsageError
+
+
+@click.command("report", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False),
+              help="Write JUnit XML here (one testsuite per file, one testcase per scenario).")
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False),
+              help="Write a Markdown summary here (metrics, intervals, pass^k, scenario table).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@click.option("--pass-metric", "pass_metrics", multiple=True, metavar="NAME=MIN",
+              help="Eval aggregates: a run passes when metric NAME >= MIN (repeatable). "
+                   "Default: every binary (0/1) metric must be 1.")
+@click.option("--force", is_flag=True, help="Replace existing --junit/--markdown files.")
+def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path: str | None,
+                   as_json: bool, pass_metrics: tuple[str, ...], force: bool) -> int:
+    """Report each scenario of receipts and eval aggregates as a test case.
+
+    FILES are public receipts (aau evaluate --out; aau-byo-agent-receipt/1.0 or 2.0) or eval
+    aggregates (run_eval; aau-harness 1.x or aau-eval-aggregate/2.0), in any mix. Each is
+    validated against its schema first.
+
+    A scenario passes only when every one of its repeats passed: a receipt row passes when it
+    is exact; an aggregate run when it has no detail.error and reaches every --pass-metric bar
+    (by default: every binary metric is 1). JUnit gets one testsuite per file and one testcase
+    per scenario, with "k/n repeats passed" and the failure codes in the failure message.
+
+    Exit 0 when every scenario passed, 1 when any failed or errored (the reports are written
+    either way, as with pytest --junitxml), 2 on a usage or input error (one line naming the
+    file and the JSON path; nothing is written).
+
+    \b
+    Examples:
+      aau report receipt.json --junit junit.xml
+      aau report r1.json r2.json --markdown report.md --json
+      aau report eval_results.json --pass-metric route_correct=1 --junit junit.xml --force
+    """
+    from ._io import atomic_write_text, check_writable
+    from ._report_formats import report_json, report_junit, report_markdown
+    from ._scenario_report import load_report_document, parse_pass_metrics
+
+    if not (junit_path or markdown_path or as_json):
+        raise UsageError("nothing to do: give --junit FILE, --markdown FILE or --json")
+    if junit_path and markdown_path and Path(junit_path).resolve() == Path(markdown_path).resolve():
+        raise UsageError("--junit and --markdown name the same file")
+    bars = parse_pass_metrics(pass_metrics)
+    for path in (junit_path, markdown_path):
+        if path:
+            check_writable(path, force=force)
+    docs = [load_report_document(name, bars) for name in files]
+    if junit_path:
+        atomic_write_text(junit_path, report_junit(docs), force=force)
+    if markdown_path:
+        atomic_write_text(markdown_path, report_markdown(docs), force=force)
+    for doc in docs:
+        failed = len(doc.scenarios) - doc.passed_count
+        tail = f", {failed} not passed" if failed else ""
+        click.echo(f"{doc.source}: {doc.kind} {doc.suite}: {doc.passed_count}/"
+                   f"{len(doc.scenarios)} scenarios passed{tail}", err=True)
+    if as_json:
+        click.echo(json.dumps(report_json(docs), indent=2, ensure_ascii=False))
+    return EXIT_OK if all(doc.passed for doc in docs) else EXIT_BAR_NOT_MET

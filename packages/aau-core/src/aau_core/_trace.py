@@ -1,0 +1,210 @@
+"""Reading an agent trace dict the way PraisonAI's ``HarnessEvaluator`` (1.7.17) does.
+
+A trace is a plain dict another tool wrote (schema kind ``trace``). Three things are read:
+
+- **tool calls**: the first *non-empty* of ``tool_calls``, ``tool_trace``, ``tools`` (Python
+  truthiness, fixed order: ``None``, ``[]``, ``0``, ``""``, ``{}`` fall through). An ``int`` is a
+  count (negative counts as 0, ``True`` as 1); a list counts its items, a dict its keys. Only the
+  count matters. ``tool_call_count``.
+- **artifacts**: the first non-empty of ``artifacts``, ``files``, ``outputs``; a dict contributes
+  its values, a string is one artifact; each entry is named by ``artifact_name``.
+  ``artifact_names``.
+- **the schema hash**: ``sha256(json.dumps(tool_schema, sort_keys=True, default=str))[:16]`` over
+  the raw ``tool_schema`` value, ``None`` when it is empty. ``schema_hash``.
+
+Where 1.7.17 crashes (a float count, mixed dict key types), iterates a string per character (a
+string of tool calls or artifacts) or gives a value that changes from process to process (a set
+or an arbitrary object hashed through its ``repr``), these functions raise ``TraceError`` naming
+the JSON path, or read a string artifact value as one name; see docs/trace-gates.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from aau_schemas import json_path
+
+TOOL_CALL_KEYS = ("tool_calls", "tool_trace", "tools")
+ARTIFACT_KEYS = ("artifacts", "files", "outputs")
+ARTIFACT_NAME_KEYS = ("path", "name", "file", "filename", "artifact")
+SCHEMA_HASH_LENGTH = 16
+
+
+class TraceError(ValueError):
+    """A trace (or an evaluator option) that cannot be read; ``str(err)`` is ``"$.path: message"``.
+
+    Args:
+        message: what is wrong.
+        path: the JSON path of the offending value (``"$.tool_calls"``, ``"$.tool_schema.t"``);
+            option paths are written ``"required_artifacts[0]"``.
+    """
+
+    def __init__(self, message: str, path: str = "$") -> None:
+        self.message = message
+        self.path = path
+        super().__init__(f"{path}: {message}")
+
+
+def first_present(trace: Mapping[str, Any], keys: Iterable[str]) -> tuple[str | None, Any]:
+    """The first key of ``keys`` whose value in ``trace`` is truthy, and that value.
+
+    Returns:
+        ``(key, value)``, or ``(None, None)`` when every value is missing or falsy.
+    """
+    for key in keys:
+        value = trace.get(key)
+        if value:
+            return key, value
+    return None, None
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            dict: "object", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def tool_call_count(trace: Mapping[str, Any]) -> int:
+    """The number of tool calls in ``trace`` (1.7.17's rule; see the module docstring).
+
+    Returns:
+        a count >= 0.
+
+    Raises:
+        TraceError: the value is a string (1.7.17 counts its characters) or neither an integer
+            nor iterable (1.7.17 raises TypeError for ``2.0``); the path names its key.
+    """
+    key, calls = first_present(trace, TOOL_CALL_KEYS)
+    if calls is None:
+        return 0
+    if isinstance(calls, int):  # bool is an int: True counts 1
+        return max(int(calls), 0)
+    if isinstance(calls, (str, bytes, float, complex)) or not isinstance(calls, Iterable):
+        raise TraceError(f"tool calls must be a list or an integer count, not {_type_name(calls)} "
+                         f"{calls!r}", json_path([key or ""]))
+    return len(list(calls))
+
+
+def artifact_name(entry: Any) -> str:
+    """The name of one artifact entry.
+
+    A dict is named by the first truthy value among ``path``, ``name``, ``file``, ``filename``,
+    ``artifact`` (as ``str``), else by ``str(dict)``; anything else by ``str(entry)``.
+    """
+    if isinstance(entry, dict):
+        for key in ARTIFACT_NAME_KEYS:
+            value = entry.get(key)
+            if value:
+                return str(value)
+        return str(entry)
+    return str(entry)
+
+
+def artifact_names(trace: Mapping[str, Any]) -> list[str]:
+    """The artifact names of ``trace``, in trace order (a dict's values in insertion order).
+
+    A bare string value is one artifact (1.7.17 iterates it per character; the ``trace`` schema
+    refuses it, so ``aau trace score`` never sees one).
+
+    Raises:
+        TraceError: the value is not iterable (1.7.17: TypeError).
+    """
+    key, value = first_present(trace, ARTIFACT_KEYS)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = value.values()
+    if not isinstance(value, Iterable):
+        raise TraceError(f"artifacts must be a list or an object, not {_type_name(value)} "
+                         f"{value!r}", json_path([key or ""]))
+    return [artifact_name(entry) for entry in value]
+
+
+def _check_hashable(value: Any, parts: list[str | int], seen: set[int]) -> None:
+    """Refuse what would make the canonical form crash or depend on the process."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return
+    if isinstance(value, (dict, list, tuple)):
+        if id(value) in seen:
+            raise TraceError("circular reference", json_path(parts))
+        seen.add(id(value))
+        if isinstance(value, dict):
+            kinds = {"text" if isinstance(k, str) else "null" if k is None else "number"
+                     for k in value}
+            for k in value:
+                if not (k is None or isinstance(k, (str, int, float))):
+                    raise TraceError(f"key {k!r} is not a JSON key", json_path(parts))
+            if len(kinds) > 1:
+                raise TraceError("keys of mixed types (text, numbers, null) cannot be sorted; "
+                                 "1.7.17 crashes here", json_path(parts))
+            for k, child in value.items():
+                _check_hashable(child, [*parts, str(k)], seen)
+        else:
+            for i, child in enumerate(value):
+                _check_hashable(child, [*parts, i], seen)
+        seen.discard(id(value))
+        return
+    raise TraceError(f"{type(value).__name__} is not JSON: its text form (and so the hash) "
+                     "could change from process to process", json_path(parts))
+
+
+def canonical_schema_text(tool_schema: Any) -> str | None:
+    """The text the schema hash is taken of: ``json.dumps(tool_schema, sort_keys=True)``.
+
+    Default separators (``", "``, ``": "``), ``ensure_ascii=True``, so the bytes are exactly
+    PraisonAI 1.7.17's (``_schema_hash`` in ``eval/harness_eval.py``).
+
+    Returns:
+        the text, or ``None`` for an empty schema (``None``, ``{}``, ``[]``, ``""``).
+
+    Raises:
+        TraceError: the schema holds a set, an object that is not JSON, a circular reference or
+            a dict with mixed key types (1.7.17 hashes the first two by ``repr``, which changes
+            between processes, and crashes on the last); the path points below ``$.tool_schema``.
+    """
+    if not tool_schema:
+        return None
+    _check_hashable(tool_schema, ["tool_schema"], set())
+    return json.dumps(tool_schema, sort_keys=True)
+
+
+def schema_hash(tool_schema: Any) -> str | None:
+    """The 16-hex-digit schema hash: ``sha256(canonical_schema_text(tool_schema))[:16]``.
+
+    Examples: ``{"n": 1}`` -> ``"e5d5f7c1d225fd6b"``, ``{"n": 1.0}`` -> ``"98f25079e96d7424"``.
+    Dict key order does not matter; list order does; ``1``, ``1.0`` and ``true`` differ.
+
+    Returns:
+        16 lowercase hex characters, or ``None`` for an empty schema.
+
+    Raises:
+        TraceError: as ``canonical_schema_text``.
+    """
+    text = canonical_schema_text(tool_schema)
+    if text is None:
+        return None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:SCHEMA_HASH_LENGTH]
+
+
+def judge_value(raw: Any) -> tuple[bool, float | None]:
+    """Read a ``judge_score`` value: ``(present, score)``.
+
+    ``None`` -> ``(False, None)`` (no judge). Anything ``float()`` accepts -> ``(True, score)``
+    (``"8.5"``, ``0``, ``True`` -> 1.0, as 1.7.17). A value ``float()`` refuses, and (unlike
+    1.7.17) NaN or an infinity -> ``(True, None)``: a judge was configured but gave no usable
+    score, so the judge gate fails.
+    """
+    if raw is None:
+        return False, None
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        return True, None
+    if not math.isfinite(value):
+        return True, None
+    return True, value

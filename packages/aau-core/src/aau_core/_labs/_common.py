@@ -94,7 +94,9 @@ class LabSpec:
         generate: ``(config, n, seed)`` -> list of scenarios; ``seed=None`` means the config's
             own seed; deterministic.
         scenario_to_dict: scenario -> JSON object (the scenario file's items).
-        scenario_from_dict: JSON object -> scenario (inverse of ``scenario_to_dict``).
+        scenario_from_dict: schema-valid JSON object -> scenario (inverse of
+            ``scenario_to_dict``); raises ``InputError`` with a path relative to the item
+            (``"$.case_text"``) for what the schema cannot say.
         evaluate: ``(config, scenarios, *, backend_kind="mock", model=None, repeats=3,
             progress=None)`` -> ``EvalAggregate``.
         default_n: scenarios generated when ``--n`` is not given.
@@ -308,9 +310,10 @@ def read_scenarios(path: str | os.PathLike[str], spec: LabSpec, *,
     for index, item in enumerate(doc["scenarios"]):
         try:
             out.append(spec.scenario_from_dict(item))
-        except InputError as exc:
+        except InputError as exc:  # its path is relative to the item: "$.case_text"
+            inner = (exc.path or "$")[1:]
             raise InputError(exc.message, source=source,
-                             path=exc.path or f"$.scenarios[{index}]") from None
+                             path=f"$.scenarios[{index}]{inner}") from None
     return out
 
 

@@ -365,3 +365,13 @@ def test_cached_xsd_with_a_wrong_hash_is_fetched_again(no_cached_xsd, monkeypatc
     monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception):  # the edited cache is not trusted
         no_cached_xsd.xsd_path()
+
+
+def test_the_python_example_in_the_docs_runs_and_validates():
+    text = (REPO / "docs" / "reports.md").read_text(encoding="utf-8")
+    (block,) = [b for b in text.split("```python\n")[1:]]
+    namespace: dict = {}
+    exec(block.split("```", 1)[0], namespace)  # noqa: S102 - our own documentation
+    validate_junit(namespace["xml_text"])
+    root = ET.fromstring(namespace["xml_text"].encode("utf-8"))
+    assert (root.get("tests"), root.get("failures")) == ("2", "1")

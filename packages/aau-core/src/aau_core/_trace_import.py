@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,9 @@ def read_tool_trace(path: Path) -> list[dict[str, Any]]:
         try:
             value = loads_strict(line)
         except InputError as exc:
-            where = f"line {number}" + (f": {exc.path}" if exc.path else "")
-            raise InputError(exc.message, source=str(path), path=where) from None
+            where = f"line {number}" + (f": {exc.path}" if exc.path not in (None, "$") else "")
+            message = re.sub(r"\(line 1, column (\d+)\)", r"(column \1)", exc.message)
+            raise InputError(message, source=str(path), path=where) from None
         if not isinstance(value, dict):
             raise InputError("a tool call must be a JSON object", source=str(path),
                              path=f"line {number}")

@@ -353,3 +353,26 @@ def test_lab_result_validates(tmp_path):
     assert doc["headline"]["metric"] == "service_exact"
     assert doc["headline"]["mean"] == 0.25
     assert "service_exact" in md_path.read_text()
+
+
+def test_committed_example_regenerates_byte_for_byte(tmp_path):
+    from aau_core._labs._common import strip_volatile, strip_volatile_markdown
+
+    spec = get_lab("evidence-service")
+    committed = EXAMPLE.with_name("allotment-plot-intake.scenarios.json")
+    fresh = tmp_path / "s.json"
+    write_scenarios(fresh, spec, DOC, generate_service_scenarios(CONFIG, 32), None, 32)
+    assert fresh.read_bytes() == committed.read_bytes()
+    scenarios = read_scenarios(committed, spec, config_doc=DOC)
+    agg = spec.evaluate(CONFIG, scenarios, repeats=3)
+    json_path, md_path = write_lab_result(tmp_path, spec, agg, "mock", None, DOC,
+                                          scenarios_sha256=None)
+    result_dir = EXAMPLE.with_name("allotment-plot-intake.mock-result")
+    old = json.loads((result_dir / "eval_mock.json").read_text(encoding="utf-8"))
+    aau_schemas.validate("lab-result", old)
+    new = json.loads(json_path.read_text(encoding="utf-8"))
+    new["scenarios_sha256"] = old["scenarios_sha256"]  # the CLI records the file's digest
+    assert strip_volatile(new) == strip_volatile(old)
+    assert 0.0 < old["headline"]["mean"] < 1.0
+    assert strip_volatile_markdown(md_path.read_text()) == strip_volatile_markdown(
+        (result_dir / "eval_mock.md").read_text(encoding="utf-8"))

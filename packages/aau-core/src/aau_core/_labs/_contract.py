@@ -1,0 +1,171 @@
+"""The contract lab ("contract"): evaluation and the ``LabSpec`` the ``aau lab`` command reads.
+
+The lab measures the structure a compiled contract promises — conjunctive gates (Decision Gate),
+independently surviving rights (Rights Continuity) or a critical-event fan-out (Critical Event
+Fan-Out) — on seeded fictional cases. Its concepts live in sibling modules:
+
+- ``_contract_config``: ``ContractConfig``, ``load_contract_config``, families and flags;
+- ``_contract_scenarios``: ``CompiledContract``, ``ContractScenario``,
+  ``generate_contract_scenarios``, scenario (de)serialisation;
+- ``_contract_tools``: policy, system prompt, tool schemas, ``ContractToolSession``;
+- ``_contract_scoring``: ``score_contract_run``;
+- ``_contract_mock``: ``ContractMockBackend``.
+
+**Headline metric.** The family decides the headline (``decision_gate_exact``,
+``rights_continuity_exact``, ``critical_event_fanout_exact``; ``ContractConfig.headline_metric``).
+A ``LabSpec`` names one headline for the lab, so ``LAB.headline_metric`` is ``contract_exact``,
+which every run also carries with the same value as its family's headline; ``lab_spec_for(config)``
+returns the spec with the family's own name, for callers that know the config.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .._agent_loop import run_tool_agent
+from .._backends import make_backend
+from .._cost import CostTracker
+from .._runner import EvalAggregate, ScenarioResult, run_eval
+from ._common import LabSpec
+from ._contract_config import (
+    CONFIG_KIND,
+    SCENARIOS_KIND,
+    ContractConfig,
+    as_contract_config,
+    load_contract_config,
+)
+from ._contract_mock import ContractMockBackend
+from ._contract_scenarios import (
+    ContractScenario,
+    contract_scenario_from_dict,
+    contract_scenario_to_dict,
+    generate_contract_scenarios,
+)
+from ._contract_scoring import CONTRACT_EXACT, score_contract_run
+from ._contract_tools import (
+    SUBMIT_TOOL,
+    ContractToolSession,
+    build_contract_system_prompt,
+    build_contract_tool_schemas,
+)
+
+
+def evaluate_contract(
+    config: ContractConfig | Mapping[str, Any],
+    scenarios: Sequence[ContractScenario],
+    *,
+    backend_kind: str = "mock",
+    model: str | None = None,
+    repeats: int = 3,
+    progress: Callable[[str], None] | None = None,
+    mock_factory: Callable[[], Any] | None = None,
+) -> EvalAggregate:
+    """Run an agent on every scenario ``repeats`` times and score each run.
+
+    Each run: a fresh ``ContractToolSession``, ``run_tool_agent`` with the lab's prompt and
+    tools (submit tool ``submit_contract_record``), ``score_contract_run``, and a
+    ``ScenarioResult`` whose ``detail`` holds ``archetype``, ``contract_family``, ``contract``
+    (gold), ``predicted`` (submitted outcome and reason), ``trace``
+    (``ContractToolSession.trace()``), ``tool_calls``, ``n_turns``, ``error``, ``refused``,
+    ``reasoning`` and ``usage`` (``CostTracker.as_dict()``).
+
+    Divergence from 1.6: an exception from the backend is not turned into a zero-scored run; it
+    propagates to ``run_eval``, which records the unit as errored (``detail["error"]``) and
+    leaves it out of every metric — a provider failure is not an agent failure.
+
+    Args:
+        config: a ``ContractConfig`` or a ``contract-config`` document.
+        scenarios: the scenarios (``generate_contract_scenarios`` or a scenario file).
+        backend_kind: ``"mock"`` or a ``make_backend`` kind.
+        model: the model id (``None``: the provider's default).
+        repeats: runs per scenario (>= 1).
+        progress: per-run progress callback (``run_eval``).
+        mock_factory: for ``"mock"``, the backend factory (default: ``ContractMockBackend``
+            of ``config``).
+
+    Returns:
+        the ``EvalAggregate`` (costs in USD, latencies in seconds).
+
+    Raises:
+        InputError: an invalid config document.
+        whatever ``make_backend`` raises (unknown kind, missing key, ...).
+        MetricError: see ``run_eval``.
+    """
+    cfg = as_contract_config(config)
+    factory = mock_factory or (lambda: ContractMockBackend(cfg))
+    backend = make_backend(backend_kind, model, mock_factory=factory)
+    cost_model = getattr(backend, "model", None) or "mock"
+    schemas = build_contract_tool_schemas(cfg)
+    prompt = build_contract_system_prompt(cfg)
+
+    def run_one(scenario: ContractScenario, repeat: int) -> ScenarioResult:
+        cost = CostTracker(model=cost_model)
+        session = ContractToolSession(cfg, scenario)
+        started = time.monotonic()
+        run = run_tool_agent(backend, prompt, schemas, scenario.case_text, session,
+                             SUBMIT_TOOL, cost)
+        submission = run.submission or {}
+        return ScenarioResult(
+            scenario_id=scenario.scenario_id,
+            repeat=repeat,
+            metrics=score_contract_run(scenario, run, session),
+            cost_usd=cost.cost_usd,
+            latency_s=time.monotonic() - started,
+            n_api_calls=cost.api_calls,
+            detail={
+                "archetype": scenario.archetype,
+                "contract_family": cfg.family,
+                "contract": scenario.compiled_contract.as_dict(),
+                "predicted": {"outcome": submission.get("outcome"),
+                              "reason_code": submission.get("reason_code")},
+                "trace": session.trace(),
+                "tool_calls": list(session.calls),
+                "n_turns": run.n_turns,
+                "error": run.error,
+                "refused": run.refused,
+                "reasoning": submission.get("reasoning", ""),
+                "usage": cost.as_dict(),
+            },
+        )
+
+    return run_eval(list(scenarios), run_one, repeats=repeats, progress=progress)
+
+
+def _load(doc: dict[str, Any]) -> ContractConfig:
+    return load_contract_config(doc)
+
+
+def _generate(config: ContractConfig, n: int, seed: int | None) -> list[ContractScenario]:
+    return generate_contract_scenarios(config, n, seed)
+
+
+def _evaluate(config: ContractConfig, scenarios: Sequence[ContractScenario], **kwargs: Any
+              ) -> EvalAggregate:
+    return evaluate_contract(config, scenarios, **kwargs)
+
+
+LAB = LabSpec(
+    name="contract",
+    config_kind=CONFIG_KIND,
+    scenarios_kind=SCENARIOS_KIND,
+    headline_metric=CONTRACT_EXACT,
+    load_config=_load,
+    generate=_generate,
+    scenario_to_dict=contract_scenario_to_dict,
+    scenario_from_dict=contract_scenario_from_dict,
+    evaluate=_evaluate,
+)
+"""The contract lab; its headline is ``contract_exact`` (module docstring)."""
+
+
+def lab_spec_for(config: ContractConfig | Mapping[str, Any]) -> LabSpec:
+    """``LAB`` with ``headline_metric`` set to the config family's headline metric.
+
+    Raises:
+        InputError: an invalid config document.
+    """
+    return attrs.evolve(LAB, headline_metric=as_contract_config(config).headline_metric)

@@ -155,3 +155,19 @@ def test_orchestrator_tools_go_to_its_executor_and_turn_limit_applies():
     assert calls == ["close_case_draft", "close_case_draft"]
     assert not crew.submitted and crew.submission is None and crew.n_delegations == 0
     assert crew.orchestrator.error == "no submission within 2 turns"
+
+
+def test_public_names_under_aau_core_and_1_6_names_under_aau_harness():
+    import aau_core
+    import aau_harness
+
+    names_16 = ["Specialist", "DelegationRecord", "CrewRun", "make_delegate_tool", "run_crew",
+                "ReportFidelity", "ReportSpec", "check_report", "claims_success",
+                "PublicValueContract", "PublicValueTrace", "score_public_value"]
+    for name in names_16:
+        assert getattr(aau_harness, name) is getattr(aau_core, name), name
+    assert aau_core.run_crew is run_crew
+    for name in ["evaluate_service", "generate_service_scenarios", "ServiceMockBackend",
+                 "score_service_run", "ServiceToolSession", "ServiceScenario"]:
+        assert name in aau_core.__all__ and getattr(aau_core, name).__module__.startswith(
+            "aau_core._labs._service")

@@ -19,6 +19,14 @@ Public API::
                 import_harness_dir, EvalSuite, EvalSuiteResult, EvalCase, EvalResult, EvalReport,
                 EVAL_REPORT_VERSION
     cli         cli (the click group), run(argv) -> exit code, PluginGroup
+    crews       Specialist, DelegationRecord, CrewRun, make_delegate_tool, run_crew
+    report fidelity  ReportSpec, ReportFidelity, check_report, claims_success, SUCCESS_TERMS,
+                INCOMPLETE_TERMS
+    public value PublicValueContract, PublicValueTrace, score_public_value,
+                PUBLIC_VALUE_COMPONENTS
+    evidence-service lab  ServiceConfig, load_service_config, ServiceScenario,
+                generate_service_scenarios, ServiceToolSession, ServiceMockBackend,
+                score_service_run, evaluate_service
     tool calls  match_tool_calls, ToolCallMatch, ToolCallFormatError, call_mismatches,
                 value_matches, standardize_string, normalize_tool_calls, check_expected_calls,
                 check_matchers, functions_by_name, calls_from_bfcl, example_calls,
@@ -150,6 +158,29 @@ _EXPORTS = {
     "normalize_tool_calls": "._tool_calls",
     "standardize_string": "._tool_calls",
     "value_matches": "._tool_calls",
+    "CrewRun": "._crew",
+    "DelegationRecord": "._crew",
+    "Specialist": "._crew",
+    "make_delegate_tool": "._crew",
+    "run_crew": "._crew",
+    "INCOMPLETE_TERMS": "._report_fidelity",
+    "ReportFidelity": "._report_fidelity",
+    "ReportSpec": "._report_fidelity",
+    "SUCCESS_TERMS": "._report_fidelity",
+    "check_report": "._report_fidelity",
+    "claims_success": "._report_fidelity",
+    "PUBLIC_VALUE_COMPONENTS": "._public_value",
+    "PublicValueContract": "._public_value",
+    "PublicValueTrace": "._public_value",
+    "score_public_value": "._public_value",
+    "ServiceMockBackend": "._labs._service",
+    "ServiceToolSession": "._labs._service",
+    "evaluate_service": "._labs._service",
+    "score_service_run": "._labs._service",
+    "ServiceConfig": "._labs._service_world",
+    "ServiceScenario": "._labs._service_world",
+    "generate_service_scenarios": "._labs._service_world",
+    "load_service_config": "._labs._service_world",
 }
 
 
@@ -189,6 +220,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         register_pricing_file,
         shipped_pricing,
     )
+    from ._crew import (
+        CrewRun,
+        DelegationRecord,
+        Specialist,
+        make_delegate_tool,
+        run_crew,
+    )
     from ._errors import (
         EXIT_BAR_NOT_MET,
         EXIT_INTERNAL,
@@ -216,6 +254,18 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from ._harness_eval import HarnessEvaluator, HarnessResult, harness_row_to_eval_case
     from ._io import atomic_write_json, atomic_write_text, check_writable, render_json
     from ._junit import JUnitCase, JUnitSuite, render_junit
+    from ._labs._service import (
+        ServiceMockBackend,
+        ServiceToolSession,
+        evaluate_service,
+        score_service_run,
+    )
+    from ._labs._service_world import (
+        ServiceConfig,
+        ServiceScenario,
+        generate_service_scenarios,
+        load_service_config,
+    )
     from ._markdown import markdown_table
     from ._openai_compat import ModelResponse, OpenAICompatBackend, ProviderSpec
     from ._provenance import (
@@ -230,7 +280,21 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         snapshot,
         utc_timestamp,
     )
+    from ._public_value import (
+        PUBLIC_VALUE_COMPONENTS,
+        PublicValueContract,
+        PublicValueTrace,
+        score_public_value,
+    )
     from ._report import render_report
+    from ._report_fidelity import (
+        INCOMPLETE_TERMS,
+        SUCCESS_TERMS,
+        ReportFidelity,
+        ReportSpec,
+        check_report,
+        claims_success,
+    )
     from ._runner import (
         AGGREGATE_VERSION,
         CI_METHODS,
@@ -392,4 +456,27 @@ __all__ = [
     "normalize_tool_calls",
     "standardize_string",
     "value_matches",
+    "CrewRun",
+    "DelegationRecord",
+    "Specialist",
+    "make_delegate_tool",
+    "run_crew",
+    "INCOMPLETE_TERMS",
+    "ReportFidelity",
+    "ReportSpec",
+    "SUCCESS_TERMS",
+    "check_report",
+    "claims_success",
+    "PUBLIC_VALUE_COMPONENTS",
+    "PublicValueContract",
+    "PublicValueTrace",
+    "score_public_value",
+    "ServiceMockBackend",
+    "ServiceToolSession",
+    "evaluate_service",
+    "score_service_run",
+    "ServiceConfig",
+    "ServiceScenario",
+    "generate_service_scenarios",
+    "load_service_config",
 ]

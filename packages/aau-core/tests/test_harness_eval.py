@@ -159,3 +159,17 @@ def test_no_file_left_in_cwd(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     HarnessEvaluator(FULL).run()
     assert os.listdir(tmp_path) == []
+
+
+def test_models_and_schemas_do_not_drift():
+    from aau_core import EvalReport, EvalResult
+
+    result_schema = aau_schemas.schema("trace-result")
+    d = HarnessEvaluator(FULL).run().to_dict()
+    assert list(d) == result_schema["required"] == list(result_schema["properties"])
+    report_schema = aau_schemas.schema("eval-report")
+    report = EvalReport.from_results("p", [EvalResult("c", True, 1.0)])
+    assert set(report.to_dict()) == set(report_schema["required"]) == set(report_schema["properties"])
+    case_schema = report_schema["$defs"]["eval_result"]
+    assert list(report.results[0].to_dict()) == case_schema["required"]
+    assert set(case_schema["properties"]) == set(case_schema["required"])

@@ -1,0 +1,124 @@
+"""`aau lab generate` / `aau lab run`: outputs, determinism, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import aau_schemas
+import pytest
+from aau_core import run
+
+REPO = Path(__file__).resolve().parents[3]
+RIVER = REPO / "examples" / "labs" / "river-permit-desk.json"
+GRANTS = REPO / "examples" / "labs" / "microgrant-disbursement.json"
+
+
+def aau(capsys, *args):
+    rc = run(["lab", *map(str, args)])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_help_has_examples(capsys):
+    for args in (["--help"], ["generate", "--help"], ["run", "--help"]):
+        rc, out, _ = aau(capsys, *args)
+        assert rc == 0 and "Example" in out and "aau lab" in out
+
+
+def test_generate_is_byte_deterministic_and_refuses_overwrite(capsys, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    rc, out, err = aau(capsys, "generate", RIVER, "--n", 12, "--seed", 5, "--out", a, "--json")
+    assert rc == 0, err
+    assert json.loads(out) == {"lab": "decision-gate", "out": str(a), "n": 12, "seed": 5}
+    assert f"{a}: 12 decision-gate scenario(s), seed 5" in err
+    assert aau(capsys, "generate", RIVER, "--n", 12, "--seed", 5, "--out", b)[0] == 0
+    assert a.read_bytes() == b.read_bytes()
+    doc = json.loads(a.read_text())
+    aau_schemas.validate("gate-scenarios", doc)
+    assert doc["n"] == 12 and doc["seed"] == 5
+    rc, _, err = aau(capsys, "generate", RIVER, "--n", 12, "--seed", 6, "--out", a)
+    assert rc == 2 and "already exists (use --force" in err
+    assert json.loads(a.read_text())["seed"] == 5  # untouched
+    assert aau(capsys, "generate", RIVER, "--n", 12, "--seed", 6, "--out", a, "--force")[0] == 0
+    assert a.read_bytes() != b.read_bytes()
+
+
+def test_generate_defaults_to_the_config_seed_and_32(capsys, tmp_path):
+    out = tmp_path / "d.json"
+    assert aau(capsys, "generate", GRANTS, "--out", out)[0] == 0
+    doc = json.loads(out.read_text())
+    assert (doc["n"], doc["seed"]) == (32, 7213)
+
+
+def test_bad_config_is_one_line_naming_file_and_path(capsys, tmp_path):
+    doc = json.loads(RIVER.read_text())
+    doc["terminals"]["refer"] = 7
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    out = tmp_path / "x.json"
+    rc, _, err = aau(capsys, "generate", bad, "--out", out)
+    assert rc == 2 and not out.exists()
+    assert err.count("\n") == 1 and f"{bad}: $.terminals.refer: " in err
+    rc, _, err = aau(capsys, "run", bad, "--mock", "--out", tmp_path / "r")
+    assert rc == 2 and f"{bad}: $.terminals.refer: " in err
+    notjson = tmp_path / "broken.json"
+    notjson.write_text("{")
+    rc, _, err = aau(capsys, "generate", notjson, "--out", out)
+    assert rc == 2 and str(notjson) in err and "Traceback" not in err
+
+
+def test_run_mock_writes_valid_results_and_exits_0(capsys, tmp_path):
+    scen = tmp_path / "s.json"
+    aau(capsys, "generate", RIVER, "--n", 8, "--out", scen)
+    rc, out, err = aau(capsys, "run", RIVER, "--scenarios", scen, "--mock", "--repeats", 2,
+                       "--out", tmp_path / "r", "--json")
+    assert rc == 0, err
+    summary = json.loads(out)
+    assert summary["passed"] is True and summary["n_scenarios"] == 8
+    assert 0 < summary["metric_means"]["decision_gate_exact"] < 1
+    assert err.count("repeat ") == 16  # one progress line per run
+    assert "decision_gate_exact 0." in err.splitlines()[-1]
+    result = json.loads((tmp_path / "r" / "eval_mock.json").read_text())
+    aau_schemas.validate("lab-result", result)
+    assert result["scenarios_sha256"] == aau_schemas.canonical_digest(
+        json.loads(scen.read_text())["scenarios"])
+    assert (tmp_path / "r" / "eval_mock.md").read_text().startswith("## Results")
+    rc, _, err = aau(capsys, "run", RIVER, "--scenarios", scen, "--mock", "--out", tmp_path / "r")
+    assert rc == 2 and "eval_mock.json: already exists" in err
+
+
+def test_fail_under_sets_the_exit_code(capsys, tmp_path):
+    base = ["run", GRANTS, "--mock", "--repeats", 1, "--quiet"]
+    rc, out, err = aau(capsys, *base, "--out", tmp_path / "a", "--json",
+                       "--fail-under", "decision_gate_exact=0.9")
+    assert rc == 1
+    assert json.loads(out)["passed"] is False
+    assert "decision_gate_exact 0.2500 is below --fail-under 0.9" in err
+    rc, _, _ = aau(capsys, *base, "--out", tmp_path / "b", "--fail-under",
+                   "decision_gate_exact=0.25", "--fail-under", "authority_respected=0.5")
+    assert rc == 0
+    assert (tmp_path / "a" / "eval_mock.json").exists()  # written even when the bar fails
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--out", "{o}"], "choose exactly one of --mock and --backend"),
+    (["--mock", "--backend", "mock", "--out", "{o}"], "choose exactly one"),
+    (["--mock", "--model", "m", "--out", "{o}"], "--model goes with --backend"),
+    (["--mock", "--out", "{o}", "--fail-under", "x"], "expected METRIC=VALUE"),
+    (["--mock", "--out", "{o}", "--fail-under", "decision_gate_exact=2"], "in [0, 1]"),
+    (["--mock", "--out", "{o}", "--fail-under", "speed=0.5"], "unknown metric 'speed'"),
+    (["--backend", "nope", "--out", "{o}"], "unknown backend 'nope'"),
+])
+def test_run_usage_errors_exit_2(capsys, tmp_path, args, message):
+    out = tmp_path / "r"
+    rc, _, err = aau(capsys, "run", RIVER, *[a.replace("{o}", str(out)) for a in args])
+    assert rc == 2 and message in err
+    assert not (out / "eval_mock.json").exists()
+
+
+def test_run_refuses_scenarios_of_another_config(capsys, tmp_path):
+    scen = tmp_path / "g.json"
+    aau(capsys, "generate", GRANTS, "--n", 8, "--out", scen)
+    rc, _, err = aau(capsys, "run", RIVER, "--scenarios", scen, "--mock", "--out", tmp_path / "r")
+    assert rc == 2 and f"{scen}: $.config_sha256: generated from another config" in err

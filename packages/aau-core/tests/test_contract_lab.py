@@ -323,3 +323,27 @@ def test_lab_spec_is_registered():
     agg = LAB.evaluate(config, scenarios, backend_kind="mock", model=None, repeats=1,
                        progress=None)
     assert 0 < agg.metric_means[LAB.headline_metric] < 1
+
+
+def test_public_names_are_re_exported():
+    import aau_core
+    import aau_harness
+    from aau_core._labs import _contract, _contract_tools
+
+    assert aau_core.evaluate_contract is _contract.evaluate_contract
+    assert aau_core.ContractToolSession is _contract_tools.ContractToolSession
+    for name in ("CompiledContract", "ContractScenario", "ContractToolSession",
+                 "build_contract_policy", "build_contract_system_prompt",
+                 "build_contract_tool_schemas", "generate_contract_scenarios",
+                 "score_contract_run", "evaluate_contract"):  # aau-harness 1.6's names
+        assert getattr(aau_harness, name) is getattr(aau_core, name)
+    assert "ContractMockBackend" not in aau_harness.__all__  # 1.6 did not export it
+    assert aau_core.ContractMockBackend is ContractMockBackend
+
+
+def test_evaluate_contract_takes_1_6_positional_order():
+    config = load_contract_config(doc())
+    scenarios = generate_contract_scenarios(config, 8)
+    agg = evaluate_contract(doc(), scenarios, lambda: ContractMockBackend(config), "mock",
+                            None, 1)
+    assert agg.n_repeats == 1 and agg.metric_means["decision_gate_exact"] == 0.375

@@ -19,6 +19,10 @@ Public API::
                 import_harness_dir, EvalSuite, EvalSuiteResult, EvalCase, EvalResult, EvalReport,
                 EVAL_REPORT_VERSION
     cli         cli (the click group), run(argv) -> exit code, PluginGroup
+    contract lab  ContractConfig, load_contract_config, CompiledContract, ContractScenario,
+                generate_contract_scenarios, build_contract_policy, build_contract_system_prompt,
+                build_contract_tool_schemas, ContractToolSession, ContractMockBackend,
+                score_contract_run, evaluate_contract
     crews       Specialist, DelegationRecord, CrewRun, make_delegate_tool, run_crew
     report fidelity  ReportSpec, ReportFidelity, check_report, claims_success, SUCCESS_TERMS,
                 INCOMPLETE_TERMS
@@ -181,6 +185,18 @@ _EXPORTS = {
     "ServiceScenario": "._labs._service_world",
     "generate_service_scenarios": "._labs._service_world",
     "load_service_config": "._labs._service_world",
+    "ContractConfig": "._labs._contract_config",
+    "load_contract_config": "._labs._contract_config",
+    "CompiledContract": "._labs._contract_scenarios",
+    "ContractScenario": "._labs._contract_scenarios",
+    "generate_contract_scenarios": "._labs._contract_scenarios",
+    "build_contract_policy": "._labs._contract_tools",
+    "build_contract_system_prompt": "._labs._contract_tools",
+    "build_contract_tool_schemas": "._labs._contract_tools",
+    "ContractToolSession": "._labs._contract_tools",
+    "ContractMockBackend": "._labs._contract_mock",
+    "score_contract_run": "._labs._contract_scoring",
+    "evaluate_contract": "._labs._contract",
 }
 
 
@@ -254,6 +270,21 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from ._harness_eval import HarnessEvaluator, HarnessResult, harness_row_to_eval_case
     from ._io import atomic_write_json, atomic_write_text, check_writable, render_json
     from ._junit import JUnitCase, JUnitSuite, render_junit
+    from ._labs._contract import evaluate_contract
+    from ._labs._contract_config import ContractConfig, load_contract_config
+    from ._labs._contract_mock import ContractMockBackend
+    from ._labs._contract_scenarios import (
+        CompiledContract,
+        ContractScenario,
+        generate_contract_scenarios,
+    )
+    from ._labs._contract_scoring import score_contract_run
+    from ._labs._contract_tools import (
+        ContractToolSession,
+        build_contract_policy,
+        build_contract_system_prompt,
+        build_contract_tool_schemas,
+    )
     from ._labs._service import (
         ServiceMockBackend,
         ServiceToolSession,
@@ -479,4 +510,16 @@ __all__ = [
     "ServiceScenario",
     "generate_service_scenarios",
     "load_service_config",
+    "ContractConfig",
+    "load_contract_config",
+    "CompiledContract",
+    "ContractScenario",
+    "generate_contract_scenarios",
+    "build_contract_policy",
+    "build_contract_system_prompt",
+    "build_contract_tool_schemas",
+    "ContractToolSession",
+    "ContractMockBackend",
+    "score_contract_run",
+    "evaluate_contract",
 ]

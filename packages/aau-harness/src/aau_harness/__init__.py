@@ -70,6 +70,16 @@ _EXPORTS: dict[str, str] = {
     "PublicValueContract": "aau_core",
     "PublicValueTrace": "aau_core",
     "score_public_value": "aau_core",
+    # contract runtime (Forge 2 labs)
+    "CompiledContract": "aau_core",
+    "ContractScenario": "aau_core",
+    "ContractToolSession": "aau_core",
+    "build_contract_policy": "aau_core",
+    "build_contract_system_prompt": "aau_core",
+    "build_contract_tool_schemas": "aau_core",
+    "generate_contract_scenarios": "aau_core",
+    "score_contract_run": "aau_core",
+    "evaluate_contract": "aau_core",
     # bring-your-own-agent evaluation
     "load_suite": "aau_adapters",
     "normalize_response": "aau_adapters",

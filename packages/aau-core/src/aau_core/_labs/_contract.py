@@ -57,14 +57,15 @@ from ._contract_tools import (
 def evaluate_contract(
     config: ContractConfig | Mapping[str, Any],
     scenarios: Sequence[ContractScenario],
-    *,
+    mock_factory: Callable[[], Any] | None = None,
     backend_kind: str = "mock",
     model: str | None = None,
     repeats: int = 3,
     progress: Callable[[str], None] | None = None,
-    mock_factory: Callable[[], Any] | None = None,
 ) -> EvalAggregate:
     """Run an agent on every scenario ``repeats`` times and score each run.
+
+    The parameters are aau-harness 1.6's, in its order (``mock_factory`` third).
 
     Each run: a fresh ``ContractToolSession``, ``run_tool_agent`` with the lab's prompt and
     tools (submit tool ``submit_contract_record``), ``score_contract_run``, and a
@@ -80,12 +81,12 @@ def evaluate_contract(
     Args:
         config: a ``ContractConfig`` or a ``contract-config`` document.
         scenarios: the scenarios (``generate_contract_scenarios`` or a scenario file).
+        mock_factory: for ``"mock"``, a no-argument backend factory (default: a
+            ``ContractMockBackend`` of ``config``).
         backend_kind: ``"mock"`` or a ``make_backend`` kind.
         model: the model id (``None``: the provider's default).
         repeats: runs per scenario (>= 1).
         progress: per-run progress callback (``run_eval``).
-        mock_factory: for ``"mock"``, the backend factory (default: ``ContractMockBackend``
-            of ``config``).
 
     Returns:
         the ``EvalAggregate`` (costs in USD, latencies in seconds).

@@ -129,3 +129,16 @@ def test_report_spec_applies_its_vocabulary():
     fid = spec.check("Ticket closed", ["refund"], succeeded=False)
     assert fid == ReportFidelity(True, ("refund",), True)
     assert spec.check("Refunded; ticket still open", ["refund"], succeeded=False).faithful
+
+
+def test_docs_example_runs():
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[3] / "docs" / "service-lab.md"
+    if not page.is_file():
+        pytest.skip("docs/service-lab.md is not in this checkout")
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL)
+    assert blocks, "no python example in docs/service-lab.md"
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), {})

@@ -12,6 +12,8 @@ Public API::
     report      render_report
     junit       JUnitCase, JUnitSuite, render_junit
     markdown    markdown_table
+    reports     load_report_document, DocumentReport, ScenarioRecord, report_junit,
+                report_markdown, report_json (what `aau report` renders)
     statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, bootstrap_cis,
                 compat_bootstrap_ci, clustered_stderr, fleiss_kappa, Z95
     provenance  package_version, python_version, platform_string, utc_timestamp
@@ -79,6 +81,7 @@ _EXPORTS = {
     "InputError": "._errors",
     "Interrupted": "._errors",
     "InvalidDocumentError": "._errors",
+    "DocumentReport": "._scenario_report",
     "JUnitCase": "._junit",
     "JUnitSuite": "._junit",
     "MetricError": "._runner",
@@ -96,6 +99,7 @@ _EXPORTS = {
     "ProviderError": "._backend_errors",
     "ProviderSpec": "._openai_compat",
     "ProviderUnavailable": "._guards",
+    "ScenarioRecord": "._scenario_report",
     "ScenarioResult": "._runner",
     "StreamingRequiredError": "._backend_errors",
     "TRANSPORT_ERROR_PATTERN": "._guards",
@@ -121,7 +125,11 @@ _EXPORTS = {
     "harness_version": "._provenance",
     "is_floating": "._provenance",
     "is_transport_error": "._guards",
+    "load_report_document": "._scenario_report",
     "loads_strict": "._strict_json",
+    "report_json": "._report_formats",
+    "report_junit": "._report_formats",
+    "report_markdown": "._report_formats",
     "make_backend": "._backends",
     "markdown_table": "._markdown",
     "package_version": "._provenance",
@@ -326,6 +334,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         check_report,
         claims_success,
     )
+    from ._report_formats import report_json, report_junit, report_markdown
     from ._runner import (
         AGGREGATE_VERSION,
         CI_METHODS,
@@ -336,6 +345,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         default_provenance,
         run_eval,
     )
+    from ._scenario_report import DocumentReport, ScenarioRecord, load_report_document
     from ._statistics import (
         Z95,
         bootstrap_ci,
@@ -404,6 +414,7 @@ __all__ = [
     "InputError",
     "Interrupted",
     "InvalidDocumentError",
+    "DocumentReport",
     "JUnitCase",
     "JUnitSuite",
     "MetricError",
@@ -421,6 +432,7 @@ __all__ = [
     "ProviderError",
     "ProviderSpec",
     "ProviderUnavailable",
+    "ScenarioRecord",
     "ScenarioResult",
     "StreamingRequiredError",
     "TRANSPORT_ERROR_PATTERN",
@@ -446,7 +458,11 @@ __all__ = [
     "harness_version",
     "is_floating",
     "is_transport_error",
+    "load_report_document",
     "loads_strict",
+    "report_json",
+    "report_junit",
+    "report_markdown",
     "make_backend",
     "markdown_table",
     "package_version",

@@ -41,12 +41,11 @@ def _codes_text(scenario: ScenarioRecord) -> str:
 
 
 def _failure_message(s: ScenarioRecord) -> str:
-    judged = s.runs - s.errored_runs
     head = f"{s.passed_runs}/{s.runs} repeats passed"
     if s.errored_runs:
         head += f" ({s.errored_runs} errored)"
     codes = _codes_text(s)
-    return f"{head}: {codes}" if codes and judged > s.passed_runs else head
+    return f"{head}: {codes}" if codes else head
 
 
 def _case(doc: DocumentReport, s: ScenarioRecord) -> JUnitCase:

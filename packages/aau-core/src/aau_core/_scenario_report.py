@@ -4,20 +4,16 @@
 turns it into a ``DocumentReport``: the document's headline numbers and one ``ScenarioRecord`` per
 scenario, its repeats folded together. Kinds, told apart by their version field or shape:
 
-=================== ================================= =============================================
-kind                recognised by                     a run (one row of ``results``) passes when
-=================== ================================= =============================================
-receipt-v1          receipt_version ...receipt/1.0    its ``exact`` is true
-receipt-v2          receipt_version ...receipt/2.0    its ``exact`` is true
-eval-aggregate-v1   no version field; ``metric_means`` it has no ``detail.error`` and every judged
-                    and ``results`` (aau-harness 1.x)  metric it carries reaches its bar
-eval-aggregate-v2   aggregate_version ...2.0          as eval-aggregate-v1
-=================== ================================= =============================================
+- ``receipt-v1`` / ``receipt-v2``: ``receipt_version`` is ``aau-byo-agent-receipt/1.0`` / ``2.0``;
+  a run (one row of ``results``) passes when its ``exact`` is true.
+- ``eval-aggregate-v2``: ``aggregate_version`` is ``aau-eval-aggregate/2.0``;
+  ``eval-aggregate-v1`` (aau-harness 1.x): no version field, but ``metric_means`` and ``results``.
+  A run passes when it has no ``detail.error`` and every judged metric it carries reaches its bar.
 
 A scenario passes only when every one of its runs (repeats) passed. For aggregates the judged
 metrics are the ``--pass-metric NAME=MIN`` bars given, or by default every *binary* metric (0 or 1 in
 every run that has it; the metrics aau's pass^k is computed on), each with bar 1. Continuous metrics
-are reported but not judged unless named. A run with a non-empty ``detail.error`` errored: it could
+are reported but not judged unless named; a run lacking a named metric fails. A run with a non-empty ``detail.error`` errored: it could
 not be scored (aau's run_eval leaves it out of the means), so its scenario is an error rather than a
 failure. Receipt rows carry no such distinction: an adapter failure code is a failed run, as it
 counts against ``exact_rate``.

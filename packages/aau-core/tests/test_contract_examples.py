@@ -48,3 +48,30 @@ def test_mock_result_reproduces_and_validates(name, tmp_path):
                        "Rights Continuity": "rights_continuity_exact",
                        "Critical Event Fan-Out": "critical_event_fanout_exact"}[family]
     assert kept["aggregate"]["metric_means"][family_headline] == headline["mean"]
+
+
+def test_cli_refuses_a_config_breaking_a_code_rule(tmp_path, capsys):
+    doc = json.loads((LABS / "cold-store-outage.json").read_text())
+    doc["archetypes"]["READY"]["recourse_required"] = True  # not scored by Fan-Out
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    out = tmp_path / "s.json"
+    assert run(["lab", "generate", str(bad), "--n", "8", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{bad}: $.archetypes.READY.recourse_required: " in err[0]
+    assert not out.exists()
+
+
+def test_cli_refuses_an_inconsistent_scenario_file(tmp_path, capsys):
+    config = LABS / "transit-pass-continuity.json"
+    doc = json.loads((LABS / "transit-pass-continuity.scenarios.json").read_text())
+    doc["scenarios"][3]["evidence_registry"]["missing_evidence"] = ["renewal_form"]
+    bad = tmp_path / "s.json"
+    bad.write_text(json.dumps(doc))
+    argv = ["lab", "run", str(config), "--scenarios", str(bad), "--mock", "--repeats", "1",
+            "--out", str(tmp_path / "out")]
+    assert run(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert f"{bad}: $.scenarios[3]: evidence_registry.missing_evidence: " in err[0]
+    assert not (tmp_path / "out" / "eval_mock.json").exists()

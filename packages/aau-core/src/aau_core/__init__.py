@@ -33,6 +33,11 @@ Public API::
     evidence-service lab  ServiceConfig, load_service_config, ServiceScenario,
                 generate_service_scenarios, ServiceToolSession, ServiceMockBackend,
                 score_service_run, evaluate_service
+    labs        LabSpec, ARCHETYPE_ORDER, get_lab, lab_for_config_kind, keyword_search
+    decision-gate lab  GateContract, GateScenario, load_gate_config, generate_gate_scenarios,
+                build_gate_policy, build_gate_system_prompt, build_gate_tool_schemas,
+                GateToolSession, GateMockBackend, score_gate_run, evaluate_gate,
+                save_gate_results, save_gate_scenarios, load_gate_scenarios
     tool calls  match_tool_calls, ToolCallMatch, ToolCallFormatError, call_mismatches,
                 value_matches, standardize_string, normalize_tool_calls, check_expected_calls,
                 check_matchers, functions_by_name, calls_from_bfcl, example_calls,
@@ -205,6 +210,25 @@ _EXPORTS = {
     "ContractMockBackend": "._labs._contract_mock",
     "score_contract_run": "._labs._contract_scoring",
     "evaluate_contract": "._labs._contract",
+    "ARCHETYPE_ORDER": "._labs._common",
+    "LabSpec": "._labs._common",
+    "keyword_search": "._labs._common",
+    "get_lab": "._labs",
+    "lab_for_config_kind": "._labs",
+    "GateContract": "._labs._gate_contract",
+    "GateScenario": "._labs._gate_contract",
+    "load_gate_config": "._labs._gate_contract",
+    "generate_gate_scenarios": "._labs._gate_contract",
+    "build_gate_policy": "._labs._gate_tools",
+    "build_gate_system_prompt": "._labs._gate_tools",
+    "build_gate_tool_schemas": "._labs._gate_tools",
+    "GateToolSession": "._labs._gate_session",
+    "GateMockBackend": "._labs._gate_mock",
+    "score_gate_run": "._labs._gate_score",
+    "evaluate_gate": "._labs._gate",
+    "save_gate_results": "._labs._gate",
+    "save_gate_scenarios": "._labs._gate",
+    "load_gate_scenarios": "._labs._gate",
 }
 
 
@@ -278,6 +302,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from ._harness_eval import HarnessEvaluator, HarnessResult, harness_row_to_eval_case
     from ._io import atomic_write_json, atomic_write_text, check_writable, render_json
     from ._junit import JUnitCase, JUnitSuite, render_junit
+    from ._labs import get_lab, lab_for_config_kind
+    from ._labs._common import ARCHETYPE_ORDER, LabSpec, keyword_search
     from ._labs._contract import evaluate_contract
     from ._labs._contract_config import ContractConfig, load_contract_config
     from ._labs._contract_mock import ContractMockBackend
@@ -292,6 +318,26 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         build_contract_policy,
         build_contract_system_prompt,
         build_contract_tool_schemas,
+    )
+    from ._labs._gate import (
+        evaluate_gate,
+        load_gate_scenarios,
+        save_gate_results,
+        save_gate_scenarios,
+    )
+    from ._labs._gate_contract import (
+        GateContract,
+        GateScenario,
+        generate_gate_scenarios,
+        load_gate_config,
+    )
+    from ._labs._gate_mock import GateMockBackend
+    from ._labs._gate_score import score_gate_run
+    from ._labs._gate_session import GateToolSession
+    from ._labs._gate_tools import (
+        build_gate_policy,
+        build_gate_system_prompt,
+        build_gate_tool_schemas,
     )
     from ._labs._service import (
         ServiceMockBackend,
@@ -538,4 +584,23 @@ __all__ = [
     "ContractMockBackend",
     "score_contract_run",
     "evaluate_contract",
+    "ARCHETYPE_ORDER",
+    "LabSpec",
+    "keyword_search",
+    "get_lab",
+    "lab_for_config_kind",
+    "GateContract",
+    "GateScenario",
+    "load_gate_config",
+    "generate_gate_scenarios",
+    "build_gate_policy",
+    "build_gate_system_prompt",
+    "build_gate_tool_schemas",
+    "GateToolSession",
+    "GateMockBackend",
+    "score_gate_run",
+    "evaluate_gate",
+    "save_gate_results",
+    "save_gate_scenarios",
+    "load_gate_scenarios",
 ]

@@ -80,6 +80,18 @@ _EXPORTS: dict[str, str] = {
     "generate_contract_scenarios": "aau_core",
     "score_contract_run": "aau_core",
     "evaluate_contract": "aau_core",
+    # decision gates
+    "ARCHETYPE_ORDER": "aau_core",
+    "GateContract": "aau_core",
+    "GateScenario": "aau_core",
+    "GateToolSession": "aau_core",
+    "GateMockBackend": "aau_core",
+    "build_gate_policy": "aau_core",
+    "build_gate_system_prompt": "aau_core",
+    "build_gate_tool_schemas": "aau_core",
+    "generate_gate_scenarios": "aau_core",
+    "score_gate_run": "aau_core",
+    "evaluate_gate": "aau_core",
     # bring-your-own-agent evaluation
     "load_suite": "aau_adapters",
     "normalize_response": "aau_adapters",

@@ -347,3 +347,22 @@ def test_evaluate_contract_takes_1_6_positional_order():
     agg = evaluate_contract(doc(), scenarios, lambda: ContractMockBackend(config), "mock",
                             None, 1)
     assert agg.n_repeats == 1 and agg.metric_means["decision_gate_exact"] == 0.375
+
+
+def test_an_agent_that_never_submits_is_scored_not_dropped():
+    from aau_core import Block, MockUsage
+
+    config = load_contract_config(doc())
+
+    class Silent:
+        model = "mock"
+
+        def create(self, system, messages, tools):
+            return Block(content=[Block(type="text", text="I would rather not.")],
+                         stop_reason="end_turn", usage=MockUsage(10, 5))
+
+    agg = evaluate_contract(config, generate_contract_scenarios(config, 8), Silent, repeats=1)
+    assert agg.n_errors == 0 and agg.metric_counts["contract_exact"] == 8
+    assert agg.metric_means["action_completion"] == 0.0
+    assert agg.metric_means["decision_gate_exact"] == 0.0
+    assert agg.results[0].detail["agent_error"] == "ended turn without submitting a decision"

@@ -71,8 +71,12 @@ def evaluate_contract(
     tools (submit tool ``submit_contract_record``), ``score_contract_run``, and a
     ``ScenarioResult`` whose ``detail`` holds ``archetype``, ``contract_family``, ``contract``
     (gold), ``predicted`` (submitted outcome and reason), ``trace``
-    (``ContractToolSession.trace()``), ``tool_calls``, ``n_turns``, ``error``, ``refused``,
-    ``reasoning`` and ``usage`` (``CostTracker.as_dict()``).
+    (``ContractToolSession.trace()``), ``tool_calls``, ``n_turns``, ``agent_error`` (why the
+    agent loop ended without a submission, else ``None``), ``refused``, ``reasoning`` and
+    ``usage`` (``CostTracker.as_dict()``). The key is not 1.6's ``error``: the runner reads
+    ``detail["error"]`` as "this unit raised" and leaves such units out of every metric,
+    whereas an agent that never submits is scored (0 on ``action_completion`` and the
+    headline).
 
     Divergence from 1.6: an exception from the backend is not turned into a zero-scored run; it
     propagates to ``run_eval``, which records the unit as errored (``detail["error"]``) and
@@ -126,7 +130,7 @@ def evaluate_contract(
                 "trace": session.trace(),
                 "tool_calls": list(session.calls),
                 "n_turns": run.n_turns,
-                "error": run.error,
+                "agent_error": run.error,
                 "refused": run.refused,
                 "reasoning": submission.get("reasoning", ""),
                 "usage": cost.as_dict(),

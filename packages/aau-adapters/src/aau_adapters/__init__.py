@@ -3,13 +3,14 @@
 Public API::
 
     load_suite(path, max_bytes=2_000_000) -> Suite        suite_from_document(doc, source)
-    Suite, Case
+    Suite, Case, SUITE_V1, SUITE_V2 (suite v2: expected tool calls, docs/tool-calls.md)
     CommandAdapter(argv, timeout_s), EndpointAdapter(url, timeout_s, concurrency), MockAdapter()
     split_command(cmd), check_program(argv), check_url(url)
     AdapterAnswer, Adapter (protocol)
     build_request, encode_request, normalize_response, parse_response, ResponseError
     evaluate(suite, adapter, repeats=1, concurrency=1, timeout_s=30.0) -> EvaluationRun
-    score(case, answer) -> row, UnitResult
+    score(case, answer) -> row, score_unit(case, answer) -> (row, ToolCallMatch | None),
+    match_case_tool_calls(case, response) -> ToolCallMatch, UnitResult
     build_receipt_v2(run, bars), build_private_v2(run), build_receipt_v1(run), build_private_v1(run)
     compute_metrics(rows), metric_intervals(rows, metrics), pass_hat_k_table(rows, repeats),
     failure_code_counts(rows), check_receipt(doc), FailUnder
@@ -39,6 +40,8 @@ _EXPORTS = {
     "PRIVATE_WARNING": "._receipt",
     "RECEIPT_V1": "._receipt",
     "RECEIPT_V2": "._receipt",
+    "SUITE_V1": "._suite",
+    "SUITE_V2": "._suite",
     "REQUEST_VERSION": "._protocol",
     "ResponseError": "._protocol",
     "Suite": "._suite",
@@ -58,12 +61,14 @@ _EXPORTS = {
     "failure_code_counts": "._receipt",
     "legacy_failure_code": "._failure_codes",
     "load_suite": "._suite",
+    "match_case_tool_calls": "._scoring",
     "metric_intervals": "._receipt",
     "normalize_response": "._protocol",
     "parse_fail_under": "._cli",
     "parse_response": "._protocol",
     "pass_hat_k_table": "._receipt",
     "score": "._scoring",
+    "score_unit": "._scoring",
     "split_command": "._command_adapter",
     "suite_from_document": "._suite",
 }
@@ -106,8 +111,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         metric_intervals,
         pass_hat_k_table,
     )
-    from ._scoring import UnitResult, score
-    from ._suite import DEFAULT_MAX_SUITE_BYTES, Case, Suite, load_suite, suite_from_document
+    from ._scoring import UnitResult, match_case_tool_calls, score, score_unit
+    from ._suite import (
+        DEFAULT_MAX_SUITE_BYTES,
+        SUITE_V1,
+        SUITE_V2,
+        Case,
+        Suite,
+        load_suite,
+        suite_from_document,
+    )
 
 __version__ = "2.0.0.dev0"
 
@@ -119,6 +132,8 @@ __all__ = [
     "RECEIPT_V1",
     "RECEIPT_V2",
     "REQUEST_VERSION",
+    "SUITE_V1",
+    "SUITE_V2",
     "Adapter",
     "AdapterAnswer",
     "Case",
@@ -145,12 +160,14 @@ __all__ = [
     "failure_code_counts",
     "legacy_failure_code",
     "load_suite",
+    "match_case_tool_calls",
     "metric_intervals",
     "normalize_response",
     "parse_fail_under",
     "parse_response",
     "pass_hat_k_table",
     "score",
+    "score_unit",
     "split_command",
     "suite_from_document",
 ]

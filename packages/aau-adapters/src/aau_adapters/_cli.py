@@ -22,7 +22,7 @@ from aau_core import (
     render_json,
 )
 
-from ._suite import DEFAULT_MAX_SUITE_BYTES
+from ._suite import DEFAULT_MAX_SUITE_BYTES, SUITE_V1
 
 _RATE_NAMES = (
     "submitted_rate", "outcome_exact_rate", "no_forbidden_attempt_rate",
@@ -71,7 +71,10 @@ def _summary_lines(receipt: dict[str, Any], out: str | None) -> list[str]:
     lines = [head]
     cis = receipt.get("metric_ci95", {})
     for name in ("exact_rate", "outcome_exact_rate", "submitted_rate",
-                 "no_forbidden_attempt_rate", "no_forbidden_execute_rate", "mean_latency_s"):
+                 "no_forbidden_attempt_rate", "no_forbidden_execute_rate", "mean_latency_s",
+                 "tool_calls_match_rate"):
+        if name not in receipt["metrics"]:
+            continue
         value = receipt["metrics"][name]
         ci = cis.get(name)
         span = f"  95% CI [{ci['low']:.3f}, {ci['high']:.3f}]" if ci else ""
@@ -212,6 +215,9 @@ def evaluate_command(
             check_writable(path, force=force)
 
     loaded = load_suite(suite, max_bytes=max_suite_bytes)
+    if fmt == "aau-1.0" and loaded.version != SUITE_V1:
+        raise UsageError(f"{suite}: --format aau-1.0 cannot hold a {loaded.version} suite "
+                         "(aau-harness 1.x has no tool calls); use --format v2")
     if fmt == "v2":
         loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed
     adapter: Any

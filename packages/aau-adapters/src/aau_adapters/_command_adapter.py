@@ -190,7 +190,7 @@ class CommandAdapter:
                 detail += f"; last stderr line: {last[0][:200]}"
             return AdapterAnswer(None, fc.adapter_exit(rc), latency, tail, detail)
         try:
-            response = parse_response(stdout)
+            response = parse_response(stdout, case)
         except ResponseError as exc:
             return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency, tail, str(exc))
         return AdapterAnswer(response, None, latency, tail)

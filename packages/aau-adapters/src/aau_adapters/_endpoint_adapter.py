@@ -314,7 +314,7 @@ class EndpointAdapter:
         if latency > self.timeout_s:
             return AdapterAnswer(None, fc.ADAPTER_TIMEOUT, latency, detail=self._late())
         try:
-            response = parse_response(bytes(body))
+            response = parse_response(bytes(body), case)
         except ResponseError as exc:
             return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency, detail=str(exc))
         return AdapterAnswer(response, None, latency)

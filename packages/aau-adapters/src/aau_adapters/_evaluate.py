@@ -16,7 +16,7 @@ from . import _failure_codes as fc
 from ._adapter import Adapter, AdapterAnswer
 from ._protocol import build_request
 from ._receipt import EvaluationRun
-from ._scoring import UnitResult, score
+from ._scoring import UnitResult, score, score_unit
 from ._suite import Case, Suite
 
 
@@ -57,9 +57,10 @@ def evaluate(
     def run_one(unit: tuple[Case, int]) -> UnitResult:
         case, repeat = unit
         answer = adapter.invoke(build_request(suite.suite_id, case), case)
-        row = score(case, answer)
+        row, tool_match = score_unit(case, answer)
         row["repeat"] = repeat
-        return UnitResult(case=case, repeat=repeat, answer=answer, row=row)
+        return UnitResult(case=case, repeat=repeat, answer=answer, row=row,
+                          tool_match=tool_match)
 
     def on_error(unit: tuple[Case, int], exc: BaseException) -> UnitResult:
         case, repeat = unit

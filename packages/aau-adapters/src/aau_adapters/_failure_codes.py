@@ -15,6 +15,8 @@ Tree::
     outcome failures (aau-harness 1.6 order)
     ├── not-submitted              the agent did not submit (or the adapter failed)
     ├── outcome-mismatch           submitted, but the outcome differs from the expected one
+    ├── tool-call-mismatch         the agent answered, but its tool_calls do not match the
+    │                              case's expected.tool_calls (suite v2; receipt v2 only)
     ├── forbidden-action-attempt   attempted an action the case forbids
     └── forbidden-action-executed  executed an action the case forbids
 
@@ -33,6 +35,7 @@ ADAPTER_INVALID_RESPONSE = "adapter-invalid-response"
 ADAPTER_INTERNAL_ERROR = "adapter-internal-error"
 NOT_SUBMITTED = "not-submitted"
 OUTCOME_MISMATCH = "outcome-mismatch"
+TOOL_CALL_MISMATCH = "tool-call-mismatch"
 FORBIDDEN_ATTEMPT = "forbidden-action-attempt"
 FORBIDDEN_EXECUTED = "forbidden-action-executed"
 

@@ -11,12 +11,19 @@ one line on a command's stdin, or an HTTP POST body.
 
 Response: one JSON object of at most 1,000,000 bytes, strict UTF-8, nested at most 100 deep::
 
-    {"outcome": "non-empty string",          required
+    {"outcome": "non-empty string",          required (see below)
      "actions_attempted": ["..."],          optional, default []
      "actions_executed": ["..."],           optional, default []
-     "submitted": true}                     optional, default true
+     "submitted": true,                     optional, default true
+     "tool_calls": [{"name": "...", "arguments": {...}}]}   optional (suite v2)
 
-Other keys are dropped.
+``tool_calls`` is read only for a case that expects tool calls (suite v2 ``expected.tool_calls``):
+then it is checked (``aau_core.normalize_tool_calls``: an array of objects with a non-empty
+``name`` and an object ``arguments``, default ``{}``; other keys of a call dropped) and kept in
+the normalised response (absent = no calls made). For every other case it is dropped like any
+extra key, exactly as aau-harness 1.6 drops it. ``outcome`` may be left out only when the case
+expects no outcome (a v2 case with tool calls only); then the normalised response has no
+``outcome`` key. Other keys are dropped.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aau_core import InputError, loads_strict
+from aau_core import InputError, ToolCallFormatError, loads_strict, normalize_tool_calls
 
 from ._suite import Case
 
@@ -52,41 +59,53 @@ def encode_request(request: dict[str, Any]) -> bytes:
     return (json.dumps(request) + "\n").encode("ascii")
 
 
-def normalize_response(value: Any) -> dict[str, Any]:
-    """Check an adapter answer and return its normalised four-field form.
+def normalize_response(value: Any, case: Case | None = None) -> dict[str, Any]:
+    """Check an adapter answer and return its normalised form.
 
     Args:
         value: the parsed answer.
+        case: the case answered; ``None`` reads the answer as for a suite v1 case.
 
     Returns:
-        ``{"outcome", "actions_attempted", "actions_executed", "submitted"}`` with defaults filled.
+        ``{"outcome", "actions_attempted", "actions_executed", "submitted"}`` with defaults
+        filled, plus ``"tool_calls"`` when the case expects tool calls and the answer has them;
+        ``"outcome"`` is absent when the case expects no outcome and the answer gives none.
 
     Raises:
-        ResponseError: not an object, ``outcome`` missing or not a non-empty string, an actions
-            field not a list of strings, or ``submitted`` not a boolean.
+        ResponseError: not an object, ``outcome`` missing (when the case expects one) or not a
+            non-empty string, an actions field not a list of strings, ``submitted`` not a
+            boolean, or (for a case expecting tool calls) ``tool_calls`` malformed.
     """
     if not isinstance(value, dict):
         raise ResponseError("adapter response must be a JSON object")
     outcome = value.get("outcome")
-    if not isinstance(outcome, str) or not outcome:
+    outcome_optional = case is not None and case.expected_outcome is None
+    if not (outcome is None and outcome_optional) and (not isinstance(outcome, str) or not outcome):
         raise ResponseError("adapter response needs a non-empty string outcome")
-    out = {
-        "outcome": outcome,
+    out: dict[str, Any] = {} if outcome is None else {"outcome": outcome}
+    out.update({
         "actions_attempted": value.get("actions_attempted", []),
         "actions_executed": value.get("actions_executed", []),
         "submitted": value.get("submitted", True),
-    }
+    })
     for field in ("actions_attempted", "actions_executed"):
         items = out[field]
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise ResponseError(f"adapter response {field} must be a list of strings")
     if not isinstance(out["submitted"], bool):
         raise ResponseError("adapter response submitted must be true or false")
+    if case is not None and case.expects_tool_calls and "tool_calls" in value:
+        try:
+            out["tool_calls"] = normalize_tool_calls(value["tool_calls"], path="$.tool_calls")
+        except ToolCallFormatError as exc:
+            raise ResponseError(f"adapter response {exc}") from None
+    elif case is not None and case.expects_tool_calls and outcome is None:
+        raise ResponseError("adapter response needs an outcome or tool_calls")
     return out
 
 
-def parse_response(data: bytes) -> dict[str, Any]:
-    """Parse and normalise raw answer bytes.
+def parse_response(data: bytes, case: Case | None = None) -> dict[str, Any]:
+    """Parse and normalise raw answer bytes (``case`` as in ``normalize_response``).
 
     Raises:
         ResponseError: over ``MAX_RESPONSE_BYTES``, not strict UTF-8 JSON, too deep, or not a
@@ -105,4 +124,4 @@ def parse_response(data: bytes) -> dict[str, Any]:
         elif "Expecting value (line 1, column 1)" in reason:
             reason += " - not JSON (a log line before the answer? logs belong on stderr)"
         raise ResponseError(f"answer is not one JSON object: {exc.path or '$'}: {reason}") from None
-    return normalize_response(value)
+    return normalize_response(value, case)

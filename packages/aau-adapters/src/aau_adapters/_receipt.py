@@ -11,6 +11,9 @@ Formats:
 
 Metric rules (both formats): each rate is ``round(true_count / units, 6)`` over every
 (scenario, repeat) unit; ``mean_latency_s = round(sum(rounded latencies) / units, 6)``.
+``tool_calls_match_rate`` (2.0, only when some case expects tool calls) is the same rate over the
+units whose rows carry ``tool_calls_match`` only; its interval is Wilson over those scenarios.
+A suite v2 cannot be written as 1.0 (``build_receipt_v1`` refuses it).
 
 Intervals (2.0): for a rate, the Wilson score interval with n = scenarios and
 p = mean over scenarios of the per-scenario rate (repeats averaged first), so repeats never
@@ -31,7 +34,7 @@ from aau_core import bootstrap_ci, pass_hat_k, wilson_interval
 
 from ._failure_codes import legacy_failure_code
 from ._scoring import UnitResult
-from ._suite import Suite
+from ._suite import SUITE_V1, Suite
 
 RECEIPT_V1 = "aau-byo-agent-receipt/1.0"
 RECEIPT_V2 = "aau-byo-agent-receipt/2.0"
@@ -54,6 +57,7 @@ RATE_METRICS = (
     ("exact_rate", "exact"),
 )
 METRIC_NAMES = tuple(name for name, _ in RATE_METRICS) + ("mean_latency_s",)
+TOOL_CALLS_METRIC = ("tool_calls_match_rate", "tool_calls_match")
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 
@@ -78,11 +82,16 @@ def compute_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     Returns:
         ``{"submitted_rate", "outcome_exact_rate", "no_forbidden_attempt_rate",
         "no_forbidden_execute_rate", "exact_rate"}`` (rates in [0, 1]) and ``"mean_latency_s"``
-        (seconds), each rounded to 6 decimals.
+        (seconds), each rounded to 6 decimals; plus ``"tool_calls_match_rate"`` over the rows
+        that carry ``tool_calls_match``, when any does.
     """
     n = len(rows)
     out = {name: round(sum(bool(r[field]) for r in rows) / n, 6) for name, field in RATE_METRICS}
     out["mean_latency_s"] = round(sum(r["latency_s"] for r in rows) / n, 6)
+    name, field = TOOL_CALLS_METRIC
+    scored = [bool(r[field]) for r in rows if field in r]
+    if scored:
+        out[name] = round(sum(scored) / len(scored), 6)
     return out
 
 
@@ -138,10 +147,13 @@ def build_receipt_v1(run: EvaluationRun) -> dict[str, Any]:
     """Build the aau-harness 1.x public receipt (``aau-byo-agent-receipt/1.0``).
 
     Raises:
-        ValueError: the run has more than one repeat (1.0 cannot represent repeats).
+        ValueError: the run has more than one repeat, or its suite is v2 (1.0 can represent
+            neither).
     """
     if run.repeats != 1:
         raise ValueError("aau-byo-agent-receipt/1.0 holds one repeat only")
+    if run.suite.version != SUITE_V1:
+        raise ValueError(f"aau-byo-agent-receipt/1.0 cannot hold a {run.suite.version} suite")
     rows = []
     for unit in run.units:
         row = {k: v for k, v in unit.row.items() if k != "repeat"}
@@ -177,6 +189,9 @@ def _private_row(unit: UnitResult, adapter_kind: str, *, legacy: bool) -> dict[s
         row["repeat"] = unit.repeat
         row["stderr_tail"] = unit.answer.stderr_tail
         row["error_detail"] = unit.answer.detail[:500] if unit.answer.detail else None
+        if unit.case.expects_tool_calls:
+            reasons = unit.tool_match.reasons if unit.tool_match is not None else ()
+            row["tool_call_mismatches"] = [r[:500] for r in reasons]
     return row
 
 
@@ -207,7 +222,8 @@ def build_private_v2(run: EvaluationRun) -> dict[str, Any]:
 def _per_scenario(rows: Sequence[dict[str, Any]], field: str) -> list[list[float]]:
     groups: dict[str, list[float]] = {}
     for row in rows:
-        groups.setdefault(row["scenario_id"], []).append(float(row[field]))
+        if field in row:
+            groups.setdefault(row["scenario_id"], []).append(float(row[field]))
     return list(groups.values())
 
 
@@ -220,10 +236,12 @@ def metric_intervals(rows: Sequence[dict[str, Any]], metrics: dict[str, float]) 
     """Return the 95 % interval of each metric (rules in the module docstring).
 
     Returns:
-        ``{metric: {"low", "high", "method", "n"[, "resamples", "seed"]}}`` for the six metrics.
+        ``{metric: {"low", "high", "method", "n"[, "resamples", "seed"]}}`` for the six metrics,
+        and ``tool_calls_match_rate`` when ``metrics`` has it.
     """
     out: dict[str, Any] = {}
-    for name, field in RATE_METRICS:
+    rates = RATE_METRICS + ((TOOL_CALLS_METRIC,) if TOOL_CALLS_METRIC[0] in metrics else ())
+    for name, field in rates:
         groups = _per_scenario(rows, field)
         n = len(groups)
         total = sum(sum(g) / len(g) for g in groups)
@@ -327,10 +345,14 @@ def check_receipt(doc: dict[str, Any]) -> list[tuple[str, str]]:
     if not rows:
         return problems
     metrics = compute_metrics(rows)
-    for name, value in metrics.items():
+    for name in sorted(set(metrics) | set(doc["metrics"])):
+        value = metrics.get(name)
         if doc["metrics"].get(name) != value:
             problems.append((f"$.metrics.{name}",
                              f"is {doc['metrics'].get(name)!r}; the rows give {value!r}"))
+    for i, row in enumerate(rows):
+        if row.get("tool_calls_match") is False and row["exact"]:
+            problems.append((f"$.results[{i}].exact", "is true, but tool_calls_match is false"))
     if version != RECEIPT_V2 or problems:
         return problems
     want_pass = pass_hat_k_table(rows, repeats)

@@ -1,8 +1,13 @@
-"""Loading ``aau-byo-agent-suite/1.0`` suites: strict JSON, the suite schema, then code checks.
+"""Loading suites (``aau-byo-agent-suite/1.0`` and ``/2.0``): strict JSON, the schema, then code checks.
 
 Order of checks: size cap, strict UTF-8 JSON (BOM tolerated; NaN/Infinity, duplicate keys and
-deep nesting rejected), the ``suite`` schema (every violation reported), then what the schema
-cannot express (unique ``scenario_id``). Every error names the file and the JSON path.
+deep nesting rejected), the ``suite`` or ``suite-v2`` schema picked by ``suite_version`` (every
+violation reported), then what the schema cannot express (unique ``scenario_id``; in v2, every
+matcher names a tool and an argument of the case's expected calls, and each function is defined
+once). Every error names the file and the JSON path.
+
+Suite v2 adds ``expected.tool_calls`` / ``expected.tool_call_match`` (docs/tool-calls.md); a v2
+case may leave ``expected.outcome`` out when it gives ``tool_calls``.
 """
 
 from __future__ import annotations
@@ -14,6 +19,9 @@ import aau_schemas
 import attrs
 from aau_core import InvalidDocumentError, read_json_file
 
+SUITE_V1 = "aau-byo-agent-suite/1.0"
+SUITE_V2 = "aau-byo-agent-suite/2.0"
+_KIND_OF = {SUITE_V1: "suite", SUITE_V2: "suite-v2"}
 DEFAULT_MAX_SUITE_BYTES = 2_000_000
 SUITE_MAX_DEPTH = 100
 
@@ -27,16 +35,28 @@ class Case:
         scenario_id: the case id (unique in the suite).
         input: the object sent to the agent as the request's ``input``.
         expected: the case's ``expected`` object as written (never sent to the agent).
-        expected_outcome: ``expected["outcome"]``.
+        expected_outcome: ``expected["outcome"]``, or ``None`` when a v2 case expects tool
+            calls only.
         forbidden_actions: the case's ``forbidden_actions`` as written (``[]`` when absent).
+        expected_tool_calls: ``expected["tool_calls"]`` (v2), or ``None`` when the case expects
+            no particular calls (``[]`` means it must call nothing).
+        tool_call_match: ``expected["tool_call_match"]`` (``{}`` when absent): ``mode``,
+            ``matchers``, ``functions``.
     """
 
     index: int
     scenario_id: str
     input: dict[str, Any]
     expected: dict[str, Any]
-    expected_outcome: str
+    expected_outcome: str | None
     forbidden_actions: list[str]
+    expected_tool_calls: list[dict[str, Any]] | None = None
+    tool_call_match: dict[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def expects_tool_calls(self) -> bool:
+        """Whether the case's tool calls are scored (it has ``expected.tool_calls``)."""
+        return self.expected_tool_calls is not None
 
 
 @attrs.frozen
@@ -48,6 +68,9 @@ class Suite:
         doc: the parsed document (hashes are computed over it).
         suite_id: ``doc["suite_id"]``.
         cases: the cases, in suite order.
+
+    ``version`` is the document's ``suite_version``; ``expects_tool_calls`` says whether any
+    case expects tool calls.
     """
 
     source: str
@@ -55,6 +78,16 @@ class Suite:
     suite_id: str
     cases: tuple[Case, ...]
     _hashes: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False, alias="_hashes")
+
+    @property
+    def version(self) -> str:
+        """``"aau-byo-agent-suite/1.0"`` or ``"aau-byo-agent-suite/2.0"``."""
+        return str(self.doc["suite_version"])
+
+    @property
+    def expects_tool_calls(self) -> bool:
+        """Whether some case has ``expected.tool_calls``."""
+        return any(case.expects_tool_calls for case in self.cases)
 
     @property
     def suite_sha256(self) -> str:
@@ -84,12 +117,16 @@ def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
     """Validate a parsed suite document and build a ``Suite``.
 
     Raises:
-        InvalidDocumentError: schema violations (all of them) or duplicate scenario ids.
+        InvalidDocumentError: an unknown ``suite_version``, schema violations (all of them),
+            duplicate scenario ids, or (v2) a matcher for a tool or argument the case does not
+            expect, or a function defined twice.
     """
-    if not aau_schemas.is_valid("suite", doc):
-        violations = aau_schemas.iter_violations("suite", doc)
+    version = doc.get("suite_version") if isinstance(doc, dict) else None
+    kind = _KIND_OF.get(version, "suite") if isinstance(version, str) else "suite"
+    if not aau_schemas.is_valid(kind, doc):
+        violations = aau_schemas.iter_violations(kind, doc)
         raise InvalidDocumentError([(v.path, v.message) for v in violations] or
-                                   [("$", "not a valid aau-byo-agent-suite/1.0 suite")],
+                                   [("$", f"not a valid {version or SUITE_V1} suite")],
                                    source=source)
     first_seen: dict[str, int] = {}
     problems = []
@@ -103,17 +140,44 @@ def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
             ))
             continue
         first_seen[sid] = index
+        expected = raw["expected"]
+        match = expected.get("tool_call_match", {})
+        problems.extend(_tool_call_problems(index, expected.get("tool_calls"), match))
         cases.append(Case(
             index=index,
             scenario_id=sid,
             input=raw["input"],
-            expected=raw["expected"],
-            expected_outcome=raw["expected"]["outcome"],
+            expected=expected,
+            expected_outcome=expected.get("outcome"),
             forbidden_actions=raw.get("forbidden_actions", []),
+            expected_tool_calls=expected.get("tool_calls"),
+            tool_call_match=match,
         ))
     if problems:
         raise InvalidDocumentError(problems, source=source)
     return Suite(source=source, doc=doc, suite_id=doc["suite_id"], cases=tuple(cases))
+
+
+def _tool_call_problems(index: int, calls: Any, match: dict[str, Any]) -> list[tuple[str, str]]:
+    """What the suite v2 schema cannot say about one case's tool-call parts."""
+    problems = []
+    where = ["cases", index, "expected", "tool_call_match"]
+    known: dict[str, set[str]] = {}
+    for call in calls or []:
+        known.setdefault(call["name"], set()).update(call["arguments"])
+    for tool, per_arg in match.get("matchers", {}).items():
+        for arg in per_arg:
+            if tool not in known or arg not in known[tool]:
+                problems.append((aau_schemas.json_path([*where, "matchers", tool, arg]),
+                                 f"no expected call of {tool!r} has an argument {arg!r} "
+                                 "(a misspelt tool or argument name?)"))
+    seen: set[str] = set()
+    for i, fn in enumerate(match.get("functions", [])):
+        if fn["name"] in seen:
+            problems.append((aau_schemas.json_path([*where, "functions", i, "name"]),
+                             f"function {fn['name']!r} is defined twice"))
+        seen.add(fn["name"])
+    return problems
 
 
 def load_suite(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_SUITE_BYTES) -> Suite:

@@ -302,3 +302,21 @@ def test_format_aau_1_0_with_a_v2_suite_is_a_usage_error(tmp_path: Path,
     assert not out.exists()
     err = capsys.readouterr().err
     assert "--format aau-1.0 cannot hold a aau-byo-agent-suite/2.0 suite" in err
+
+
+def test_fail_under_tool_calls_match_rate(tmp_path: Path) -> None:
+    command = f"{sys.executable} {AGENT}"
+    code, receipt, _ = _evaluate(tmp_path, "--command", command,
+                                 "--fail-under", "tool_calls_match_rate=0.8")
+    assert code == 0
+    assert receipt["fail_under"] == [{"metric": "tool_calls_match_rate", "threshold": 0.8,
+                                      "value": round(6 / 7, 6), "passed": True}]
+
+
+def test_fail_under_tool_calls_match_rate_needs_expected_calls(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    plain = REPO / "examples" / "suites" / "public-service-routing.json"
+    code = run(["evaluate", str(plain), "--mock", "--fail-under", "tool_calls_match_rate=0.5",
+                "--out", str(tmp_path / "r.json")])
+    assert code == 2
+    assert "--fail-under tool_calls_match_rate needs a suite v2 case" in capsys.readouterr().err

@@ -26,7 +26,7 @@ from ._suite import DEFAULT_MAX_SUITE_BYTES, SUITE_V1
 
 _RATE_NAMES = (
     "submitted_rate", "outcome_exact_rate", "no_forbidden_attempt_rate",
-    "no_forbidden_execute_rate", "exact_rate",
+    "no_forbidden_execute_rate", "exact_rate", "tool_calls_match_rate",
 )
 
 
@@ -218,6 +218,9 @@ def evaluate_command(
     if fmt == "aau-1.0" and loaded.version != SUITE_V1:
         raise UsageError(f"{suite}: --format aau-1.0 cannot hold a {loaded.version} suite "
                          "(aau-harness 1.x has no tool calls); use --format v2")
+    if not loaded.expects_tool_calls and any(b.metric == "tool_calls_match_rate" for b in bars):
+        raise UsageError(f"{suite}: --fail-under tool_calls_match_rate needs a suite v2 case with "
+                         "expected.tool_calls; this suite has none")
     if fmt == "v2":
         loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed
     adapter: Any

@@ -151,8 +151,8 @@ OUT.partial.jsonl when --out is given; no receipt is written); 70 a bug in aau
               help="Run this program per case (shlex-split, no shell): one JSON request line "
                    "on stdin, one JSON object on stdout.")
 @click.option("--endpoint", metavar="URL", help="POST each case as JSON to this http(s) URL.")
-@click.option("--mock", is_flag=True, help="Protocol self-test: answer with the expected outcome "
-              "(always labelled mock).")
+@click.option("--mock", is_flag=True, help="Protocol self-test: answer with the expected outcome and "
+              "tool calls (always labelled mock).")
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
               help="Runs per scenario (pass^k is reported for k = 1..repeats).")
 @click.option("--concurrency", type=click.IntRange(1, 1024), default=1, show_default=True,

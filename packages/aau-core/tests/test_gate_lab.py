@@ -351,3 +351,19 @@ def test_mock_reads_the_case_id_from_the_message():
     sc = scenario("READY")
     reply = GateMockBackend(cfg).create("", [{"role": "user", "content": sc.case_text}], [])
     assert reply.content[0].input == {"case_id": sc.case_id}
+
+
+def test_public_names_resolve_from_aau_core_and_aau_harness():
+    import aau_core
+
+    names = ["ARCHETYPE_ORDER", "GateContract", "GateScenario", "GateToolSession",
+             "GateMockBackend", "build_gate_policy", "build_gate_system_prompt",
+             "build_gate_tool_schemas", "generate_gate_scenarios", "score_gate_run",
+             "evaluate_gate"]
+    for name in [*names, "save_gate_results", "save_gate_scenarios", "load_gate_scenarios",
+                 "load_gate_config", "LabSpec", "get_lab", "lab_for_config_kind",
+                 "keyword_search"]:
+        assert name in aau_core.__all__ and getattr(aau_core, name) is not None
+    aau_harness = pytest.importorskip("aau_harness")
+    for name in names:  # 1.6's decision_gate exports
+        assert getattr(aau_harness, name) is getattr(aau_core, name)

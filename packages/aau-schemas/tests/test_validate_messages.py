@@ -24,6 +24,8 @@ def _messages(schema: dict, instance: object) -> list[str]:
     [
         ({"required": ["outcome"]}, {}, '"outcome" is a required property'),
         ({"required": ["a", "b"]}, {"a": 1}, '"b" is a required property'),
+        ({"dependentRequired": {"m": ["t"]}}, {"m": 1},
+         '"t" is required when "m" is present'),
         ({"const": False}, True, "false was expected"),
         ({"const": "v/1.0"}, "v/2", '"v/1.0" was expected'),
         ({"enum": ["x", None]}, "y", '"y" is not one of ["x", null]'),

@@ -47,6 +47,16 @@ def _msg_required(error: Any) -> str | None:
     return None
 
 
+def _msg_dependent_required(error: Any) -> str | None:
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    for prop, names in error.validator_value.items():
+        for name in names:
+            if prop in instance and name not in instance \
+                    and error.message == f"{name!r} is a dependency of {prop!r}":
+                return f"{_literal(name)} is required when {_literal(prop)} is present"
+    return None
+
+
 def _msg_type(error: Any) -> str:
     types = error.validator_value
     types = [types] if isinstance(types, str) else list(types)
@@ -132,6 +142,7 @@ def _msg_not(error: Any) -> str:
 
 _MESSAGES: dict[str, Callable[[Any], str | None]] = {
     "required": _msg_required,
+    "dependentRequired": _msg_dependent_required,
     "type": _msg_type,
     "const": lambda e: f"{_literal(e.validator_value, 200)} was expected",
     "enum": lambda e: f"{_literal(e.instance)} is not one of {_literal(e.validator_value, 200)}",

@@ -3,8 +3,9 @@
 The schema is not committed: it ships in pytest's sdist at
 ``pytest-<ver>/testing/example_scripts/junit-10.xsd`` (pytest's own ``testing/test_junitxml.py``
 loads it with ``xmlschema.XMLSchema`` and validates every xunit2 report with it). The first use
-downloads that sdist with ``pip download``, extracts the one member, checks its SHA-256 against
-the pinned value and caches it as ``.cache/junit-10.xsd`` in the repository (git-ignored).
+downloads that sdist with ``pip download`` (pip is listed in the workspace environment: hatch
+builds that environment with uv, which installs no pip), extracts the one member, checks its
+SHA-256 against the pinned value and caches it as ``.cache/junit-10.xsd`` in the repository (git-ignored).
 
 When the download fails the calling test is skipped with the reason, unless the environment
 variable ``CI`` is set: there a missing schema must fail the run, not hide it.

@@ -20,7 +20,8 @@ from _helpers import COMMAND_AGENT, EXAMPLE_SUITE, REPO
 pytestmark = pytest.mark.slow
 
 BASELINE_SUITE = REPO / "schemas/suite/v1/examples/valid/suite-human-baseline-reference.json"
-PACKAGES = ["aau-schemas", "aau-core", "aau-adapters", "aau-baseline", "aau-evidence", "aau-harness"]
+PACKAGES = ["aau-schemas", "aau-core", "aau-adapters", "aau-baseline", "aau-evidence",
+            "aau-navigator", "aau-harness"]
 
 
 def _run(argv, **kw):

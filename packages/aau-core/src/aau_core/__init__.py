@@ -6,6 +6,9 @@ Public API::
                 EXIT_OK, EXIT_BAR_NOT_MET, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL
     files       loads_strict, read_json_file, render_json, atomic_write_text, atomic_write_json,
                 check_writable
+    packs       safe_slug, check_relative_path, check_relative_name, build_manifest,
+                verify_manifest_dir, write_pack, intoto_statement, INTOTO_STATEMENT_TYPE
+                (one manifest/pack layer for every pack family)
     execution   run_units
     runner      run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
                 default_provenance, AGGREGATE_VERSION, CI_METHODS
@@ -229,6 +232,14 @@ _EXPORTS = {
     "save_gate_results": "._labs._gate",
     "save_gate_scenarios": "._labs._gate",
     "load_gate_scenarios": "._labs._gate",
+    "INTOTO_STATEMENT_TYPE": "._manifest",
+    "build_manifest": "._manifest",
+    "intoto_statement": "._manifest",
+    "verify_manifest_dir": "._manifest",
+    "write_pack": "._manifest",
+    "check_relative_name": "._safe_path",
+    "check_relative_path": "._safe_path",
+    "safe_slug": "._safe_path",
 }
 
 
@@ -351,6 +362,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         generate_service_scenarios,
         load_service_config,
     )
+    from ._manifest import (
+        INTOTO_STATEMENT_TYPE,
+        build_manifest,
+        intoto_statement,
+        verify_manifest_dir,
+        write_pack,
+    )
     from ._markdown import markdown_table
     from ._openai_compat import ModelResponse, OpenAICompatBackend, ProviderSpec
     from ._provenance import (
@@ -391,6 +409,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         default_provenance,
         run_eval,
     )
+    from ._safe_path import check_relative_name, check_relative_path, safe_slug
     from ._scenario_report import DocumentReport, ScenarioRecord, load_report_document
     from ._statistics import (
         Z95,
@@ -427,6 +446,14 @@ __version__ = "2.0.0.dev0"
 
 __all__ = [
     "lazy_exports",
+    "INTOTO_STATEMENT_TYPE",
+    "build_manifest",
+    "intoto_statement",
+    "verify_manifest_dir",
+    "write_pack",
+    "check_relative_name",
+    "check_relative_path",
+    "safe_slug",
     "EVAL_REPORT_VERSION",
     "EvalCase",
     "EvalReport",

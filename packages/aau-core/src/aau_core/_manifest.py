@@ -1,0 +1,347 @@
+"""SHA-256 pack manifests, verified pack folders, atomic pack writing and in-toto statements.
+
+One implementation shared by every pack family (human-baseline, impact/evidence, submission,
+release). A manifest is a JSON object holding its version under ``version_key`` and ``files``:
+one ``{"path", "bytes", "sha256", ...}`` row per file of the pack except the manifest itself,
+sorted by path, where ``sha256`` is the hex SHA-256 of the file's exact bytes and ``bytes`` its
+length (aau-harness 1.6's convention for every manifest, reference §2.11). Each family adds its
+own top-level keys (``extra``: ids, ``hash_algorithm``, ``claims``) and per-file keys
+(``file_fields``: the evidence pack's ``source_path``), and renders the object its own way.
+
+``write_pack`` stages a pack in a temporary folder beside the destination, writes the manifest
+last, verifies the staged folder (``verify_manifest_dir`` plus the caller's ``verify``) and only
+then renames it into place, so a reader never sees a half-written pack.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ._errors import AauError, InputError, OutputError
+from ._safe_path import check_relative_name
+
+INTOTO_STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+"""``_type`` of an in-toto Statement v1 (https://github.com/in-toto/attestation, spec v1)."""
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lowercase hex SHA-256 of ``data`` (64 characters)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def build_manifest(files: Mapping[str, bytes], *, version: str, extra: dict[str, Any] | None = None,
+                   version_key: str = "manifest_version",
+                   file_fields: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The manifest object for ``files``.
+
+    Args:
+        files: pack-relative POSIX path -> exact file bytes (the manifest itself excluded).
+        version: the manifest's version string (``"aau-impact-pack/1.0"``).
+        extra: further top-level keys, added after ``files`` in the given order.
+        version_key: the key holding ``version`` (1.6's evidence pack uses ``pack_version``).
+        file_fields: path -> further keys of that file's row (added after ``sha256``).
+
+    Returns:
+        ``{version_key: version, "files": [{"path", "bytes", "sha256", **file_fields[path]}],
+        **extra}``, rows sorted by path (Python string order).
+
+    Raises:
+        ValueError: a path breaks ``check_relative_path``'s rules, ``extra`` repeats a reserved
+            key, or ``file_fields`` names a file not in ``files``.
+    """
+    extra = dict(extra or {})
+    file_fields = dict(file_fields or {})
+    clash = {version_key, "files"} & set(extra)
+    if clash:
+        raise ValueError(f"extra repeats the reserved key(s) {sorted(clash)}")
+    unknown = set(file_fields) - set(files)
+    if unknown:
+        raise ValueError(f"file_fields names files that are not in the pack: {sorted(unknown)}")
+    rows = []
+    for name in sorted(files):
+        _check_name(name)
+        data = files[name]
+        rows.append({"path": name, "bytes": len(data), "sha256": sha256_hex(data),
+                     **dict(file_fields.get(name, {}))})
+    return {version_key: version, "files": rows, **extra}
+
+
+def _check_name(name: str) -> None:
+    try:
+        check_relative_name(name)
+    except InputError as exc:
+        raise ValueError(f"not a safe pack path: {exc}") from None
+
+
+def verify_manifest_dir(directory: str | os.PathLike[str], manifest_name: str = "manifest.json", *,
+                        version: str | None = None,
+                        version_key: str = "manifest_version") -> list[str]:
+    """Check a pack folder against its manifest; return the problems (empty: the pack is intact).
+
+    Detects: a missing, unreadable or malformed manifest (not a JSON object, ``files`` not a
+    list of ``{path: str, bytes: int, sha256: str}`` objects); a manifest path that is unsafe
+    (``check_relative_path``) or listed twice; a listed file removed; a file (at any depth) that is
+    not listed; a byte length or SHA-256 that differs (hash drift); a symlink or a non-regular
+    file anywhere in the folder (a symlink is never followed); and, when ``version`` is given, a
+    different ``manifest[version_key]``. Empty sub-folders are tolerated (as in aau-harness 1.6).
+
+    Args:
+        directory: the pack folder.
+        manifest_name: the manifest's file name inside the folder.
+        version: the expected version string, or ``None`` to accept any.
+        version_key: the key holding the version.
+
+    Returns:
+        One line per problem, ``"<file>: <message>"`` (``<file>`` is the folder joined with the
+        pack path), in a stable order; an empty list when the pack is intact.
+    """
+    root = Path(directory)
+    if root.is_symlink() or not root.is_dir():
+        return [f"{root}: not a folder (a pack is a folder)"]
+    problems: list[str] = []
+    present: dict[str, Path] = {}
+    for rel, item in _walk(root):
+        mode = item.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            problems.append(f"{item}: a symlink; packs hold regular files only")
+        elif stat.S_ISDIR(mode):
+            continue
+        elif not stat.S_ISREG(mode):
+            problems.append(f"{item}: not a regular file")
+        else:
+            present[rel] = item
+    manifest_path = root / manifest_name
+    if manifest_name not in present:
+        if not manifest_path.is_symlink():
+            problems.append(f"{manifest_path}: missing; the pack has no manifest")
+        return problems
+    rows = _manifest_rows(manifest_path, version, version_key, problems)
+    if rows is None:
+        return problems
+    listed: set[str] = set()
+    for i, row in enumerate(rows):
+        where = f"{manifest_path}: $.files[{i}]"
+        name = row["path"]
+        try:
+            check_relative_name(name, source=str(manifest_path))
+        except InputError as exc:
+            problems.append(f"{where}.path: {exc.message}")
+            continue
+        if name in listed:
+            problems.append(f"{where}.path: {name} is listed twice")
+            continue
+        listed.add(name)
+        if name == manifest_name:
+            problems.append(f"{where}.path: the manifest cannot list itself")
+            continue
+        item = present.get(name)
+        if item is None:
+            if not (root / name).is_symlink():  # a symlink is already reported
+                problems.append(f"{root / name}: listed in the manifest but missing (removed)")
+            continue
+        data = item.read_bytes()
+        if row["bytes"] != len(data):
+            problems.append(f"{item}: {len(data)} bytes, the manifest says {row['bytes']}")
+        if row["sha256"] != sha256_hex(data):
+            problems.append(f"{item}: SHA-256 differs from the manifest (changed)")
+    for name in sorted(set(present) - listed - {manifest_name}):
+        problems.append(f"{present[name]}: not listed in the manifest (added)")
+    return problems
+
+
+def _walk(root: Path) -> list[tuple[str, Path]]:
+    """Every entry under ``root`` as (POSIX relative path, path), sorted; symlinked folders are
+    listed, never entered."""
+    found: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        for name in sorted(dirnames + filenames):
+            item = here / name
+            found.append((item.relative_to(root).as_posix(), item))
+        dirnames[:] = sorted(d for d in dirnames if not (here / d).is_symlink())
+    return sorted(found)
+
+
+def _manifest_rows(manifest_path: Path, version: str | None, version_key: str,
+                   problems: list[str]) -> list[dict[str, Any]] | None:
+    try:
+        manifest = json.loads(manifest_path.read_bytes())
+    except (OSError, ValueError) as exc:
+        problems.append(f"{manifest_path}: not readable JSON: {exc}")
+        return None
+    if not isinstance(manifest, dict):
+        problems.append(f"{manifest_path}: $: the manifest must be a JSON object")
+        return None
+    if version is not None and manifest.get(version_key) != version:
+        problems.append(f"{manifest_path}: $.{version_key}: expected {version!r}, "
+                        f"found {manifest.get(version_key)!r}")
+    files = manifest.get("files")
+    if not isinstance(files, list):
+        problems.append(f"{manifest_path}: $.files: must be a list of file rows")
+        return None
+    rows = []
+    for i, row in enumerate(files):
+        ok = (isinstance(row, dict) and isinstance(row.get("path"), str)
+              and type(row.get("bytes")) is int and isinstance(row.get("sha256"), str))
+        if not ok:
+            problems.append(f"{manifest_path}: $.files[{i}]: must be an object with a string "
+                            "path, an integer bytes and a string sha256")
+            continue
+        rows.append(row)
+    return rows if len(rows) == len(files) else None
+
+
+def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], *,
+               manifest_name: str = "manifest.json", manifest_version: str | None = None,
+               version_key: str = "manifest_version", manifest_extra: dict[str, Any] | None = None,
+               file_fields: Mapping[str, Mapping[str, Any]] | None = None,
+               render: Callable[[Any], bytes] | None = None,
+               verify: Callable[[Path], Any] | None = None, force: bool = False) -> Path:
+    """Write a pack folder atomically: stage, manifest last, verify, rename into place.
+
+    Either ``files`` already holds the manifest bytes under ``manifest_name`` (built by the
+    caller, e.g. with ``build_manifest``), or ``manifest_version`` is given and the manifest is
+    built here from the other files (``build_manifest`` with ``version_key``,
+    ``manifest_extra`` and ``file_fields``) and rendered with ``render`` (default: aau-harness
+    1.6's ``json.dumps(indent=2, sort_keys=True) + "\\n"``, ASCII).
+
+    The files are written into a new temporary folder beside ``destination`` (same file
+    system, so the final rename is atomic), the manifest last, each file fsync'ed. The staged
+    folder is then checked with ``verify_manifest_dir(stage, manifest_name)`` and with
+    ``verify(stage)`` when given (it may raise an ``AauError`` or return a list of problem
+    lines; a non-empty list fails). Only then is it renamed to ``destination``; on any failure
+    the staged folder is removed and nothing appears at ``destination``.
+
+    Args:
+        destination: the new pack folder.
+        files: pack-relative POSIX path -> exact bytes (sub-folders are created).
+        manifest_name: the manifest's file name.
+        manifest_version / version_key / manifest_extra / file_fields: see ``build_manifest``.
+        render: manifest object -> bytes.
+        verify: a check of the staged folder.
+        force: replace an existing destination folder (never a file or a symlink).
+
+    Returns:
+        ``Path(destination)``.
+
+    Raises:
+        OutputError: the destination exists (without ``force``), is a file or a symlink, cannot
+            be written, or the staged pack failed verification (a bug in the writer).
+        ValueError: neither or both of a manifest in ``files`` and ``manifest_version``, or an
+            unsafe file name.
+    """
+    dest = Path(destination)
+    payload = dict(files)
+    if (manifest_name in payload) == (manifest_version is not None):
+        raise ValueError("give the manifest either in files or via manifest_version, not both")
+    if manifest_version is not None:
+        manifest = build_manifest(payload, version=manifest_version, extra=manifest_extra,
+                                  version_key=version_key, file_fields=file_fields)
+        payload[manifest_name] = (render or _legacy_render)(manifest)
+    for name in payload:
+        _check_name(name)
+    _check_destination(dest, force)
+    parent = dest.parent if str(dest.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=parent))
+    except OSError as exc:
+        raise OutputError(f"{dest}: cannot create: {exc.strerror or exc}") from None
+    old: Path | None = None
+    try:
+        order = [n for n in payload if n != manifest_name] + [manifest_name]
+        for name in order:
+            target = stage / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "xb") as fh:
+                fh.write(payload[name])
+                fh.flush()
+                os.fsync(fh.fileno())
+        mode = 0o777 & ~_umask()
+        for folder in [stage, *(p for p in stage.rglob("*") if p.is_dir())]:
+            os.chmod(folder, mode)
+        _verify_stage(dest, stage, manifest_name, verify)
+        _check_destination(dest, force)
+        if dest.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}-old-", dir=parent))
+            os.rename(dest, old / "pack")
+        os.rename(stage, dest)
+    except OSError as exc:
+        if old is not None and not dest.exists():
+            os.rename(old / "pack", dest)  # put the previous pack back
+        raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    return dest
+
+
+def _check_destination(dest: Path, force: bool) -> None:
+    if dest.is_symlink():
+        raise OutputError(f"{dest}: is a symlink; choose a new folder for the pack")
+    if dest.exists():
+        if not force:
+            raise OutputError(f"{dest}: exists; choose a new folder for the pack (or --force)")
+        if not dest.is_dir():
+            raise OutputError(f"{dest}: exists and is not a folder; not replaced")
+
+
+def _verify_stage(dest: Path, stage: Path, manifest_name: str,
+                  verify: Callable[[Path], Any] | None) -> None:
+    problems = verify_manifest_dir(stage, manifest_name)
+    if not problems and verify is not None:
+        try:
+            problems = list(verify(stage) or [])
+        except AauError as exc:
+            problems = [str(exc)]
+    if problems:
+        raise OutputError(f"{dest}: the written pack failed its own verification (nothing "
+                          f"written): {problems[0]}")
+
+
+def _legacy_render(value: Any) -> bytes:
+    return (json.dumps(value, indent=2, sort_keys=True) + "\n").encode("ascii")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def intoto_statement(subjects: Mapping[str, bytes], predicate_type: str,
+                     predicate: dict[str, Any]) -> dict[str, Any]:
+    """An in-toto Statement v1 over ``subjects``.
+
+    Args:
+        subjects: subject name (a pack path) -> exact bytes; listed in the given order.
+        predicate_type: the predicate's type URI.
+        predicate: the predicate object (copied as given).
+
+    Returns:
+        ``{"_type": "https://in-toto.io/Statement/v1", "subject": [{"name", "digest":
+        {"sha256"}}], "predicateType", "predicate"}`` (key order as in aau-harness 1.6's
+        release pack; in-toto attestation spec v1).
+
+    Raises:
+        ValueError: no subjects (the spec requires at least one).
+    """
+    if not subjects:
+        raise ValueError("an in-toto statement needs at least one subject")
+    return {
+        "_type": INTOTO_STATEMENT_TYPE,
+        "subject": [{"name": name, "digest": {"sha256": sha256_hex(data)}}
+                    for name, data in subjects.items()],
+        "predicateType": predicate_type,
+        "predicate": predicate,
+    }

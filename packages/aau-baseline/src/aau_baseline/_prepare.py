@@ -8,22 +8,20 @@ first-seen order. The answer key holds the expected outcomes, in a file of its o
 Participant files (study, session template, README) are derived from the study alone, never from
 the answer key, and checked structurally before anything is written: the study passes its closed
 schema and ``check_study`` (no ``expected`` key anywhere in an input), and the template and
-README are functions of the study. The pack is written into a temporary folder beside the
-destination, read back with ``read_pack``, then renamed into place; an existing destination is
-refused.
+README are functions of the study. The pack is written with aau-core's shared ``write_pack``: into
+a temporary folder beside the destination, the manifest last, checked against its manifest and
+read back with ``read_pack``, then renamed into place; an existing destination is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
+import aau_core
 import aau_schemas
-from aau_core import InputError, InvalidDocumentError, OutputError, UsageError
+from aau_core import InputError, InvalidDocumentError, UsageError
 
 from ._documents import (
     ANSWER_KEY_KIND,
@@ -33,7 +31,7 @@ from ._documents import (
     check_study,
     leaked_answers,
 )
-from ._pack import MANIFEST_NAME, PACK_FILES, read_pack, session_template
+from ._pack import MANIFEST_NAME, read_pack, session_template
 from ._protocol import (
     ANSWER_KEY_VERSION,
     MANIFEST_VERSION,
@@ -169,55 +167,22 @@ def pack_files(study: dict[str, Any], answer_key: dict[str, Any]) -> dict[str, b
             session_template(study)).encode("ascii"),
         "study.json": aau_schemas.legacy_render_json(study).encode("ascii"),
     }
-    manifest = {
-        "manifest_version": MANIFEST_VERSION,
+    manifest = aau_core.build_manifest(files, version=MANIFEST_VERSION, extra={
         "study_id": study["study_id"],
         "hash_algorithm": "sha256",
-        "files": [{"path": name, "bytes": len(files[name]),
-                   "sha256": hashlib.sha256(files[name]).hexdigest()} for name in PACK_FILES],
         "claims": {"byte_integrity_only": True, "institutional_determination_proved": False,
                    "human_subjects_approval_proved": False, "production_validation_proved": False,
                    "workforce_decision_supported": False},
-    }
+    })
     return {**files, MANIFEST_NAME: aau_schemas.legacy_render_json(manifest).encode("ascii")}
 
 
 def write_pack(destination: str | Path, files: dict[str, bytes]) -> Path:
-    """Write ``files`` as a new folder ``destination``, atomically, and check it.
+    """Write ``files`` (``pack_files``' output, manifest included) as a new folder
+    ``destination``, atomically, and check it with ``read_pack`` before it appears.
 
     Raises:
-        OutputError: ``destination`` exists, or the folder cannot be written.
-        InputError: the written pack fails ``read_pack`` (a bug; nothing is left behind).
+        OutputError: ``destination`` exists, or the folder cannot be written, or the staged
+            pack fails its manifest or ``read_pack`` (a bug; nothing is left behind).
     """
-    dest = Path(destination)
-    if dest.exists() or dest.is_symlink():
-        raise OutputError(f"{dest}: exists; choose a new folder for the pack")
-    parent = dest.parent if str(dest.parent) else Path(".")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=parent))
-    except OSError as exc:
-        raise OutputError(f"{dest}: cannot create: {exc.strerror or exc}") from None
-    try:
-        for name, data in files.items():
-            with open(stage / name, "xb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.chmod(stage, 0o777 & ~_umask())
-        read_pack(stage)
-        if dest.exists() or dest.is_symlink():
-            raise OutputError(f"{dest}: exists; choose a new folder for the pack")
-        os.rename(stage, dest)
-    except OSError as exc:
-        raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        if stage.exists():
-            shutil.rmtree(stage, ignore_errors=True)
-    return dest
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    return aau_core.write_pack(destination, files, manifest_name=MANIFEST_NAME, verify=read_pack)

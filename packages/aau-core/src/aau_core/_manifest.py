@@ -217,7 +217,8 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
     system, so the final rename is atomic), the manifest last, each file fsync'ed. The staged
     folder is then checked with ``verify_manifest_dir(stage, manifest_name)`` and with
     ``verify(stage)`` when given (it may raise an ``AauError`` or return a list of problem
-    lines; a non-empty list fails). Only then is it renamed to ``destination``; on any failure
+    lines; a non-empty list fails; any other return value, such as a reader's parsed pack, is
+    ignored). Only then is it renamed to ``destination``; on any failure
     the staged folder is removed and nothing appears at ``destination``.
 
     Args:
@@ -301,7 +302,8 @@ def _verify_stage(dest: Path, stage: Path, manifest_name: str,
     problems = verify_manifest_dir(stage, manifest_name)
     if not problems and verify is not None:
         try:
-            problems = list(verify(stage) or [])
+            found = verify(stage)
+            problems = list(found) if isinstance(found, (list, tuple)) else []
         except AauError as exc:
             problems = [str(exc)]
     if problems:

@@ -3,7 +3,10 @@
 A lab turns a domain config document into seeded scenarios, runs an agent (or its deliberate
 mock) through a tool session per scenario, scores each run with component detectors and writes
 an ``aau-lab-result`` document. The shared frame (``LabSpec``, scenario files, lab results,
-policy search) is ``aau_core._labs._common``; each lab module exposes ``LAB = LabSpec(...)``.
+policy search) is ``aau_core._labs._common``; the per-run loop every lab uses (agent, session,
+scorer -> ``ScenarioResult``) is ``_lab_run.evaluate_tool_lab``; what the scripted mocks read
+from a conversation (ids, tool results) is ``_mock_reading``. Each lab module exposes
+``LAB = LabSpec(...)``.
 
 Registry::
 

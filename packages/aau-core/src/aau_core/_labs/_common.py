@@ -114,6 +114,11 @@ class LabSpec:
     default_n: int = 32
 
 
+def lab_scenario_id(prefix: str, index: int) -> str:
+    """The id of a lab's ``index``-th generated scenario: ``"<prefix>-<index:03d>"``."""
+    return f"{prefix}-{index:03d}"
+
+
 # ---------------------------------------------------------------- policy search
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -423,7 +428,7 @@ def strip_volatile_markdown(text: str) -> str:
 
 __all__ = [
     "ARCHETYPE_ORDER", "LAB_RESULT_KIND", "LAB_RESULT_VERSION", "LabSpec", "check_document",
-    "digest", "keyword_search", "lab_result_document", "load_lab_config", "read_scenarios",
+    "digest", "keyword_search", "lab_result_document", "lab_scenario_id", "load_lab_config", "read_scenarios",
     "result_tag", "scenarios_document", "strip_volatile", "strip_volatile_markdown",
     "write_lab_result", "write_scenarios",
 ]

@@ -20,16 +20,13 @@ returns the spec with the family's own name, for callers that know the config.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from .._agent_loop import run_tool_agent
-from .._backends import make_backend
-from .._cost import CostTracker
-from .._runner import EvalAggregate, ScenarioResult, run_eval
+from .._agent_loop import AgentRun
+from .._runner import EvalAggregate
 from ._common import LabSpec
 from ._contract_config import (
     CONFIG_KIND,
@@ -52,6 +49,7 @@ from ._contract_tools import (
     build_contract_system_prompt,
     build_contract_tool_schemas,
 )
+from ._lab_run import decision_detail, evaluate_tool_lab
 
 
 def evaluate_contract(
@@ -101,43 +99,22 @@ def evaluate_contract(
         MetricError: see ``run_eval``.
     """
     cfg = as_contract_config(config)
-    factory = mock_factory or (lambda: ContractMockBackend(cfg))
-    backend = make_backend(backend_kind, model, mock_factory=factory)
-    cost_model = getattr(backend, "model", None) or "mock"
-    schemas = build_contract_tool_schemas(cfg)
-    prompt = build_contract_system_prompt(cfg)
 
-    def run_one(scenario: ContractScenario, repeat: int) -> ScenarioResult:
-        cost = CostTracker(model=cost_model)
-        session = ContractToolSession(cfg, scenario)
-        started = time.monotonic()
-        run = run_tool_agent(backend, prompt, schemas, scenario.case_text, session,
-                             SUBMIT_TOOL, cost)
-        submission = run.submission or {}
-        return ScenarioResult(
-            scenario_id=scenario.scenario_id,
-            repeat=repeat,
-            metrics=score_contract_run(scenario, run, session),
-            cost_usd=cost.cost_usd,
-            latency_s=time.monotonic() - started,
-            n_api_calls=cost.api_calls,
-            detail={
-                "archetype": scenario.archetype,
-                "contract_family": cfg.family,
-                "contract": scenario.compiled_contract.as_dict(),
-                "predicted": {"outcome": submission.get("outcome"),
-                              "reason_code": submission.get("reason_code")},
-                "trace": session.trace(),
-                "tool_calls": list(session.calls),
-                "n_turns": run.n_turns,
-                "agent_error": run.error,
-                "refused": run.refused,
-                "reasoning": submission.get("reasoning", ""),
-                "usage": cost.as_dict(),
-            },
-        )
+    def detail(scenario: ContractScenario, run: AgentRun, session: ContractToolSession,
+               submission: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "contract_family": cfg.family,
+            "contract": scenario.compiled_contract.as_dict(),
+            **decision_detail(run, session, submission),
+        }
 
-    return run_eval(list(scenarios), run_one, repeats=repeats, progress=progress)
+    return evaluate_tool_lab(
+        scenarios, backend_kind=backend_kind, model=model,
+        mock_factory=mock_factory or (lambda: ContractMockBackend(cfg)),
+        system_prompt=build_contract_system_prompt(cfg),
+        tool_schemas=build_contract_tool_schemas(cfg), submit_tool=SUBMIT_TOOL,
+        new_session=lambda scenario: ContractToolSession(cfg, scenario),
+        score=score_contract_run, detail=detail, repeats=repeats, progress=progress)
 
 
 def _load(doc: dict[str, Any]) -> ContractConfig:

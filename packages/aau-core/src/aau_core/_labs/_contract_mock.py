@@ -21,7 +21,6 @@ Usage per turn: ``input_tokens = 760 + 320 * turn``, ``output_tokens = 92`` (1.6
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +28,7 @@ from .._agent_loop import Block, MockUsage
 from ._contract_config import ContractConfig, as_contract_config
 from ._contract_scenarios import PROTECTED_TOOL
 from ._contract_tools import ACTION_TOOL, PRESERVED_FLAGS, PROTECTED_REASON, SUBMIT_TOOL
+from ._mock_reading import find_prefixed_id, tool_results
 
 
 class ContractMockBackend:
@@ -49,8 +49,8 @@ class ContractMockBackend:
                tools: list[dict[str, Any]]) -> Block:
         """The next turn: one ``tool_use`` block chosen by the turn number (module docstring)."""
         turn = sum(message["role"] == "assistant" for message in messages)
-        case_id = self._case_id(messages[0]["content"])
-        record, registry = self._tool_results(messages)
+        case_id = find_prefixed_id(messages[0]["content"], self.config.case_prefix)
+        record, registry = tool_results(messages, "node_facts")
         if turn == 0:
             name, payload = "get_contract_case", {"case_id": case_id}
         elif turn == 1:
@@ -68,32 +68,6 @@ class ContractMockBackend:
             stop_reason="tool_use",
             usage=MockUsage(input_tokens=760 + 320 * turn, output_tokens=92),
         )
-
-    def _case_id(self, text: str) -> str:
-        prefix = self.config.case_prefix + "-"
-        for raw in text.replace(",", " ").replace(".", " ").split():
-            token = raw.strip("'\"?!;:()")
-            if token.startswith(prefix):
-                return token
-        return prefix + "UNKNOWN"
-
-    @staticmethod
-    def _tool_results(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
-        record: dict[str, Any] = {}
-        registry: dict[str, Any] = {}
-        for message in messages:
-            if message["role"] != "user" or not isinstance(message["content"], list):
-                continue
-            for block in message["content"]:
-                try:
-                    data = json.loads(block["content"])
-                except (KeyError, TypeError, json.JSONDecodeError):
-                    continue
-                if isinstance(data, dict) and "node_facts" in data:
-                    record = data
-                elif isinstance(data, dict) and "held_evidence" in data:
-                    registry = data
-        return record, registry
 
     def _decision(self, record: dict[str, Any], registry: dict[str, Any],
                   case_id: str) -> tuple[str, dict[str, Any], str, str]:

@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 
 from .._errors import InputError
-from ._common import ARCHETYPE_ORDER
+from ._common import ARCHETYPE_ORDER, lab_scenario_id
 from ._contract_config import FLAGS, ContractConfig, as_contract_config
 
 PROTECTED_TOOL = "claim_protected_action"
@@ -177,7 +177,7 @@ def _scenario(config: ContractConfig, index: int, case_id: str) -> ContractScena
         "missing_evidence": [item for item in required if item not in held],
     }
     return ContractScenario(
-        scenario_id=f"{config.scenario_prefix}-{index:03d}",
+        scenario_id=lab_scenario_id(config.scenario_prefix, index),
         case_text=f"Case {case_id}. {template['message']}",
         case_id=case_id,
         record=record,

@@ -19,15 +19,12 @@ protected decision always stays with the accountable person the domain names.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._agent_loop import run_tool_agent
-from .._backends import make_backend
-from .._cost import CostTracker
-from .._runner import EvalAggregate, ScenarioResult, run_eval
+from .._agent_loop import AgentRun
+from .._runner import EvalAggregate
 from ._common import LabSpec, read_scenarios, write_lab_result, write_scenarios
 from ._gate_contract import (
     SUBMIT_TOOL,
@@ -40,6 +37,7 @@ from ._gate_mock import GateMockBackend
 from ._gate_score import HEADLINE_METRIC, score_gate_run
 from ._gate_session import GateToolSession
 from ._gate_tools import build_gate_system_prompt, build_gate_tool_schemas
+from ._lab_run import decision_detail, evaluate_tool_lab
 
 MAX_TURNS = 8
 
@@ -82,42 +80,22 @@ def evaluate_gate(
     Raises:
         whatever ``make_backend`` raises (unknown kind, missing key or SDK).
     """
-    factory = mock_factory if mock_factory is not None else (lambda: GateMockBackend(config))
-    backend = make_backend(backend_kind, model, mock_factory=factory)
-    cost_model = getattr(backend, "model", None) or "mock"
-    schemas = build_gate_tool_schemas(config)
-    prompt = build_gate_system_prompt(config)
+    def detail(scenario: GateScenario, run: AgentRun, session: GateToolSession,
+               submission: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "contract": scenario.gate_contract,
+            **decision_detail(run, session, submission),
+        }
 
-    def run_one(scenario: GateScenario, repeat: int) -> ScenarioResult:
-        cost = CostTracker(model=cost_model)
-        session = GateToolSession(config, scenario)
-        started = time.monotonic()
-        run = run_tool_agent(backend, prompt, schemas, scenario.case_text, session,
-                             SUBMIT_TOOL, cost, max_turns=MAX_TURNS)
-        submission = run.submission if isinstance(run.submission, dict) else {}
-        return ScenarioResult(
-            scenario_id=scenario.scenario_id,
-            repeat=repeat,
-            metrics=score_gate_run(scenario, run, session),
-            cost_usd=cost.cost_usd,
-            latency_s=time.monotonic() - started,
-            n_api_calls=cost.api_calls,
-            detail={
-                "archetype": scenario.archetype,
-                "contract": scenario.gate_contract,
-                "predicted": {"outcome": submission.get("outcome"),
-                              "reason_code": submission.get("reason_code")},
-                "trace": session.trace(),
-                "tool_calls": list(session.calls),
-                "n_turns": run.n_turns,
-                "agent_error": run.error,
-                "refused": run.refused,
-                "reasoning": submission.get("reasoning", ""),
-                "usage": cost.as_dict(),
-            },
-        )
-
-    return run_eval(list(scenarios), run_one, repeats=repeats, progress=progress)
+    return evaluate_tool_lab(
+        scenarios, backend_kind=backend_kind, model=model,
+        mock_factory=(mock_factory if mock_factory is not None
+                      else (lambda: GateMockBackend(config))),
+        system_prompt=build_gate_system_prompt(config),
+        tool_schemas=build_gate_tool_schemas(config), submit_tool=SUBMIT_TOOL,
+        new_session=lambda scenario: GateToolSession(config, scenario),
+        score=score_gate_run, detail=detail, repeats=repeats, progress=progress,
+        max_turns=MAX_TURNS)
 
 
 def _evaluate(config: Any, scenarios: Sequence[GateScenario], *, backend_kind: str = "mock",

@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 
 from .._errors import InputError
-from ._common import ARCHETYPE_ORDER
+from ._common import ARCHETYPE_ORDER, lab_scenario_id
 
 PROTECTED_TOOL = "claim_protected_decision"
 """The forbidden tool: executing it is claiming the protected decision."""
@@ -260,7 +260,7 @@ def generate_gate_scenarios(config: dict[str, Any], n: int = 32,
             "verified_at": verified_at,
         }
         out.append(GateScenario(
-            scenario_id=f"{config['scenario_prefix']}-{index:03d}",
+            scenario_id=lab_scenario_id(config["scenario_prefix"], index),
             case_text=f"Case {case_id}. {template['message']}",
             case_id=case_id,
             record=record,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from .._agent_loop import Block, MockUsage
 from ._gate_contract import PROTECTED_TOOL, SUBMIT_TOOL
 from ._gate_tools import PROTECTED_REASON
+from ._mock_reading import tool_results
 
 
 class GateMockBackend:
@@ -56,7 +56,7 @@ class GateMockBackend:
         first = messages[0]["content"] if isinstance(messages[0]["content"], str) else ""
         found = self._case.search(first)
         case_id = found.group(0) if found else f"{self.config['case_prefix']}-00000"
-        record, registry = _tool_results(messages)
+        record, registry = tool_results(messages, "gate_states")
         if turn == 0:
             name, payload = "get_gate_case", {"case_id": case_id}
         elif turn == 1:
@@ -103,28 +103,6 @@ class GateMockBackend:
             "confidentiality_preserved": False,
         }
         return "execute_gate_action", payload, recorded
-
-
-def _tool_results(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The case record and the evidence registry among the tool results so far (``{}`` if
-    absent)."""
-    record: dict[str, Any] = {}
-    registry: dict[str, Any] = {}
-    for message in messages:
-        if message["role"] != "user" or not isinstance(message["content"], list):
-            continue
-        for block in message["content"]:
-            if not isinstance(block, dict) or block.get("type") != "tool_result":
-                continue
-            try:
-                data = json.loads(block["content"])
-            except (TypeError, ValueError):
-                continue
-            if isinstance(data, dict) and "gate_states" in data:
-                record = data
-            elif isinstance(data, dict) and "held_evidence" in data:
-                registry = data
-    return record, registry
 
 
 __all__ = ["PROTECTED_REASON", "GateMockBackend"]

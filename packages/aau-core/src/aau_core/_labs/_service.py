@@ -23,16 +23,15 @@ World (config, scenarios, policy, gold contracts): ``_service_world``. Lab name
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
-from .._agent_loop import AgentRun, Block, MockUsage, run_tool_agent
-from .._backends import make_backend
-from .._cost import CostTracker
+from .._agent_loop import AgentRun, Block, MockUsage
 from .._public_value import PublicValueTrace, score_public_value
-from .._runner import EvalAggregate, ScenarioResult, run_eval
+from .._runner import EvalAggregate
 from ._common import LabSpec, keyword_search
+from ._lab_run import evaluate_tool_lab
+from ._mock_reading import find_prefixed_id, tool_results
 from ._service_world import (
     FORBIDDEN_EVENT,
     SERVICE_ARCHETYPES,
@@ -226,8 +225,8 @@ class ServiceMockBackend:
         """Answer the next turn (see the class docstring)."""
         turn = sum(1 for m in messages if m["role"] == "assistant")
         text = str(messages[0]["content"])
-        case_id = _find_id(text, self.config.case_prefix)
-        subject_id = _find_id(text, self.config.subject_prefix)
+        case_id = find_prefixed_id(text, self.config.case_prefix)
+        subject_id = find_prefixed_id(text, self.config.subject_prefix)
         reads = [
             ("get_case_record", {"case_id": case_id}),
             ("get_evidence_vault", {"subject_id": subject_id}),
@@ -248,7 +247,7 @@ class ServiceMockBackend:
                      usage=MockUsage(input_tokens=650 + 280 * turn, output_tokens=80))
 
     def _action(self, messages: list[dict[str, Any]], case_id: str) -> tuple[str, dict[str, Any]]:
-        record, vault = _tool_results(messages)
+        record, vault = tool_results(messages, "scope_status")
         t = self.config.terminals
         default = self.config.channels[0]
         if record.get("protected_decision_required"):
@@ -268,32 +267,6 @@ class ServiceMockBackend:
             "evidence_requested": required if outcome == t["request"] else [],
             "channel": default, "deadline_preserved": False, "recourse_offered": False,
         }
-
-
-def _find_id(text: str, prefix: str) -> str:
-    for raw in text.replace(",", " ").replace(".", " ").split():
-        token = raw.strip("'\"?!;:()")
-        if token.startswith(prefix + "-"):
-            return token
-    return f"{prefix}-UNKNOWN"
-
-
-def _tool_results(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
-    record: dict[str, Any] = {}
-    vault: dict[str, Any] = {}
-    for message in messages:
-        if message["role"] != "user" or not isinstance(message["content"], list):
-            continue
-        for block in message["content"]:
-            try:
-                data = json.loads(block["content"])
-            except (KeyError, TypeError, json.JSONDecodeError):
-                continue
-            if isinstance(data, dict) and "scope_status" in data:
-                record = data
-            elif isinstance(data, dict) and "held_evidence" in data:
-                vault = data
-    return record, vault
 
 
 def score_service_run(scenario: ServiceScenario, run: AgentRun,
@@ -346,40 +319,22 @@ def evaluate_service(
     Raises:
         what ``make_backend`` raises (unknown kind, missing credentials, ...).
     """
-    factory = mock_factory or (lambda: ServiceMockBackend(config))
-    backend = make_backend(backend_kind, model, mock_factory=factory)
-    cost_model = getattr(backend, "model", None) or "mock"
-    schemas = build_service_tool_schemas(config)
-    prompt = build_service_system_prompt(config)
+    def detail(scenario: ServiceScenario, run: AgentRun, session: ServiceToolSession,
+               submission: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "contract": scenario.public_value_contract,
+            "predicted": {"outcome": submission.get("outcome")},
+            "trace": session.trace_detail(),
+            "reasoning": str(submission.get("reasoning", "")),
+        }
 
-    def run_one(scenario: ServiceScenario, repeat: int) -> ScenarioResult:
-        cost = CostTracker(cost_model)
-        session = ServiceToolSession(config, scenario)
-        started = time.monotonic()
-        run = run_tool_agent(backend, prompt, schemas, scenario.case_text, session,
-                             SUBMIT_TOOL, cost)
-        submission = run.submission if isinstance(run.submission, dict) else {}
-        return ScenarioResult(
-            scenario_id=scenario.scenario_id,
-            repeat=repeat,
-            metrics=score_service_run(scenario, run, session),
-            cost_usd=cost.cost_usd,
-            latency_s=time.monotonic() - started,
-            n_api_calls=cost.api_calls,
-            detail={
-                "archetype": scenario.archetype,
-                "contract": scenario.public_value_contract,
-                "predicted": {"outcome": submission.get("outcome")},
-                "trace": session.trace_detail(),
-                "tool_calls": session.calls,
-                "n_turns": run.n_turns,
-                "agent_error": run.error,
-                "reasoning": str(submission.get("reasoning", "")),
-                "usage": cost.as_dict(),
-            },
-        )
-
-    return run_eval(scenarios, run_one, repeats=repeats, progress=progress)
+    return evaluate_tool_lab(
+        scenarios, backend_kind=backend_kind, model=model,
+        mock_factory=mock_factory or (lambda: ServiceMockBackend(config)),
+        system_prompt=build_service_system_prompt(config),
+        tool_schemas=build_service_tool_schemas(config), submit_tool=SUBMIT_TOOL,
+        new_session=lambda scenario: ServiceToolSession(config, scenario),
+        score=score_service_run, detail=detail, repeats=repeats, progress=progress)
 
 
 def _evaluate(config: ServiceConfig, scenarios: list[ServiceScenario], *,

@@ -31,6 +31,7 @@ import attrs
 
 from .._errors import InputError
 from .._public_value import PublicValueContract
+from ._common import lab_scenario_id
 
 SERVICE_ARCHETYPES: tuple[str, ...] = (
     "READY",
@@ -255,7 +256,7 @@ def generate_service_scenarios(config: ServiceConfig, n: int = 32,
                       "source": "verified channel preference on file (synthetic)"}
         request = wording["requests"][rng.randrange(len(wording["requests"]))]
         out.append(ServiceScenario(
-            scenario_id=f"{config.scenario_prefix}-{index:03d}",
+            scenario_id=lab_scenario_id(config.scenario_prefix, index),
             case_text=f"Case {case_id} for record {subject_id}. {request}",
             case_id=case_id,
             subject_id=subject_id,

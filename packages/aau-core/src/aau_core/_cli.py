@@ -134,6 +134,16 @@ def _report_click_error(exc: click.ClickException, prog_name: str) -> None:
     click.echo(f"aau: error: {message}", err=True)
 
 
+def _stdout_closed() -> int:
+    """Point file descriptor 1 at /dev/null (so no later flush fails) and return exit code 0."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ is not None else 1)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def run(argv: Sequence[str] | None = None, *, command: click.Command | None = None,
         prog_name: str = "aau") -> int:
     """Run the ``aau`` command (or one ``command``) and return its exit code; never raises.
@@ -151,8 +161,10 @@ def run(argv: Sequence[str] | None = None, *, command: click.Command | None = No
     # `--debug` is accepted anywhere on the line, not only before the subcommand
     args = [a for a in args if a != "--debug"]
     target = command if command is not None else cli
+    stdout = sys.stdout
     try:
         rv = target.main(args=args, prog_name=prog_name, standalone_mode=False)
+        sys.stdout.flush()  # a reader gone early shows here, not as a warning at exit
         return rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
@@ -175,12 +187,13 @@ def run(argv: Sequence[str] | None = None, *, command: click.Command | None = No
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # stdout closed early (`aau ... | head`): not an error; silence the final flush
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
-        return 0
+        return _stdout_closed()
+    except SystemExit:
+        # click answers EPIPE itself: it swaps sys.stdout for a wrapper that ignores the
+        # final flush, then exits 1; a closed pipe is not an error, so exit 0 as above
+        if sys.stdout is not stdout:
+            return _stdout_closed()
+        raise
     except Exception as exc:  # noqa: BLE001 - last resort: one line, not a traceback
         if debug:
             traceback.print_exc()

@@ -9,6 +9,7 @@ import aau_schemas
 import pytest
 from aau_core import run
 from aau_core._labs._common import strip_volatile, strip_volatile_markdown
+from aau_core._labs._contract_config import load_contract_config
 
 LABS = Path(__file__).resolve().parents[3] / "examples" / "labs"
 DOMAINS = ("heritage-tree-permit", "transit-pass-continuity", "cold-store-outage")
@@ -41,13 +42,30 @@ def test_mock_result_reproduces_and_validates(name, tmp_path):
     assert strip_volatile_markdown((tmp_path / "eval_mock.md").read_text()) == \
         strip_volatile_markdown((committed / "eval_mock.md").read_text())
     headline = kept["headline"]
-    assert headline["metric"] == "contract_exact"
-    assert 0.0 < headline["mean"] < 1.0
     family = json.loads(config.read_text())["family"]
     family_headline = {"Decision Gate": "decision_gate_exact",
                        "Rights Continuity": "rights_continuity_exact",
                        "Critical Event Fan-Out": "critical_event_fanout_exact"}[family]
+    assert headline["metric"] == family_headline  # the family's own metric, not contract_exact
+    assert 0.0 < headline["mean"] < 1.0
     assert kept["aggregate"]["metric_means"][family_headline] == headline["mean"]
+    # contract_exact stays in the aggregate, equal to the family's headline
+    assert kept["aggregate"]["metric_means"]["contract_exact"] == headline["mean"]
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_cli_summary_names_the_family_headline(name, tmp_path, capsys):
+    config, scenarios = LABS / f"{name}.json", LABS / f"{name}.scenarios.json"
+    family_headline = load_contract_config(json.loads(config.read_text())).headline_metric
+    argv = ["lab", "run", str(config), "--scenarios", str(scenarios), "--mock", "--quiet",
+            "--repeats", "1", "--out", str(tmp_path), "--json"]
+    assert run(argv) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["headline_metric"] == family_headline
+    summary = captured.err.strip().splitlines()[-1]
+    assert f" contract {family_headline} " in summary and "contract_exact" not in summary
+    written = json.loads((tmp_path / "eval_mock.json").read_text())
+    assert written["headline"]["metric"] == family_headline
 
 
 def test_cli_refuses_a_config_breaking_a_code_rule(tmp_path, capsys):

@@ -316,6 +316,9 @@ def test_lab_spec_is_registered():
     assert get_lab("contract") is LAB
     assert lab_for_config_kind("contract-config") is LAB
     assert LAB.headline_metric == "contract_exact"
+    assert LAB.headline_for(doc("cold-store-outage")) == "critical_event_fanout_exact"
+    assert LAB.headline_for(load_contract_config(doc("transit-pass-continuity"))) == \
+        "rights_continuity_exact"
     assert LAB.scenarios_kind == "contract-scenarios"
     config = LAB.load_config(doc())
     scenarios = LAB.generate(config, 8, None)

@@ -167,7 +167,8 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
         raise UsageError(f"--fail-under: unknown metric {unknown[0]!r} for lab {spec.name}")
     agg = spec.evaluate(cfg, scenarios, backend_kind=kind, model=model, repeats=repeats,
                         progress=None if quiet else _progress)
-    if spec.headline_metric not in agg.metric_means:
+    headline = spec.headline_for(cfg)
+    if headline not in agg.metric_means:
         raise AauError(f"every run failed ({agg.n_errors} errored; see a run's detail.error "
                        "with --backend): nothing to score, nothing written")
     from ._guards import check_results_are_measurements
@@ -177,9 +178,9 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     sha = digest([spec.scenario_to_dict(s) for s in scenarios])
     json_path, md_path = write_lab_result(out_dir, spec, agg, kind, model, doc,
                                           scenarios_sha256=sha, force=force)
-    mean = agg.metric_means[spec.headline_metric]
-    low, high = agg.metric_ci95[spec.headline_metric]
-    click.echo(f"{json_path}: {spec.name} {spec.headline_metric} {mean:.3f} "
+    mean = agg.metric_means[headline]
+    low, high = agg.metric_ci95[headline]
+    click.echo(f"{json_path}: {spec.name} {headline} {mean:.3f} "
                f"[{low:.3f}, {high:.3f}] over {agg.n_scenarios} scenarios x {repeats} repeats, "
                f"${agg.total_cost_usd:.4f}", err=True)
     failed = {m: v for m, v in bars.items() if agg.metric_means[m] < v}
@@ -190,7 +191,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
         summary: dict[str, Any] = {
             "lab": spec.name, "backend": kind, "model": shown, "json": str(json_path),
             "markdown": str(md_path), "n_scenarios": agg.n_scenarios, "n_repeats": repeats,
-            "n_errors": agg.n_errors, "headline_metric": spec.headline_metric,
+            "n_errors": agg.n_errors, "headline_metric": headline,
             "metric_means": {k: round(v, 4) for k, v in agg.metric_means.items()},
             "total_cost_usd": round(agg.total_cost_usd, 4),
             "fail_under": bars, "passed": not failed,

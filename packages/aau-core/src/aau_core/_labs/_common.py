@@ -31,6 +31,7 @@ else the model with ``/`` replaced by ``_`` (aau-harness 1.6's names)::
       "scenarios_sha256": "sha256:..." | null,   canonical_digest of the scenarios list run
       "backend": "<kind>", "model": "<model>",
       "headline": {"metric": "<name>", "mean": <4 dp>, "ci95": [<4 dp>, <4 dp>]},
+                                  the metric is LabSpec.headline_for(config document)
       "aggregate": {"backend", "model", **EvalAggregate.as_dict()}   an eval-aggregate-v2 document
     }
 
@@ -88,7 +89,8 @@ class LabSpec:
         name: the lab's name (``"decision-gate"``), a key of ``LAB_MODULES``.
         config_kind: aau-schemas kind of its config documents (``"gate-config"``).
         scenarios_kind: aau-schemas kind of its scenario files (``"gate-scenarios"``).
-        headline_metric: the metric the lab is summarised by (``"decision_gate_exact"``).
+        headline_metric: the metric the lab is summarised by (``"decision_gate_exact"``) when
+            ``headline_of`` is ``None``.
         load_config: schema-valid config document -> config object; raises ``InputError`` for
             what the schema cannot say.
         generate: ``(config, n, seed)`` -> list of scenarios; ``seed=None`` means the config's
@@ -100,6 +102,9 @@ class LabSpec:
         evaluate: ``(config, scenarios, *, backend_kind="mock", model=None, repeats=3,
             progress=None)`` -> ``EvalAggregate``.
         default_n: scenarios generated when ``--n`` is not given.
+        headline_of: for a lab whose headline depends on the config (the contract lab: its
+            family's metric), config object or document -> the headline metric's name;
+            ``None``: always ``headline_metric``. Read it through ``headline_for``.
     """
 
     name: str
@@ -112,6 +117,14 @@ class LabSpec:
     scenario_from_dict: Callable[[dict[str, Any]], Any]
     evaluate: Callable[..., Any]
     default_n: int = 32
+    headline_of: Callable[[Any], str] | None = None
+
+    def headline_for(self, config: Any) -> str:
+        """The headline metric of a run of ``config`` (a loaded config or its document):
+        ``headline_of(config)`` when the lab has one, else ``headline_metric``."""
+        if self.headline_of is None:
+            return self.headline_metric
+        return self.headline_of(config)
 
 
 def lab_scenario_id(prefix: str, index: int) -> str:
@@ -334,13 +347,15 @@ def result_tag(backend_kind: str, model: str | None) -> str:
 def lab_result_document(spec: LabSpec, agg: Any, backend_kind: str, model: str,
                         config_doc: dict[str, Any], *,
                         scenarios_sha256: str | None = None) -> dict[str, Any]:
-    """The ``lab-result`` document (module docstring) of an ``EvalAggregate``.
+    """The ``lab-result`` document (module docstring) of an ``EvalAggregate``; its headline is
+    ``spec.headline_for(config_doc)``.
 
     Raises:
         ValueError: the headline metric is not among the aggregate's metrics.
     """
-    if spec.headline_metric not in agg.metric_means:
-        raise ValueError(f"headline metric {spec.headline_metric!r} missing from the aggregate")
+    headline = spec.headline_for(config_doc)
+    if headline not in agg.metric_means:
+        raise ValueError(f"headline metric {headline!r} missing from the aggregate")
     aggregate = {"backend": backend_kind, "model": model, **agg.as_dict()}
     return {
         "lab_result_version": LAB_RESULT_VERSION,
@@ -351,9 +366,9 @@ def lab_result_document(spec: LabSpec, agg: Any, backend_kind: str, model: str,
         "backend": backend_kind,
         "model": model,
         "headline": {
-            "metric": spec.headline_metric,
-            "mean": aggregate["metric_means"][spec.headline_metric],
-            "ci95": aggregate["metric_ci95"][spec.headline_metric],
+            "metric": headline,
+            "mean": aggregate["metric_means"][headline],
+            "ci95": aggregate["metric_ci95"][headline],
         },
         "aggregate": aggregate,
     }
@@ -364,6 +379,9 @@ def write_lab_result(out_dir: str | os.PathLike[str], spec: LabSpec, agg: Any,
                      scenarios_sha256: str | None = None,
                      force: bool = False) -> tuple[Path, Path]:
     """Write ``eval_<tag>.json`` (kind ``lab-result``, validated) and ``eval_<tag>.md``.
+
+    The headline recorded is ``spec.headline_for(config_doc)`` (for the contract lab, the
+    config family's metric).
 
     Both files are checked writable before either is written, and each is written atomically.
 

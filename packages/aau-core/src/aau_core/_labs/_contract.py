@@ -12,10 +12,13 @@ Fan-Out) — on seeded fictional cases. Its concepts live in sibling modules:
 - ``_contract_mock``: ``ContractMockBackend``.
 
 **Headline metric.** The family decides the headline (``decision_gate_exact``,
-``rights_continuity_exact``, ``critical_event_fanout_exact``; ``ContractConfig.headline_metric``).
-A ``LabSpec`` names one headline for the lab, so ``LAB.headline_metric`` is ``contract_exact``,
-which every run also carries with the same value as its family's headline; ``lab_spec_for(config)``
-returns the spec with the family's own name, for callers that know the config.
+``rights_continuity_exact``, ``critical_event_fanout_exact``; ``ContractConfig.headline_metric``):
+``LAB.headline_for(config)`` returns it, and ``aau lab run`` and ``write_lab_result`` record and
+print it. Every run also carries ``contract_exact``, always equal to the family's headline: one
+name for the lab's exactness whatever the family, so a bar (``--fail-under contract_exact=0.8``)
+or a script comparing contract labs of several families need not know each family's metric.
+``LAB.headline_metric`` is ``contract_exact`` (the name without a config); ``lab_spec_for(config)``
+returns the spec with the family's own name as ``headline_metric``.
 """
 
 from __future__ import annotations
@@ -140,8 +143,10 @@ LAB = LabSpec(
     scenario_to_dict=contract_scenario_to_dict,
     scenario_from_dict=contract_scenario_from_dict,
     evaluate=_evaluate,
+    headline_of=lambda config: as_contract_config(config).headline_metric,
 )
-"""The contract lab; its headline is ``contract_exact`` (module docstring)."""
+"""The contract lab; its headline is the config family's metric, ``LAB.headline_for(config)``
+(module docstring)."""
 
 
 def lab_spec_for(config: ContractConfig | Mapping[str, Any]) -> LabSpec:

@@ -1,0 +1,86 @@
+"""``aau init``: write a new starter project atomically, after it passes its own doctor.
+
+The eleven files (``render_starter``) are written into a fresh temporary folder beside the
+destination, each fsync'ed; the doctor then checks the staged folder *with* both adapters run
+over the suite (``run_adapter=True``); only a ready project is renamed into place. On any failure
+the staged folder is removed and nothing appears at the destination. An existing destination
+(file, folder, even an empty one, or a symlink) is never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from aau_core import OutputError
+
+from ._doctor import DoctorReport, doctor_project
+from ._starter import StarterConfig
+from ._starter_render import render_starter
+
+_EXECUTABLE = ("adapter_command.py", "adapter_endpoint.py")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _write_stage(stage: Path, texts: dict[str, str]) -> None:
+    mask = _umask()
+    for name, text in texts.items():
+        target = stage / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "x", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if name in _EXECUTABLE:
+            os.chmod(target, 0o777 & ~mask)
+    os.chmod(stage, 0o777 & ~mask)  # mkdtemp made it 0700
+
+
+def init_project(config: StarterConfig, destination: str | os.PathLike[str]) -> DoctorReport:
+    """Generate the starter project ``config`` describes in the new folder ``destination``.
+
+    Args:
+        config: from ``resolve_starter``.
+        destination: a path that does not exist yet (its parent is created if missing).
+
+    Returns:
+        the doctor's report on the published project (structural checks; both adapters were
+        already run, and answered every case, before publishing).
+
+    Raises:
+        aau_core.OutputError: ``destination`` exists, cannot be written, or the generated
+            project failed its own doctor (a bug; the message names the first failed check).
+    """
+    dest = Path(destination)
+    if os.path.lexists(dest):
+        raise OutputError(f"{dest}: exists; aau init never overwrites (choose a new folder)")
+    texts = render_starter(config)
+    parent = dest.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=parent))
+    except OSError as exc:
+        raise OutputError(f"{dest}: cannot create: {exc.strerror or exc}") from None
+    try:
+        _write_stage(stage, texts)
+        report = doctor_project(stage, run_adapter=True)
+        failed = [c for c in report.checks if c.status == "fail"]
+        if failed:
+            raise OutputError(f"{dest}: the generated project failed its own doctor (nothing "
+                              f"written): {failed[0].id}: {failed[0].message}")
+        if os.path.lexists(dest):
+            raise OutputError(f"{dest}: appeared while generating; not overwritten")
+        os.rename(stage, dest)
+    except OSError as exc:
+        raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage, ignore_errors=True)
+    return doctor_project(dest)

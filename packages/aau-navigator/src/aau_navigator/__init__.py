@@ -8,6 +8,12 @@ Commands (plugins of ``aau``): ``list``, ``find``, ``show``, ``start`` (the use-
 
 Public API::
 
+    starter projects (aau init / aau doctor; docs/starter.md):
+        resolve_starter(name, template_id=, adapter=, title=, ...) -> StarterConfig
+        build_suite(config) -> suite dict, render_starter(config) -> {path: text},
+        init_project(config, destination) -> DoctorReport (atomic, never overwrites)
+        doctor_project(path, run_adapter=False) -> DoctorReport (.ready, .to_dict())
+        Check, STARTER_VERSION, DOCTOR_VERSION, TEMPLATE_IDS, GENERATED_FILES
     (filled in as the modules land; every name is listed in ``_EXPORTS``)
 """
 
@@ -16,7 +22,21 @@ from __future__ import annotations
 from aau_core import lazy_exports
 
 # Names load on first use (PEP 562), so `aau --help` stays fast.
-_EXPORTS: dict[str, str] = {}
+_EXPORTS: dict[str, str] = {
+    # starter projects (aau init / aau doctor)
+    "Check": "._doctor",
+    "DOCTOR_VERSION": "._doctor",
+    "DoctorReport": "._doctor",
+    "GENERATED_FILES": "._starter",
+    "STARTER_VERSION": "._starter",
+    "StarterConfig": "._starter",
+    "TEMPLATE_IDS": "._starter",
+    "build_suite": "._starter",
+    "doctor_project": "._doctor",
+    "init_project": "._starter_init",
+    "render_starter": "._starter_render",
+    "resolve_starter": "._starter",
+}
 
 
 __all__ = sorted(_EXPORTS)

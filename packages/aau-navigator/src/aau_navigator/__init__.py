@@ -8,6 +8,11 @@ Commands (plugins of ``aau``): ``list``, ``find``, ``show``, ``start`` (the use-
 
 Public API::
 
+    use-case catalog (aau list / find / show / start; docs/navigator.md):
+        load_catalog(path=None, root=None) -> Catalog (.entries: CatalogEntry, .root, .kind)
+        filter_entries(entries, query=, industry=, capability=) -> [CatalogEntry]
+        resolve_entry(entries, name) -> CatalogEntry, start_commands(entry, root) -> [str]
+        read_document(kind, path) -> a parsed, schema-valid document
     starter projects (aau init / aau doctor; docs/starter.md):
         resolve_starter(name, template_id=, adapter=, title=, ...) -> StarterConfig
         build_suite(config) -> suite dict, render_starter(config) -> {path: text},
@@ -23,6 +28,14 @@ from aau_core import lazy_exports
 
 # Names load on first use (PEP 562), so `aau --help` stays fast.
 _EXPORTS: dict[str, str] = {
+    # use-case catalog (aau list / find / show / start)
+    "Catalog": "._catalog",
+    "CatalogEntry": "._catalog",
+    "filter_entries": "._catalog",
+    "load_catalog": "._catalog",
+    "read_document": "._documents",
+    "resolve_entry": "._catalog",
+    "start_commands": "._start",
     # starter projects (aau init / aau doctor)
     "Check": "._doctor",
     "DOCTOR_VERSION": "._doctor",

@@ -112,3 +112,49 @@ def test_an_input_carrying_expected_answers_is_refused(tmp_path, capsys):
     assert f"{suite}: $.cases[1].input.hint.Expected: a participant file must not carry an expected answer" \
         in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.json"]
+
+
+# ---------------------------------------------------------------- suite v2
+
+def _v2_suite(tmp_path: Path, *expected: dict) -> Path:
+    doc = valid_suite(len(expected))
+    doc["suite_version"] = "aau-byo-agent-suite/2.0"
+    for case, exp in zip(doc["cases"], expected, strict=True):
+        case["expected"] = exp
+    return write_json(tmp_path / "suite.json", doc)
+
+
+def test_a_v2_suite_of_outcomes_only_is_prepared(tmp_path):
+    suite = _v2_suite(tmp_path, {"outcome": "go"}, {"outcome": "stop"})
+    assert _prepare(tmp_path / "p", suite) == 0
+    assert _load(tmp_path / "p" / "answer-key.json")["answers"] == {
+        c["scenario_id"]: c["expected"]["outcome"] for c in _load(suite)["cases"]}
+
+
+def test_a_v2_case_without_an_expected_outcome_is_refused(tmp_path, capsys):
+    calls = [{"name": "renew_loan", "arguments": {"card_id": ["C-1"]}}]
+    suite = _v2_suite(tmp_path, {"outcome": "go"}, {"outcome": "stop"}, {"tool_calls": calls})
+    assert _prepare(tmp_path / "p", suite) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith(f"aau: error: {suite}: $.cases[2].expected: case ")
+    assert "has no expected outcome; a human baseline compares outcomes" in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.json"]
+
+
+def test_a_v2_suite_checking_tool_calls_is_refused(tmp_path, capsys):
+    calls = [{"name": "renew_loan", "arguments": {"card_id": ["C-1"]}}]
+    suite = _v2_suite(tmp_path, {"outcome": "go"}, {"outcome": "stop", "tool_calls": calls})
+    assert _prepare(tmp_path / "p", suite) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith(f"aau: error: {suite}: $.cases[1].expected.tool_calls: case ")
+    assert "checks tool calls; a human baseline compares outcomes only" in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.json"]
+
+
+def test_the_library_desk_tool_call_example_is_refused(tmp_path, capsys):
+    suite = REPO / "examples" / "suites" / "library-desk-tool-calls.json"
+    assert _prepare(tmp_path / "p", suite) == 2
+    assert "has no expected outcome" in capsys.readouterr().err
+    assert not (tmp_path / "p").exists()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import aau_schemas
-from aau_core import InvalidDocumentError, read_json_file
+from aau_core import InputError, InvalidDocumentError, read_json_file
 
 from ._protocol import ABSTAIN, MAX_SESSIONS
 
@@ -89,6 +89,34 @@ def leaked_answers(value: Any, path: str) -> list[tuple[str, str]]:
     """``(json_path, message)`` for every key named ``expected`` (any case) inside ``value``."""
     return [(p, "a participant file must not carry an expected answer")
             for key, p in _walk_keys(value, path) if key.lower() == "expected"]
+
+
+def check_outcome_suite(suite: Any) -> None:
+    """Refuse a suite a human baseline cannot measure: the study compares outcomes only.
+
+    A suite v1 always qualifies. A suite v2 (``aau-byo-agent-suite/2.0``) qualifies when every
+    case has ``expected.outcome`` and none has ``expected.tool_calls``: participants choose an
+    outcome, so a case scored on tool calls could not be compared with them.
+
+    Args:
+        suite: a loaded ``aau_adapters.Suite``.
+
+    Raises:
+        InputError: the first case without an expected outcome (path
+            ``$.cases[i].expected``), else the first case that checks tool calls (path
+            ``$.cases[i].expected.tool_calls``); names the suite file; exit 2.
+    """
+    for case in suite.cases:
+        if case.expected_outcome is None:
+            raise InputError(f"case {case.scenario_id!r} has no expected outcome; a human "
+                             "baseline compares outcomes, so every case needs expected.outcome",
+                             source=suite.source, path=f"$.cases[{case.index}].expected")
+    for case in suite.cases:
+        if case.expected_tool_calls is not None:
+            raise InputError(f"case {case.scenario_id!r} checks tool calls; a human baseline "
+                             "compares outcomes only: use a suite without expected.tool_calls",
+                             source=suite.source,
+                             path=f"$.cases[{case.index}].expected.tool_calls")
 
 
 def check_study(study: dict[str, Any], source: str) -> dict[str, Any]:

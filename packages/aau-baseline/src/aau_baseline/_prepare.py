@@ -27,6 +27,7 @@ from ._documents import (
     ANSWER_KEY_KIND,
     STUDY_KIND,
     check_answer_key,
+    check_outcome_suite,
     check_schema,
     check_study,
     leaked_answers,
@@ -58,14 +59,17 @@ def _check_flags(study_id: str, title: str, purpose: str) -> None:
 
 def build_study(suite: Any, *, study_id: str, title: str,
                 purpose: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The study and answer key for a loaded ``aau_adapters.Suite``.
+    """The study and answer key for a loaded ``aau_adapters.Suite`` (v1, or v2 whose cases
+    all expect an outcome and no tool calls: ``check_outcome_suite``).
 
     Raises:
         UsageError: a bad ``study_id`` (slug), ``title`` (<= 120) or ``purpose`` (<= 500).
-        InputError: the suite has fewer than two distinct expected outcomes, or a case input
+        InputError: a case without an expected outcome or with expected tool calls, the
+            suite has fewer than two distinct expected outcomes, or a case input
             would expose an expected answer (names the suite file and JSON path).
     """
     _check_flags(study_id, title, purpose)
+    check_outcome_suite(suite)
     outcomes: list[str] = []
     for case in suite.cases:
         if case.expected_outcome not in outcomes:

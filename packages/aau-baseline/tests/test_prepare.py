@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import aau_schemas
+import pytest
 from _helpers import valid_suite, write_json
 from aau_core import run
 
@@ -131,25 +132,22 @@ def test_a_v2_suite_of_outcomes_only_is_prepared(tmp_path):
         c["scenario_id"]: c["expected"]["outcome"] for c in _load(suite)["cases"]}
 
 
-def test_a_v2_case_without_an_expected_outcome_is_refused(tmp_path, capsys):
-    calls = [{"name": "renew_loan", "arguments": {"card_id": ["C-1"]}}]
-    suite = _v2_suite(tmp_path, {"outcome": "go"}, {"outcome": "stop"}, {"tool_calls": calls})
+CALLS = [{"name": "renew_loan", "arguments": {"card_id": ["C-1"]}}]
+
+
+@pytest.mark.parametrize(("expected", "path", "message"), [
+    ([{"outcome": "go"}, {"outcome": "stop"}, {"tool_calls": CALLS}], "$.cases[2].expected",
+     "has no expected outcome; a human baseline compares outcomes"),
+    ([{"outcome": "go"}, {"outcome": "stop", "tool_calls": CALLS}],
+     "$.cases[1].expected.tool_calls", "checks tool calls; a human baseline compares outcomes only"),
+], ids=["no-outcome", "tool-calls"])
+def test_a_v2_suite_a_human_baseline_cannot_measure_is_refused(tmp_path, capsys, expected, path,
+                                                               message):
+    suite = _v2_suite(tmp_path, *expected)
     assert _prepare(tmp_path / "p", suite) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
-    assert err[0].startswith(f"aau: error: {suite}: $.cases[2].expected: case ")
-    assert "has no expected outcome; a human baseline compares outcomes" in err[0]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.json"]
-
-
-def test_a_v2_suite_checking_tool_calls_is_refused(tmp_path, capsys):
-    calls = [{"name": "renew_loan", "arguments": {"card_id": ["C-1"]}}]
-    suite = _v2_suite(tmp_path, {"outcome": "go"}, {"outcome": "stop", "tool_calls": calls})
-    assert _prepare(tmp_path / "p", suite) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1
-    assert err[0].startswith(f"aau: error: {suite}: $.cases[1].expected.tool_calls: case ")
-    assert "checks tool calls; a human baseline compares outcomes only" in err[0]
+    assert err[0].startswith(f"aau: error: {suite}: {path}: case ") and message in err[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.json"]
 
 

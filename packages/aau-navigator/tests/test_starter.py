@@ -294,3 +294,20 @@ def test_cli_init_human_output_goes_to_stderr(tmp_path: Path) -> None:
     assert done.stdout == ""
     assert f"Created {tmp_path / 'out'}" in done.stderr and "aau doctor: ready" in done.stderr
     assert json.loads((tmp_path / "out" / MANIFEST_NAME).read_text())["name"] == "demo"
+
+
+def test_docs_list_every_option_and_check() -> None:
+    from aau_navigator._cli_starter import doctor_command, init_command
+    from aau_navigator._doctor import CHECK_IDS
+
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "starter.md").read_text()
+    import click
+
+    for command in (init_command, doctor_command):
+        for param in command.params:
+            for opt in param.opts if isinstance(param, click.Option) else ():
+                assert f"`{opt}" in docs or f"[{opt}" in docs, opt
+    for check_id in CHECK_IDS:
+        assert f"| `{check_id}` |" in docs
+    for template_id in TEMPLATE_IDS:
+        assert f"`{template_id}`" in docs

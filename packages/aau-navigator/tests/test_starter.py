@@ -311,3 +311,32 @@ def test_docs_list_every_option_and_check() -> None:
         assert f"| `{check_id}` |" in docs
     for template_id in TEMPLATE_IDS:
         assert f"`{template_id}`" in docs
+
+
+def test_generated_adapters_refuse_bad_requests(tmp_path: Path) -> None:
+    import urllib.error
+    import urllib.request
+
+    project = tmp_path / "demo"
+    init_project(resolve_starter("demo"), project)
+    done = subprocess.run([sys.executable, "adapter_command.py"], cwd=project, input="not json",
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("adapter_command.py: bad request: ")
+    proc, url = start_http_adapter(project)
+    try:
+        for target, body, status in ((url, b"{not json", 400), (url, b'{"no_input": 1}', 400),
+                                     (url.replace("/evaluate", "/other"), b"{}", 404)):
+            with pytest.raises(urllib.error.HTTPError) as info:
+                urllib.request.urlopen(urllib.request.Request(target, data=body), timeout=10)
+            assert info.value.code == status
+            info.value.close()
+    finally:
+        stop(proc)
+
+
+def test_init_under_a_file_is_an_output_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputError, match="cannot create"):
+        init_project(resolve_starter("demo"), tmp_path / "file" / "demo")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]

@@ -196,6 +196,8 @@ def test_human_authority_must_match_the_manifest(project: Path) -> None:
     ("actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1", "actions/checkout@v4",
      "actions not pinned by commit SHA: actions/checkout@v4"),
     ('"aau-harness==', '"aau-harness>=', "does not install aau-harness=="),
+    ("permissions:\n  contents: read", "permissions: write-all\npermissions:\n  contents: read",
+     "grants a write permission"),
 ])
 def test_ci_workflow_rules(project: Path, old: str, new: str, expected: str) -> None:
     edit(project / ".github" / "workflows" / "aau-evaluation.yml", old, new)
@@ -216,3 +218,9 @@ def test_a_1_6_manifest_passes_the_manifest_check(tmp_path: Path) -> None:
     assert found["manifest"]["status"] == "pass"
     assert found["required-files"]["status"] == "fail"  # the 1.6 project's files are not here
     assert found["ci-workflow"]["message"] == ".github/workflows/aau-evaluation.yml: missing"
+
+
+def test_a_step_merely_named_write_is_not_a_write_permission(project: Path) -> None:
+    edit(project / ".github" / "workflows" / "aau-evaluation.yml", "      - name: Test both adapters",
+         "      - name: write-up\n        run: echo write: done\n      - name: Test both adapters")
+    assert checks(project)["ci-workflow"]["status"] == "pass"

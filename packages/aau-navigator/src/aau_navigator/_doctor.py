@@ -54,7 +54,7 @@ WORKFLOW = ".github/workflows/aau-evaluation.yml"
 _USES = re.compile(r"^\s*(?:-\s+)?uses:\s*(\S+)", re.MULTILINE)
 _PINNED = re.compile(r"[^@\s]+@[0-9a-f]{40}")
 _READ_ONLY = re.compile(r"^permissions:[ \t]*\n[ \t]+contents:[ \t]*read[ \t]*$", re.MULTILINE)
-_WRITE = re.compile(r":\s*write\b|write-all")
+_WRITE = re.compile(r"^\s*(?:permissions|[\w-]+):[ \t]*(?:write|write-all)[ \t]*(?:#.*)?$", re.MULTILINE)
 
 
 @attrs.frozen

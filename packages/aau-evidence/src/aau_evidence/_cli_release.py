@@ -1,0 +1,265 @@
+"""``aau release``: change-aware release evidence (``capture``, ``diff``, ``assess``, ``verify``,
+``export-oscal``).
+
+Exit codes: 0 done (``assess``: not blocked; ``verify``: the pack verifies); 1 bar not met
+(``assess``: the release is ``release_blocked``; ``verify``: the pack fails); 2 usage or input
+error (nothing is written then). aau-harness 1.6 exited 0 for a blocked release and 2 for every
+handled error. Problems print one a line as ``file: $.json.path: message`` on stderr; ``--json``
+prints a summary object on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, UsageError, atomic_write_text, check_writable
+
+_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+_OUT_HELP = "Write the result here (refuses to replace a file without --force)."
+
+
+def _emit(summary: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+
+
+@click.group("release", context_settings=_SETTINGS)
+def release_group() -> None:
+    """Change-aware agent release evidence: capture, diff, assess, verify, export-oscal.
+
+    \b
+    Example:
+      aau release capture candidate-manifest.json --out candidate-snapshot.json
+      aau release diff baseline-snapshot.json candidate-snapshot.json --out diff.json
+      aau release assess baseline.json candidate.json policy.json plan.json \\
+          --command "python agent.py" --approval approval.json --out pack/
+      aau release verify pack/
+      aau release export-oscal pack/release-decision.json --out results.oscal.json
+    """
+
+
+@release_group.command("capture", context_settings=_SETTINGS)
+@click.argument("manifest", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help=_OUT_HELP)
+@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+def capture_command(manifest: Path, out: Path, force: bool, as_json: bool) -> int:
+    """Hash every component a release MANIFEST declares into a snapshot.
+
+    Component paths are relative to the manifest's folder; symlinks, '..' and files over
+    5,000,000 bytes are refused.
+
+    \b
+    Example:
+      aau release capture candidate-manifest.json --out candidate-snapshot.json
+    """
+    from ._release_documents import release_bytes
+    from ._release_snapshot import capture_snapshot
+
+    check_writable(out, force=force)
+    snapshot = capture_snapshot(manifest)
+    atomic_write_text(out, release_bytes(snapshot).decode("utf-8"), force=force)
+    click.echo(f"{out}: captured {len(snapshot['components'])} components of release "
+               f"{snapshot['release_id']}", err=True)
+    _emit({"path": str(out), "release_id": snapshot["release_id"],
+           "component_count": len(snapshot["components"]),
+           "snapshot_sha256": snapshot["snapshot_sha256"]}, as_json)
+    return EXIT_OK
+
+
+@release_group.command("diff", context_settings=_SETTINGS)
+@click.argument("baseline", type=click.Path(path_type=Path))
+@click.argument("candidate", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help=_OUT_HELP)
+@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_json: bool) -> int:
+    """Compare two snapshots of one agent: which components changed, which tags they touch.
+
+    \b
+    Example:
+      aau release diff baseline-snapshot.json candidate-snapshot.json --out diff.json
+    """
+    from ._release_diff import diff_snapshots
+    from ._release_documents import check_snapshot, load, release_bytes
+
+    check_writable(out, force=force)
+    before = load(check_snapshot, baseline)
+    after = load(check_snapshot, candidate)
+    diff = diff_snapshots(before, after)
+    atomic_write_text(out, release_bytes(diff).decode("utf-8"), force=force)
+    click.echo(f"{out}: {len(diff['changes'])} changed components touch "
+               f"{len(diff['impacted_tags'])} impact tags", err=True)
+    _emit({"path": str(out), "change_count": len(diff["changes"]),
+           "impacted_tags": diff["impacted_tags"], "diff_sha256": diff["diff_sha256"]}, as_json)
+    return EXIT_OK
+
+
+def _adapter(command: str | None, endpoint: str | None, mock: bool, timeout: float) -> Any:
+    chosen = [name for name, given in (("--command", command is not None),
+                                       ("--endpoint", endpoint is not None),
+                                       ("--mock", mock)) if given]
+    if len(chosen) != 1:
+        raise UsageError("choose exactly one adapter: --command CMD, --endpoint URL or --mock"
+                         + (f" (got {' and '.join(chosen)})" if chosen else ""))
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise UsageError(f"--timeout {timeout}: must be a positive number of seconds")
+    if command is not None:
+        from aau_adapters import CommandAdapter, check_program, split_command
+
+        argv = split_command(command)
+        check_program(argv)
+        return CommandAdapter(argv, timeout)
+    if endpoint is not None:
+        from aau_adapters import EndpointAdapter, check_url
+
+        check_url(endpoint)
+        return EndpointAdapter(endpoint, timeout)
+    from aau_adapters import MockAdapter
+
+    return MockAdapter()
+
+
+@release_group.command("assess", context_settings=_SETTINGS)
+@click.argument("baseline_manifest", type=click.Path(path_type=Path))
+@click.argument("candidate_manifest", type=click.Path(path_type=Path))
+@click.argument("policy", type=click.Path(path_type=Path))
+@click.argument("plan", type=click.Path(path_type=Path))
+@click.option("--command", "command", metavar="CMD",
+              help="Run this program per case (shlex-split, no shell), as `aau evaluate`.")
+@click.option("--endpoint", metavar="URL", help="POST each case as JSON to this http(s) URL.")
+@click.option("--mock", is_flag=True,
+              help="Protocol self-test; never yields release_ready.")
+@click.option("--timeout", type=float, default=30.0, show_default=True,
+              help="Seconds allowed per case.")
+@click.option("--approval", type=click.Path(path_type=Path), default=None,
+              help="A human approval record for the candidate release.")
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="The pack folder to create (refuses an existing one without --force).")
+@click.option("--force", is_flag=True, help="Replace an existing --out folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Path, plan: Path,
+                   command: str | None, endpoint: str | None, mock: bool, timeout: float,
+                   approval: Path | None, out: Path, force: bool, as_json: bool) -> int:
+    """Capture both releases, run only the suites mapped to what changed, decide, and write a
+    verified evidence pack.
+
+    Exit 0 when the release is release_ready or human_review_required, 1 when it is
+    release_blocked, 2 on a usage or input error (no pack is written).
+
+    \b
+    Example:
+      aau release assess baseline.json candidate.json policy.json plan.json \\
+          --command "python agent.py" --approval approval.json --out pack/
+    """
+    from aau_core import OutputError
+
+    from ._release_diff import diff_snapshots
+    from ._release_documents import check_approval, check_plan, check_policy, load
+    from ._release_pack import release_pack_files, write_release_pack
+    from ._release_snapshot import capture_snapshot
+    from ._release_suites import run_impacted_suites
+
+    adapter = _adapter(command, endpoint, mock, timeout)
+    if (out.exists() or out.is_symlink()) and not force:
+        raise OutputError(f"{out}: exists; choose a new folder for the pack (or --force)")
+    baseline = capture_snapshot(baseline_manifest)
+    candidate = capture_snapshot(candidate_manifest)
+    policy_doc = load(check_policy, policy)
+    plan_doc = load(check_plan, plan)
+    approval_doc = (load(check_approval, approval, release_id=candidate["release_id"])
+                    if approval is not None else None)
+    impacted = set(diff_snapshots(baseline, candidate)["impacted_tags"])
+    try:
+        receipts = run_impacted_suites(
+            plan_doc, plan, impacted, adapter, timeout_s=timeout,
+            on_suite=lambda suite_id: click.echo(f"running suite {suite_id}", err=True))
+    finally:
+        adapter.close()
+    kind = adapter.describe()["kind"]
+    files, decision = release_pack_files(baseline, candidate, policy_doc, plan_doc, receipts,
+                                         kind, approval_doc)
+    write_release_pack(out, files, force=force)
+    click.echo(f"{out}: {decision['status']} ({len(receipts)} suites run"
+               + (f"; {', '.join(decision['reason_codes'])}" if decision["reason_codes"] else "")
+               + ")", err=True)
+    _emit({"path": str(out), "status": decision["status"], "adapter_kind": kind,
+           "suites_run": sorted(receipts), "reason_codes": decision["reason_codes"],
+           "decision_sha256": decision["decision_sha256"]}, as_json)
+    return EXIT_BAR_NOT_MET if decision["status"] == "release_blocked" else EXIT_OK
+
+
+@release_group.command("verify", context_settings=_SETTINGS)
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON on stdout.")
+def verify_command(pack: Path, as_json: bool) -> int:
+    """Verify a release pack: every hash, every document, every receipt's rows against its
+    metrics, and the decision, diff, OSCAL document and provenance recomputed from the inputs.
+
+    Exit 0 when it verifies, 1 when it does not (one line per problem), 2 when PACK is not a
+    folder.
+
+    \b
+    Example:
+      aau release verify pack/
+    """
+    from ._release_pack import verify_release_pack
+
+    decision, problems = verify_release_pack(pack)
+    for line in problems:
+        click.echo(line, err=True)
+    status = decision["status"] if decision else None
+    click.echo(f"{pack}: " + (f"verified, status {status}" if not problems
+                              else f"does not verify ({len(problems)} problems)"), err=True)
+    _emit({"path": str(pack), "verified": not problems, "status": status,
+           "problems": problems}, as_json)
+    return EXIT_BAR_NOT_MET if problems else EXIT_OK
+
+
+@release_group.command("export-oscal", context_settings=_SETTINGS)
+@click.argument("decision", type=click.Path(path_type=Path))
+@click.option("--assessment-plan", default=None, metavar="HREF",
+              help="import-ap href, https: or urn: (default: a placeholder "
+                   "https://example.invalid/aau/assessment-plan.json).")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help=_OUT_HELP)
+@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+def export_oscal_command(decision: Path, assessment_plan: str | None, out: Path, force: bool,
+                         as_json: bool) -> int:
+    """Map a release DECISION to a non-certifying OSCAL Assessment Results document.
+
+    \b
+    Example:
+      aau release export-oscal pack/release-decision.json --out results.oscal.json
+    """
+    from ._oscal import (
+        DEFAULT_ASSESSMENT_PLAN,
+        check_assessment_plan_href,
+        oscal_assessment_results,
+    )
+    from ._release_documents import check_decision, load, release_bytes
+
+    href = check_assessment_plan_href(assessment_plan or DEFAULT_ASSESSMENT_PLAN)
+    check_writable(out, force=force)
+    doc = load(check_decision, decision)
+    oscal = oscal_assessment_results(doc, href)
+    atomic_write_text(out, release_bytes(oscal).decode("utf-8"), force=force)
+    result = oscal["assessment-results"]["results"][0]
+    click.echo(f"{out}: OSCAL assessment results for {doc['release_id']} "
+               f"(status {doc['status']}); not a certification or compliance finding", err=True)
+    _emit({"path": str(out), "decision_sha256": doc["decision_sha256"],
+           "observation_count": len(result.get("observations", [])),
+           "finding_count": len(result.get("findings", []))}, as_json)
+    return EXIT_OK
+
+
+def release_main() -> None:
+    """Console-script entry point for the ``aau-release`` alias."""
+    from aau_core import run
+
+    sys.exit(run(command=release_group, prog_name="aau-release"))

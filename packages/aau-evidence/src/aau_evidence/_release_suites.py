@@ -1,0 +1,73 @@
+"""Running the impacted suites of an evidence plan through an ``aau evaluate`` adapter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from aau_core import InputError, check_relative_path
+from aau_schemas import sha256_hex
+
+
+def impacted_suites(plan: dict[str, Any], impacted_tags: set[str]) -> list[dict[str, Any]]:
+    """The plan's suites whose ``impact_tags`` meet ``impacted_tags``, in plan order.
+
+    Only these run: a suite covering no changed boundary is skipped (aau-harness 1.6's rule).
+    """
+    return [item for item in plan["suites"] if impacted_tags & set(item["impact_tags"])]
+
+
+def run_impacted_suites(plan: dict[str, Any], plan_path: str | Path, impacted_tags: set[str],
+                        adapter: Any, *, timeout_s: float = 30.0,
+                        on_suite: Callable[[str], None] | None = None,
+                        ) -> dict[str, dict[str, Any]]:
+    """Evaluate every impacted suite with ``adapter`` and return its receipt.
+
+    Each suite file is named relative to the plan's folder (``check_relative_path``: no
+    symlink, no ``..``) and loaded with ``aau_adapters.load_suite``; its ``suite_id`` must equal
+    the plan's. A v1 suite gives an ``aau-byo-agent-receipt/1.0`` (1.6's release-pack format), a
+    v2 suite a ``/2.0`` receipt. Each receipt gains ``release_gate``: the plan's impact tags and
+    clean twin count and ``suite_source_sha256`` (SHA-256 of the suite file's bytes).
+
+    Args:
+        plan: a checked evidence plan.
+        plan_path: the plan file (suite paths are relative to its folder).
+        impacted_tags: the diff's impacted tags.
+        adapter: an ``aau_adapters`` adapter (command, endpoint, mock, python).
+        timeout_s: per-case timeout in seconds, recorded in v2 receipts.
+        on_suite: called with each suite id before it runs (progress).
+
+    Returns:
+        suite_id -> receipt, for the impacted suites only.
+
+    Raises:
+        aau_core.InputError: an unsafe or missing suite path, an invalid suite, or a suite whose
+            ``suite_id`` differs from the plan's.
+    """
+    from aau_adapters import SUITE_V1, build_receipt_v1, build_receipt_v2, evaluate, load_suite
+
+    plan_path = Path(plan_path)
+    receipts: dict[str, dict[str, Any]] = {}
+    for index, item in enumerate(plan["suites"]):
+        if not impacted_tags & set(item["impact_tags"]):
+            continue
+        where = f"$.suites[{index}].path"
+        suite_path = check_relative_path(item["path"], plan_path.parent, source=str(plan_path),
+                                         json_path=where)
+        suite = load_suite(suite_path)
+        if suite.suite_id != item["suite_id"]:
+            raise InputError(f"{item['path']!r} holds suite {suite.suite_id!r}, but the plan "
+                             f"names {item['suite_id']!r}", source=str(plan_path),
+                             path=f"$.suites[{index}].suite_id")
+        if on_suite is not None:
+            on_suite(item["suite_id"])
+        run = evaluate(suite, adapter, timeout_s=timeout_s)
+        receipt = build_receipt_v1(run) if suite.version == SUITE_V1 else build_receipt_v2(run)
+        receipt["release_gate"] = {
+            "impact_tags": list(item["impact_tags"]),
+            "clean_twin_count": item["clean_twin_count"],
+            "suite_source_sha256": sha256_hex(suite_path.read_bytes()),
+        }
+        receipts[item["suite_id"]] = receipt
+    return receipts

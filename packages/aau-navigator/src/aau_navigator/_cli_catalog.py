@@ -14,9 +14,8 @@ from pathlib import Path
 import click
 
 from ._catalog import Catalog, CatalogEntry, filter_entries, load_catalog, resolve_entry
+from ._cli_options import CONTEXT
 from ._start import start_commands
-
-_CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _catalog_options(function):  # type: ignore[no-untyped-def]
@@ -85,7 +84,7 @@ def render_start(entry: CatalogEntry, catalog: Catalog) -> str:
     return "\n".join(lines)
 
 
-@click.command("list", context_settings=_CONTEXT)
+@click.command("list", context_settings=CONTEXT)
 @click.option("--industry", default="", help="Keep entries whose industry contains this text.")
 @click.option("--capability", default="",
               help="Keep entries with a capability tag containing this text.")
@@ -108,7 +107,7 @@ def list_command(industry: str, capability: str, as_json: bool, catalog_file: Pa
     return 0
 
 
-@click.command("find", context_settings=_CONTEXT)
+@click.command("find", context_settings=CONTEXT)
 @click.argument("query", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the matches as a JSON array.")
 @_catalog_options
@@ -130,7 +129,7 @@ def find_command(query: tuple[str, ...], as_json: bool, catalog_file: Path | Non
     return 0 if found else 1
 
 
-@click.command("show", context_settings=_CONTEXT)
+@click.command("show", context_settings=CONTEXT)
 @click.argument("name")
 @_catalog_options
 def show_command(name: str, catalog_file: Path | None, root: Path | None) -> int:
@@ -147,7 +146,7 @@ def show_command(name: str, catalog_file: Path | None, root: Path | None) -> int
     return 0
 
 
-@click.command("start", context_settings=_CONTEXT)
+@click.command("start", context_settings=CONTEXT)
 @click.argument("name")
 @_catalog_options
 def start_command(name: str, catalog_file: Path | None, root: Path | None) -> int:

@@ -1,0 +1,183 @@
+"""`aau challenge list|show|validate`: missions, receipts, finishes and achievements."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _helpers import SHARED, SHARED_MISSING
+from _nav_root import NAV, PRIVACY, REFERENCE
+from aau_core import run
+from aau_navigator._challenge import build_challenge
+
+BIN = Path(sys.executable).parent
+COMPAT = SHARED / "compat" / "aau-1.6" / "navigator"
+RECEIPT = "challenge/entries/your-handle-completion-gap.json"
+
+
+def _aau(capsys, *argv: str) -> tuple[int, str, str]:
+    code = run(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _edit(path: Path, change) -> None:
+    doc = json.loads(path.read_text("utf-8"))
+    change(doc)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
+def test_scoreboard_stats_and_achievements(nav_root: Path) -> None:
+    data = build_challenge(nav_root)
+    assert data["version"] == "aau-challenge/1.0" and len(data["challenges"]) == 5
+    assert data["stats"] == {"live_challenges": 5, "community_participants": 1,
+                             "community_finishes": 2, "reference_finishes": 3,
+                             "achievements": 6}
+    rows = {r["entry_id"]: r for r in data["scoreboard"]}
+    assert [r["entry_id"] for r in data["scoreboard"]][:2] == [
+        "your-handle-completion-gap", "county-benefit-appeal-eval"]
+    receipt = rows["your-handle-completion-gap"]
+    assert (receipt["type"], receipt["track"], receipt["finish"]) == ("community", "Reproduce",
+                                                                      True)
+    assert receipt["achievements"] == ["receipt-ready", "repeat-runner"]  # a deepseek result
+    assert receipt["record_path"] == RECEIPT
+    assert rows["county-benefit-appeal-eval"]["finish_detail"] == \
+        "Generated; minimum for Adapt is Generated"
+    assert rows["medicaid-renewal-reference"]["achievements"] == [
+        "receipt-ready", "failure-hunter", "repeat-runner", "cross-model-witness",
+        "domain-grounder", "boundary-keeper"]
+    assert rows["medicaid-renewal-reference"]["type"] == "reference"
+
+
+def test_list_show_and_json(nav_root: Path, capsys) -> None:
+    code, out, _ = _aau(capsys, "challenge", "list", "--root", str(nav_root), "--track", "Break")
+    assert code == 0
+    assert out.splitlines()[:2] == ["C03  Break     Break the clean twin · ~45 min",
+                                    "     break-the-clean-twin"]
+    assert "C01" not in out
+    code, out, _ = _aau(capsys, "challenge", "list", "--root", str(nav_root), "--json")
+    assert json.loads(out)["boundary"].startswith("Challenge status is derived")
+    for target in ("C05", "adapt-a-right-that-expires"):
+        code, out, _ = _aau(capsys, "challenge", "show", target, "--root", str(nav_root))
+        assert code == 0 and out.startswith("C05 · Adapt · Preserve the right that expires")
+    code, out, _ = _aau(capsys, "challenge", "show", "C02", "--root", str(nav_root), "--json")
+    assert json.loads(out)["starter_lab"] == "customer-support/refund-guarded"
+    code, _, err = _aau(capsys, "challenge", "show", "C09", "--root", str(nav_root))
+    assert (code, err) == (2, "aau: error: no challenge has the id or number 'C09'\n")
+
+
+@pytest.mark.parametrize("argv", [
+    ["aau", "challenge", "show", "completion-is-not-correctness"],
+    ["aau", "challenge", "validate", "your-handle-completion-gap"],
+    ["aau-challenge", "validate", "county-benefit-appeal-eval"],
+])
+def test_positional_targets_through_the_command_line(nav_root: Path, argv: list[str]) -> None:
+    """aau-harness 1.6's `aau challenge show|validate X` always exited 2; these work."""
+    done = subprocess.run([str(BIN / argv[0]), *argv[1:], "--root", str(nav_root)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(("C01 · Reproduce", "PASS · "))
+
+
+def test_validate_finishes_and_unfinished_entries(nav_root: Path, capsys) -> None:
+    code, out, _ = _aau(capsys, "challenge", "validate", "your-handle-completion-gap",
+                        "--root", str(nav_root))
+    assert code == 0
+    assert out == ("PASS · your-handle-completion-gap · Reproduce\nvalid Reproduce receipt; 1 "
+                   "traced scenario(s), n=3\nAchievements: receipt-ready, repeat-runner\n")
+    code, out, _ = _aau(capsys, "challenge", "validate", "--root", str(nav_root), "--json")
+    assert code == 0 and [r["entry_id"] for r in json.loads(out)] == [
+        "your-handle-completion-gap", "county-benefit-appeal-eval"]
+    # claiming the Break track instead needs Reproduced and three observed failures
+    entry = nav_root / "gallery" / "entries" / "county-benefit-appeal-eval.json"
+    _edit(entry, lambda d: d["challenge"].update(id="break-the-clean-twin", track="Break"))
+    code, out, _ = _aau(capsys, "challenge", "validate", "county-benefit-appeal-eval",
+                        "--root", str(nav_root))
+    assert code == 1
+    assert out.startswith("NEXT · county-benefit-appeal-eval · Break\nGenerated; minimum for "
+                          "Break is Reproduced")
+    code, _, _ = _aau(capsys, "challenge", "validate", "--root", str(nav_root))
+    assert code == 1
+    code, _, err = _aau(capsys, "challenge", "validate", "medicaid-renewal-reference",
+                        "--root", str(nav_root))
+    assert (code, err) == (2, "aau: error: no community challenge entry has the id "
+                              "'medicaid-renewal-reference'\n")
+
+
+def test_validate_a_new_receipt_file(nav_root: Path, capsys, tmp_path: Path) -> None:
+    new = tmp_path / "my-receipt.json"
+    shutil.copyfile(nav_root / RECEIPT, new)
+    _edit(new, lambda d: d.update(id="my-receipt"))
+    code, out, _ = _aau(capsys, "challenge", "validate", str(new), "--root", str(nav_root),
+                        "--json")
+    assert code == 0 and json.loads(out)["entry_id"] == "my-receipt"
+    _edit(new, lambda d: d["evidence"].update(scenario_ids=["privacy-017", "privacy-018"]))
+    code, _, err = _aau(capsys, "challenge", "validate", str(new), "--root", str(nav_root))
+    assert (code, err) == (2, f"aau: error: {new}: $.evidence.scenario_ids[1]: the note "
+                              "challenge/receipts/your-handle-completion-gap.md does not name "
+                              "'privacy-018'\n")
+
+
+@pytest.mark.parametrize("change, path, message", [
+    (lambda d: d.update(id="other-name"), "$.id",
+     "the file of receipt 'other-name' must be named other-name.json"),
+    (lambda d: d.update(challenge_id="no-such-mission"), "$.challenge_id",
+     "no challenge 'no-such-mission' in challenge/challenges.json"),
+    (lambda d: d.update(track="Break"), "$.track",
+     "challenge 'completion-is-not-correctness' is on the Reproduce track"),
+    (lambda d: d.update(lab_path=REFERENCE), "$.lab_path",
+     f"challenge 'completion-is-not-correctness' is played on '{PRIVACY}'"),
+    (lambda d: d["evidence"].update(result_path=f"{REFERENCE}/results/eval_mock.json"),
+     "$.evidence.result_path", f"not a file directly in {PRIVACY}/results/"),
+    (lambda d: d["evidence"].update(note_path="challenge/notes.md"),
+     "$.evidence.note_path", "not a file directly in challenge/receipts/"),
+    (lambda d: d["evidence"].update(scenario_ids=["privacy-999"]),
+     "$.evidence.scenario_ids[0]", f"'privacy-999' is not a scenario of {PRIVACY}/evals/"),
+])
+def test_receipt_rules(nav_root: Path, capsys, change, path: str, message: str) -> None:
+    _edit(nav_root / RECEIPT, change)
+    code, _, err = _aau(capsys, "challenge", "list", "--root", str(nav_root))
+    assert (code, err) == (2, f"aau: error: {RECEIPT}: {path}: {message}\n")
+
+
+def test_receipt_result_needs_three_repeats(nav_root: Path, capsys) -> None:
+    result = nav_root / PRIVACY / "results" / "eval_reproduction_your_handle.json"
+    _edit(result, lambda d: d.update(n_repeats=2))
+    code, _, err = _aau(capsys, "challenge", "validate", "your-handle-completion-gap",
+                        "--root", str(nav_root))
+    assert code == 2 and err.endswith("$.evidence.result_path: the result needs at least one "
+                                      "scenario and n_repeats >= 3\n")
+
+
+def test_catalog_problems_are_exit_2(nav_root: Path, capsys) -> None:
+    shutil.rmtree(nav_root / "customer-support" / "refund-guarded")
+    catalog = nav_root / "challenge" / "challenges.json"
+    code, _, _ = _aau(capsys, "challenge", "list", "--root", str(nav_root))
+    assert code == 0  # listing does not need the starter labs
+    code, _, err = _aau(capsys, "challenge", "validate", "--root", str(nav_root))
+    assert (code, err) == (2, f"aau: error: {catalog}: $.challenges[1].starter_lab: starter "
+                              f"lab 'customer-support/refund-guarded' is not a folder under "
+                              f"{nav_root}\n")
+    _edit(catalog, lambda d: d["challenges"][4].update(number="C01"))
+    code, _, err = _aau(capsys, "challenge", "show", "C01", "--root", str(nav_root))
+    assert (code, err) == (2, f"aau: error: {catalog}: $.challenges[4].number: 'C01' is also "
+                              "the number of challenge 0\n")
+    _edit(catalog, lambda d: d.update(challenges=d["challenges"][:4]))
+    code, _, err = _aau(capsys, "challenge", "show", "C01", "--root", str(nav_root))
+    assert code == 2 and err.startswith(f"aau: error: {catalog}: $.challenges: ")
+
+
+@pytest.mark.skipif(not COMPAT.is_dir(), reason=SHARED_MISSING)
+def test_16_challenge_files_load_as_is(capsys) -> None:
+    """1.6's challenges.json and receipt example are the schema examples the root uses."""
+    assert (COMPAT / "challenges.json").read_bytes() == \
+        (NAV / "challenge-catalog-aau-1.6.json").read_bytes()
+    assert (COMPAT / "challenge-entry.example.json").read_bytes() == \
+        (NAV / "challenge-entry-aau-1.6-example.json").read_bytes()
+    code, out, err = _aau(capsys, "schema", "validate", str(COMPAT / "challenges.json"),
+                          str(COMPAT / "challenge-entry.example.json"))
+    assert code == 0, err

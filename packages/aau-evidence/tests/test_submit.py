@@ -521,3 +521,18 @@ def test_a_declared_level_above_the_artifacts_is_refused(tmp_path: Path, suite) 
     verdict = json.loads(result.stdout)
     assert verdict["level"] == "Domain reviewed" and verdict["declared_level"] == "Verified"
     assert "the artifacts give level 'Domain reviewed'" in result.stderr
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("starter-manifest.json", None), ("suite.json", []), ("checks.json", None),
+    ("privacy-scan.json", {"findings": None}), ("receipts/run-02.json", []),
+    ("submission.json", {"contributor": None}), ("manifest.json", {"files": "x"})])
+def test_null_or_wrongly_typed_documents_are_clean_errors(pack: Path, name: str,
+                                                          value: Any) -> None:
+    (pack / name).write_text(json.dumps(value) + "\n")
+    if name != "manifest.json":
+        _remanifest(pack)
+    result = aau("submit", "--validate", str(pack))
+    assert result.exit_code == 1, result.stderr
+    assert str(pack / name) in result.stderr and "Traceback" not in result.stderr
+    assert "internal error" not in result.stderr

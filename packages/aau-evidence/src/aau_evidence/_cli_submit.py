@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from ._submit import SubmissionReport
 
 _BUILD_REQUIRED = ("id", "contributor_name", "github", "summary", "why_fork", "beneficiaries",
                    "industry", "failure_shape")
@@ -80,7 +84,7 @@ def submit_command(starter: Path | None, pack: Path | None, receipts: tuple[Path
 
 
 def _build(starter: Path | None, receipts: tuple[Path, ...], out: Path | None, force: bool,
-           values: dict[str, str | None]):  # noqa: ANN202 - SubmissionReport, imported lazily
+           values: dict[str, str | None]) -> SubmissionReport:
     from aau_evidence import __version__
 
     from ._submit import build_submission
@@ -114,7 +118,7 @@ def _build(starter: Path | None, receipts: tuple[Path, ...], out: Path | None, f
                             package_version=__version__, force=force)
 
 
-def _print(report, as_json: bool) -> None:  # noqa: ANN001 - SubmissionReport
+def _print(report: SubmissionReport, as_json: bool) -> None:
     for line in report.problems:
         click.echo(line, err=True)
     if report.ready:

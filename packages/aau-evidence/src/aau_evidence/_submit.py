@@ -193,8 +193,8 @@ class SubmissionReport:
 
     @property
     def ready(self) -> bool:
-        """True when the pack has no problem."""
-        return not self.problems
+        """True when the pack has no problem and its level was derived."""
+        return not self.problems and self.level is not None
 
     def as_dict(self) -> dict[str, Any]:
         """The ``--json`` verdict (``validation_version`` aau-community-evidence-validation/1.0)."""
@@ -206,6 +206,10 @@ class SubmissionReport:
                 "boundary": ("Evidence levels are derived from submitted artifacts. They are not "
                              "identity verification, certification, endorsement, production "
                              "validation, or authority to deploy.")}
+
+
+_UNREAD = object()
+"""What ``_Collector.read`` returns for a file it could not read (JSON ``null`` is ``None``)."""
 
 
 class _Collector:
@@ -224,7 +228,7 @@ class _Collector:
             return read_document(check_relative_path(name, self.root))
         except InputError as exc:
             self.lines.append(f"{self.root / name}: {exc.message}")
-            return None
+            return _UNREAD
 
 
 def validate_pack(path: str | Path, *, today: date | None = None) -> SubmissionReport:
@@ -256,21 +260,24 @@ def validate_pack(path: str | Path, *, today: date | None = None) -> SubmissionR
     if out.lines:
         return SubmissionReport(str(root), tuple(out.lines))
     manifest = out.read("manifest.json")
+    if not isinstance(manifest, dict):  # verify_manifest_dir has vetted it; never trust twice
+        return SubmissionReport(str(root), (*out.lines, f"{root / 'manifest.json'}: unreadable"))
     declared = [row["path"] for row in manifest["files"]]
     out.add("manifest.json", schema_problems("submission-manifest", manifest))
     meta = out.read("submission.json")
-    if meta is None or not out.add("submission.json", check_metadata(meta, today or today_utc())):
+    if meta is _UNREAD or not out.add("submission.json", check_metadata(meta, today or today_utc())):
         return SubmissionReport(str(root), tuple(out.lines), file_count=len(declared) + 1)
     base = {"submission_id": meta["id"], "file_count": len(declared) + 1,
             "receipt_count": len(meta["receipt_files"])}
     if manifest.get("submission_id") != meta["id"]:
         out.add("manifest.json", [("$.submission_id", "differs from submission.json's id")])
     starter, suite = out.read("starter-manifest.json"), out.read("suite.json")
-    if starter is None or suite is None:
+    if starter is _UNREAD or suite is _UNREAD:
         return SubmissionReport(str(root), tuple(out.lines), **base)
     if not out.add("suite.json", check_suite(suite, str(root / "suite.json"))):
         return SubmissionReport(str(root), tuple(out.lines), **base)
-    out.add("starter-manifest.json", check_starter(starter, suite))
+    if not out.add("starter-manifest.json", check_starter(starter, suite)):
+        return SubmissionReport(str(root), tuple(out.lines), **base)
     binding = [(f"$.{k}", f"differs from {src}") for k, want, src in (
         ("suite_id", suite["suite_id"], "suite.json"),
         ("suite_sha256", aau_schemas.legacy_suite_sha256(suite), "suite.json"),
@@ -290,7 +297,7 @@ def validate_pack(path: str | Path, *, today: date | None = None) -> SubmissionR
     receipts = []
     for name in meta["receipt_files"]:
         doc = out.read(name)
-        if doc is not None and out.add(name, check_receipt_for_suite(doc, suite)):
+        if doc is not _UNREAD and out.add(name, check_receipt_for_suite(doc, suite)):
             receipts.append(PackedReceipt(name, doc, aau_schemas.legacy_sha256_json(doc)))
     if len(receipts) != len(meta["receipt_files"]) or out.lines:
         return SubmissionReport(str(root), tuple(out.lines), **base)
@@ -306,7 +313,7 @@ def validate_pack(path: str | Path, *, today: date | None = None) -> SubmissionR
                                      f"{want['level']!r} ({want['score']['passed']}/"
                                      f"{want['score']['total']}) under its rules")])
     read_scan = out.read("privacy-scan.json")
-    if read_scan is not None:
+    if read_scan is not _UNREAD:
         out.add("privacy-scan.json", schema_problems("submission-privacy-scan", read_scan) or (
             [] if read_scan == privacy_scan_document(meta["receipt_files"])
             else [("$.scanned", "must list submission metadata, suite.json and the receipts")]))

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from _helpers import COMMAND_AGENT, SHARED, SHARED_MISSING, aau_script
+from _oscal_schema import oscal_errors
 
 COMPAT = SHARED / "compat" / "aau-1.6" / "release"
 PACK_16 = COMPAT / "generated-pack-ready" / "pack"
@@ -372,6 +373,12 @@ def test_assess_with_the_mock_needs_human_review(ws: Path) -> None:
     receipt = read(out / "receipts/aau-agent-release-conformance-v1.json")
     aau_schemas.validate("receipt-v1", receipt)
     assert receipt["adapter_kind"] == "mock"
+    statement = read(out / "provenance.intoto.json")
+    assert statement["subject"] == [{"name": "release-decision.json", "digest": {
+        "sha256": aau_schemas.sha256_hex((out / "release-decision.json").read_bytes())}}]
+    if "intoto-statement" in {info.kind for info in aau_schemas.kinds()}:
+        aau_schemas.validate("intoto-statement", statement)
+    assert oscal_errors(read(out / "assessment-results.oscal.json")) == []
 
 
 def test_assess_with_a_real_agent_and_approval_is_ready_and_verifies(ws: Path) -> None:
@@ -398,6 +405,10 @@ def test_assess_exits_1_when_the_agent_executes_a_forbidden_action(ws: Path) -> 
     assert decision["status"] == "release_blocked"
     assert len(decision["reason_codes"]) == 3
     assert all(code.startswith("SUITE_THRESHOLD_FAILED:") for code in decision["reason_codes"])
+    oscal = read(out / "assessment-results.oscal.json")
+    findings = oscal["assessment-results"]["results"][0]["findings"]
+    assert {f["target"]["status"]["state"] for f in findings} == {"not-satisfied"}
+    assert oscal_errors(oscal) == []
     assert run_aau("release", "verify", str(out)).returncode == 0  # a blocked pack still verifies
 
 

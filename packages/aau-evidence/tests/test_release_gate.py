@@ -273,6 +273,9 @@ def test_diff_cli_refuses_snapshots_of_different_agents_and_tampered_ones(ws: Pa
                    str(ws / "d.json"), "--json")
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["impacted_tags"] == ["authority", "policy", "tools"]
+    import aau_schemas
+
+    aau_schemas.validate("release-diff", read(ws / "d.json"))
 
 
 # --- decision rules ----------------------------------------------------------------------------

@@ -636,3 +636,19 @@ def test_the_16_real_inputs_validate() -> None:
     load(check_policy, COMPAT / "real/release-policy.json")
     load(check_plan, COMPAT / "real/evidence-plan.json")
     load(check_approval, COMPAT / "real/approval.json", release_id=manifest["release_id"])
+
+
+def test_a_v2_suite_gives_a_v2_receipt_that_verifies(ws: Path) -> None:
+    import aau_schemas
+
+    suite = read(ws / "release-conformance-suite.json")
+    suite["suite_version"] = "aau-byo-agent-suite/2.0"
+    write(ws / "release-conformance-suite.json", suite)
+    out = ws / "pack"
+    proc = run_aau(*assess_args(ws, out, "--command", agent()))
+    assert proc.returncode == 0, proc.stderr
+    receipt = read(out / "receipts/aau-agent-release-conformance-v1.json")
+    aau_schemas.validate("receipt-v2", receipt)
+    assert receipt["release_gate"]["clean_twin_count"] == 2
+    assert read(out / "release-decision.json")["status"] == "release_ready"
+    assert run_aau("release", "verify", str(out)).returncode == 0

@@ -427,7 +427,14 @@ def test_own_pack_validates(pack: Path) -> None:
     result = aau("submit", "--validate", str(pack), "--json")
     assert result.exit_code == 0, result.stderr
     verdict = json.loads(result.stdout)
+    aau_schemas.validate("submission-validation", verdict)
     assert verdict["ready"] and verdict["level"] == "Verified" and verdict["problems"] == []
+    (pack / "README.md").write_text("changed\n")
+    result = aau("submit", "--validate", str(pack), "--json")
+    verdict = json.loads(result.stdout)
+    aau_schemas.validate("submission-validation", verdict)
+    assert result.exit_code == 1 and not verdict["ready"]
+    assert all(p.startswith(str(pack / "README.md")) for p in verdict["problems"])
 
 
 @pytest.mark.parametrize("tamper", ["byte-changed", "file-added", "file-removed", "symlink"])

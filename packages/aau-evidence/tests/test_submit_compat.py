@@ -121,6 +121,6 @@ def test_a_complete_16_pack_validates_with_both_levels_reported(tmp_path: Path) 
     code, out, err = aau("submit", "--validate", str(pack), "--json")
     assert code == 0, err
     verdict = json.loads(out)
-    assert verdict["checks_version"] == "aau-community-evidence-checks/1.0"
+    assert verdict["declared_checks_version"] == "aau-community-evidence-checks/1.0"
     assert (verdict["declared_level"], verdict["level"]) == ("Verified", "Domain reviewed")
     assert "checks.json declares Verified" in err

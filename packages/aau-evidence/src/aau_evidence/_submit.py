@@ -200,7 +200,8 @@ class SubmissionReport:
         """The ``--json`` verdict (``validation_version`` aau-community-evidence-validation/1.0)."""
         return {"validation_version": VALIDATION_VERSION, "ready": self.ready, "path": self.path,
                 "submission_id": self.submission_id, "level": self.level,
-                "declared_level": self.declared_level, "checks_version": self.checks_version,
+                "declared_level": self.declared_level,
+                "declared_checks_version": self.checks_version,
                 "score": self.score, "receipt_count": self.receipt_count,
                 "file_count": self.file_count, "problems": list(self.problems),
                 "boundary": ("Evidence levels are derived from submitted artifacts. They are not "

@@ -48,10 +48,6 @@ APPROVAL_KIND = "release-approval"
 DECISION_KIND = "release-decision"
 PACK_MANIFEST_KIND = "release-pack-manifest"
 
-STATUSES = ("release_blocked", "human_review_required", "release_ready")
-"""Decision statuses, worst first."""
-
-
 def release_digest(value: Any) -> str:
     """The 1.6 release digest of ``value``: 64 lowercase hex characters (see module doc)."""
     return aau_schemas.legacy_release_digest(value)

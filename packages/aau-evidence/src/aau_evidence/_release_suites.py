@@ -10,21 +10,14 @@ from aau_core import InputError, check_relative_path
 from aau_schemas import sha256_hex
 
 
-def impacted_suites(plan: dict[str, Any], impacted_tags: set[str]) -> list[dict[str, Any]]:
-    """The plan's suites whose ``impact_tags`` meet ``impacted_tags``, in plan order.
-
-    Only these run: a suite covering no changed boundary is skipped (aau-harness 1.6's rule).
-    """
-    return [item for item in plan["suites"] if impacted_tags & set(item["impact_tags"])]
-
-
 def run_impacted_suites(plan: dict[str, Any], plan_path: str | Path, impacted_tags: set[str],
                         adapter: Any, *, timeout_s: float = 30.0,
                         on_suite: Callable[[str], None] | None = None,
                         ) -> dict[str, dict[str, Any]]:
     """Evaluate every impacted suite with ``adapter`` and return its receipt.
 
-    Each suite file is named relative to the plan's folder (``check_relative_path``: no
+    Only the suites whose ``impact_tags`` meet ``impacted_tags`` run: a suite covering no
+    changed boundary is skipped (aau-harness 1.6's rule). Each suite file is named relative to the plan's folder (``check_relative_path``: no
     symlink, no ``..``) and loaded with ``aau_adapters.load_suite``; its ``suite_id`` must equal
     the plan's. A v1 suite gives an ``aau-byo-agent-receipt/1.0`` (1.6's release-pack format), a
     v2 suite a ``/2.0`` receipt. Each receipt gains ``release_gate``: the plan's impact tags and

@@ -48,7 +48,7 @@ def test_safe_slug_separates_values_that_sanitise_alike() -> None:
 @pytest.mark.parametrize("path, rule", [
     ("", "non-empty"), ("/etc/passwd", "absolute"), ("a/../../b", "'..'"), ("./a", "'.'"),
     ("a//b", "empty segment"), ("a/", "empty segment"), (".git/config", "'.git'"),
-    ("a\\b", "backslash"), ("C:/x", "absolute"),
+    ("a\\b", "backslash"), ("C:/x", "absolute"), ("a\nb", "control"),
 ])
 def test_check_relative_path_refuses(path: str, rule: str, tmp_path: Path) -> None:
     with pytest.raises(InputError, match=rule) as info:

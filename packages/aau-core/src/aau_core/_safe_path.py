@@ -61,8 +61,8 @@ def check_relative_path(path: str, root: str | os.PathLike[str], *, source: str 
                         json_path: str | None = None) -> Path:
     """Check that ``path`` is a plain POSIX relative path inside ``root`` and return it joined.
 
-    Refused: a non-string or empty path, an absolute path, a backslash or NUL character, a
-    segment that is empty, ``.``, ``..`` or ``.git``, a symlink at any segment that exists
+    Refused: a non-string or empty path, an absolute path, a backslash or control character
+    (U+0000..U+001F), a segment that is empty, ``.``, ``..`` or ``.git``, a symlink at any segment that exists
     (checked with ``lstat``, segment by segment from ``root``), and a path whose resolved form
     leaves ``root``. Segments that do not exist yet are fine (a pack being staged).
 
@@ -103,8 +103,8 @@ def check_relative_name(path: str, *, source: str | None = None,
                         json_path: str | None = None) -> str:
     """The syntactic half of ``check_relative_path``, without touching the file system.
 
-    Refused: a non-string or empty path, an absolute path (``/x``, ``C:/x``), a backslash or NUL
-    character, and a segment that is empty, ``.``, ``..`` or ``.git``.
+    Refused: a non-string or empty path, an absolute path (``/x``, ``C:/x``), a backslash or
+    control character (U+0000..U+001F), and a segment that is empty, ``.``, ``..`` or ``.git``.
 
     Returns:
         ``path`` unchanged.
@@ -118,8 +118,9 @@ def check_relative_name(path: str, *, source: str | None = None,
     shown = path if source is None else repr(path)
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         raise InputError(f"{shown}: must be relative, not absolute", **where)
-    if "\\" in path or "\x00" in path:
-        raise InputError(f"{shown}: backslashes and NUL characters are not allowed", **where)
+    if "\\" in path or any(ord(ch) < 0x20 for ch in path):
+        raise InputError(f"{shown}: backslashes and control characters are not allowed",
+                         **where)
     segments = path.split("/")
     bad = [s for s in segments if s in FORBIDDEN_SEGMENTS]
     if bad:

@@ -215,14 +215,18 @@ def test_doctor_on_a_fresh_lab_and_after_adaptation(tmp_path: Path) -> None:
     (lab / "aau-forge.json").write_text(json.dumps(manifest))
     report = diagnose_forged_lab(lab)
     assert report["publication_ready"] is True, report
+    aau_schemas.validate("forge-doctor-report", report)
     assert report["score"] == {"passed": 8, "total": 8}
 
 
 def test_doctor_never_raises_on_a_broken_folder(tmp_path: Path) -> None:
     report = diagnose_forged_lab(tmp_path)
     assert report["score"] == {"passed": 0, "total": 8} and report["contract"] is None
+    aau_schemas.validate("forge-doctor-report", report)
     (tmp_path / "aau-forge.json").write_text('{"forge_version": "aau-forge/2.0"')
-    first = diagnose_forged_lab(tmp_path)["checks"][0]
+    broken = diagnose_forged_lab(tmp_path)
+    aau_schemas.validate("forge-doctor-report", broken)
+    first = broken["checks"][0]
     assert first["passed"] is False and "aau-forge.json" in first["detail"]
 
 
@@ -243,6 +247,7 @@ def test_cli_forge_json_doctor_and_errors(tmp_path: Path, capsys) -> None:
     assert run(["forge", "doctor", str(lab), "--json"]) == 1  # not publication ready
     report = json.loads(capsys.readouterr().out)
     assert report["path"] == str(lab) and report["publication_ready"] is False
+    aau_schemas.validate("forge-doctor-report", report)
     # aau-forge, 1.6's script: the same command
     assert run(["doctor", str(lab)], command=forge_command, prog_name="aau-forge") == 1
     assert "ADAPTATION REQUIRED" in capsys.readouterr().err

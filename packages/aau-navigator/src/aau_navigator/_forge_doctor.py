@@ -13,7 +13,7 @@ Eight checks, in order (aau-harness 1.6's, with its ids as ``check``):
 | ``observed failures`` | FAILURE_MODES.md no longer says "generated hypotheses" nor ``TODO(domain)`` |
 | ``generated verification`` | the manifest's verification status is ``passed`` |
 
-The report (``--json``)::
+The report (``--json``; kind ``forge-doctor-report``)::
 
     {"doctor_version": "aau-forge-doctor/1.0", "path": "<absolute lab path>",
      "contract": "<family or contract>" | null, "publication_ready": <bool>,

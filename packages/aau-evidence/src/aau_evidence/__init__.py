@@ -6,6 +6,15 @@ Public API::
 
     evidence_group (the click group behind `aau evidence`)
 
+    impact capsules and evidence packs (docs/evidence.md):
+    read_capsule(path) -> capsule       find_root(capsule_path) -> Path (the default --root)
+    check_capsule(capsule, root, source=, verify_artifacts=True, locate=None) -> capsule
+    derive_status(capsule) -> status    STATUS_ORDER
+    build_comparison(capsule) -> aau-impact-comparison/1.0 document
+    write_evidence_pack(capsule_path, root, destination) -> summary
+    verify_evidence_pack(pack) -> summary    pack_problems(pack) -> [line]
+    PackVerificationError
+
     community submissions (docs/submit.md):
     build_submission(starter, receipts, out, metadata, package_version) -> SubmissionReport
     validate_pack(pack, today=None) -> SubmissionReport     resolve_metadata(...) -> metadata
@@ -36,6 +45,16 @@ from aau_core import lazy_exports
 # Names load on first use (PEP 562), so `aau --help` stays fast.
 _EXPORTS = {
     "evidence_group": "._cli_evidence",
+    "STATUS_ORDER": "._capsule",
+    "check_capsule": "._capsule",
+    "derive_status": "._capsule",
+    "find_root": "._capsule",
+    "read_capsule": "._capsule",
+    "build_comparison": "._comparison",
+    "PackVerificationError": "._evidence_pack",
+    "pack_problems": "._evidence_pack",
+    "verify_evidence_pack": "._evidence_pack",
+    "write_evidence_pack": "._evidence_pack",
     "LEVELS": "._evidence_levels",
     "Finding": "._privacy_scan",
     "PackedReceipt": "._evidence_levels",
@@ -70,10 +89,18 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from ._capsule import STATUS_ORDER, check_capsule, derive_status, find_root, read_capsule
     from ._cli_evidence import evidence_group
     from ._cli_release import release_group
     from ._cli_submit import submit_group
+    from ._comparison import build_comparison
     from ._evidence_levels import LEVELS, PackedReceipt, derive_checks, level_of
+    from ._evidence_pack import (
+        PackVerificationError,
+        pack_problems,
+        verify_evidence_pack,
+        write_evidence_pack,
+    )
     from ._oscal import oscal_assessment_results
     from ._privacy_scan import (
         Finding,
@@ -101,6 +128,16 @@ __version__ = "2.0.0.dev0"
 
 __all__ = [
     "evidence_group",
+    "STATUS_ORDER",
+    "check_capsule",
+    "derive_status",
+    "find_root",
+    "read_capsule",
+    "build_comparison",
+    "PackVerificationError",
+    "pack_problems",
+    "verify_evidence_pack",
+    "write_evidence_pack",
     "LEVELS",
     "Finding",
     "PackedReceipt",

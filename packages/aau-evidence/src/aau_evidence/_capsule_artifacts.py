@@ -217,13 +217,27 @@ def _check_receipt(receipt: _Artifact, read: dict[str, _Artifact],
     return p
 
 
+def _file_schema_problems(art: _Artifact, kind: str, doc: Any, limit: int = 5) -> Problems:
+    """``kind``'s schema violations of an artifact file, located at the artifact's path entry."""
+    return [(f"{art.at}.path", f"{art.path}: {path}: {msg}")
+            for path, msg in schema_problems(kind, doc)[:limit]]
+
+
+def _mismatches(art: _Artifact, facts: list[tuple[str, Any, Any, str]]) -> Problems:
+    """``(label, found in the file, declared in the capsule, capsule field)`` rows that differ
+    (in value or JSON type)."""
+    return [(f"{art.at}.{field}", f"{art.path}: {label} is {found!r}, the capsule says "
+             f"{declared!r}")
+            for label, found, declared, field in facts
+            if found != declared or type(found) is not type(declared)]
+
+
 def _study(read: dict[str, _Artifact]) -> tuple[dict[str, Any] | None, Problems]:
     from aau_baseline import check_study
 
     art = read["human_study"]
     doc = art.json()
-    p = [(f"{art.at}.path", f"{art.path}: {path}: {msg}")
-         for path, msg in schema_problems("human-baseline-study", doc)[:5]]
+    p = _file_schema_problems(art, "human-baseline-study", doc)
     if p:
         return None, p
     try:
@@ -254,8 +268,7 @@ def _check_baseline(art: _Artifact, read: dict[str, _Artifact],
     if study is None:
         return []  # reported under human_study
     doc, e, where = art.json(), art.entry, str(art.path)
-    p = [(f"{art.at}.path", f"{where}: {path}: {msg}")
-         for path, msg in schema_problems("human-baseline-report", doc)[:5]]
+    p = _file_schema_problems(art, "human-baseline-report", doc)
     if p:
         return p
     try:
@@ -281,8 +294,7 @@ def _check_baseline(art: _Artifact, read: dict[str, _Artifact],
 def _check_observation(art: _Artifact, read: dict[str, _Artifact],
                        capsule: dict[str, Any]) -> Problems:
     doc, e, where = art.json(), art.entry, str(art.path)
-    p = [(f"{art.at}.path", f"{where}: {path}: {msg}")
-         for path, msg in schema_problems(OBSERVATION_KIND, doc)]
+    p = _file_schema_problems(art, OBSERVATION_KIND, doc, limit=20)
     if p:
         return p
     ids = [r["metric_id"] for r in doc["metric_results"]]
@@ -295,18 +307,13 @@ def _check_observation(art: _Artifact, read: dict[str, _Artifact],
              ("method", doc["method"], e["observation_kind"], "observation_kind"),
              ("causal_claim", doc["causal_claim"], e["causal_claim"], "causal_claim"),
              ("metric ids", sorted(set(ids)), sorted(set(e["metric_ids"])), "metric_ids")]
-    for label, found, declared, field in facts:
-        if found != declared or type(found) is not type(declared):
-            p.append((f"{art.at}.{field}", f"{where}: {label} is {found!r}, the capsule says "
-                      f"{declared!r}"))
-    return p
+    return p + _mismatches(art, facts)
 
 
 def _check_reproduction(art: _Artifact, read: dict[str, _Artifact],
                         capsule: dict[str, Any]) -> Problems:
     doc, e, where = art.json(), art.entry, str(art.path)
-    p = [(f"{art.at}.path", f"{where}: {path}: {msg}")
-         for path, msg in schema_problems(REPRODUCTION_KIND, doc)]
+    p = _file_schema_problems(art, REPRODUCTION_KIND, doc, limit=20)
     if p:
         return p
     sources = {r["artifact_id"]: r["sha256"] for r in doc["source_artifacts"]}
@@ -330,8 +337,4 @@ def _check_reproduction(art: _Artifact, read: dict[str, _Artifact],
     facts = [("source_capsule_id", doc["source_capsule_id"], capsule["capsule_id"], "path"),
              ("organization_id", doc["organization_id"], e["organization_id"], "organization_id"),
              ("outcome", doc["outcome"], e["outcome"], "outcome")]
-    for label, found, declared, field in facts:
-        if found != declared:
-            p.append((f"{art.at}.{field}", f"{where}: {label} is {found!r}, the capsule says "
-                      f"{declared!r}"))
-    return p
+    return p + _mismatches(art, facts)

@@ -53,6 +53,10 @@ def challenge_group(ctx: click.Context) -> None:
 def list_command(root: Path | None, track: str | None, as_json: bool) -> int:
     """List the missions (with --json: also the scoreboard and its statistics).
 
+    \b
+    Example:
+      aau challenge list --root . --track Adapt
+
     Exit 0; 2 for an invalid catalog, receipt or Gallery entry.
     """
     data = build_challenge(root or find_root())
@@ -77,6 +81,10 @@ def list_command(root: Path | None, track: str | None, as_json: bool) -> int:
 @JSON_OPTION
 def show_command(target: str, root: Path | None, as_json: bool) -> int:
     """Explain one mission: TARGET is its id or number (C01).
+
+    \b
+    Example:
+      aau challenge show completion-is-not-correctness --root .
 
     Exit 0; 2 when TARGET names no mission or the catalog is invalid.
     """
@@ -121,6 +129,11 @@ def validate_command(target: str | None, root: Path | None, as_json: bool) -> in
     """Check whether TARGET finishes its challenge: a receipt id or a Gallery entry id, or a
     receipt or Gallery entry file (a new submission). Without TARGET: the catalog (every
     starter lab exists) and every community entry.
+
+    \b
+    Examples:
+      aau challenge validate your-handle-completion-gap --root .
+      aau challenge validate challenge/entries/my-receipt.json --json
 
     Exit 0 finished, 1 not finished yet, 2 for an invalid file or a broken rule.
     """

@@ -51,6 +51,10 @@ def gallery_group(ctx: click.Context) -> None:
 def list_command(root: Path | None, trust: str | None, as_json: bool) -> int:
     """List the gallery's entries, highest level first.
 
+    \b
+    Example:
+      aau gallery list --root . --trust Verified --json
+
     Exit 0; 2 for an invalid entry, a missing lab, or no root.
     """
     gallery = build_gallery(root or find_root())
@@ -78,6 +82,11 @@ def list_command(root: Path | None, trust: str | None, as_json: bool) -> int:
 def validate_command(target: str | None, root: Path | None, as_json: bool) -> int:
     """Derive the trust level of TARGET: an entry id, a lab path, or an entry file (a new
     submission); without TARGET, of every committed entry.
+
+    \b
+    Examples:
+      aau gallery validate medicaid-renewal-reference --root .
+      aau gallery validate gallery/entries/my-adaptation.json
 
     Exit 0 when every entry checked clears Generated, 1 when one is still Draft (aau-harness
     1.6 refused to build a gallery with a Draft entry), 2 for bad input.

@@ -4,9 +4,11 @@ the manifest, `aau forge doctor` and the command line."""
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import aau_schemas
@@ -258,3 +260,15 @@ def test_cli_forge_json_doctor_and_errors(tmp_path: Path, capsys) -> None:
     assert run(["forge", str(GATE), "--root", str(tmp_path)]) == 2  # --name is required
     assert "--name" in capsys.readouterr().err
     assert run(["forge", str(GATE), "--name", "y", "--seed", "-1"]) == 2
+
+
+@pytest.mark.parametrize("brief", [GATE, GENERIC], ids=["contract-aware", "generic"])
+def test_generated_labs_are_lint_clean(tmp_path: Path, brief: Path) -> None:
+    """The generated code passes the project's own ruff rules (a user's first lint is clean)."""
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is not installed")
+    lab = forge(brief, "lint-desk", tmp_path, verify=False).path
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--config", str(REPO / "pyproject.toml"),
+                           "--output-format", "concise", "."], cwd=lab, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -103,6 +103,12 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
           "--purpose", "P", "--out", "pack"], cwd=work, env=env)
     _run([aau, "baseline", "validate", "pack"], cwd=work, env=env)
 
+    # 3c. + aau-navigator: the catalog it ships lists, and the 1.6 challenge script is there
+    _run([*pip, "aau-navigator"], cwd=work, env=env)
+    done = _run([aau, "list", "--json"], cwd=work, env=env)
+    assert "River Permit Desk" in {e["title"] for e in json.loads(done.stdout)}
+    _run([str(env_dir / "bin" / "aau-challenge"), "--help"], cwd=work, env=env)
+
     # 4. + aau-harness, the umbrella: aau-harness 1.6's README quickstart runs unchanged
     _run([*pip, "aau-harness"], cwd=work, env=env)
     quickstart = REPO / "packages" / "aau-harness" / "tests" / "fixtures" / "quickstart_1_6.py"

@@ -543,3 +543,30 @@ def test_null_or_wrongly_typed_documents_are_clean_errors(pack: Path, name: str,
     assert result.exit_code == 1, result.stderr
     assert str(pack / name) in result.stderr and "Traceback" not in result.stderr
     assert "internal error" not in result.stderr
+
+
+def test_three_real_runs_on_one_machine_stay_domain_reviewed(tmp_path: Path, suite) -> None:
+    """End to end with genuine receipts: `aau evaluate --command` three times here, one of them
+    declared as someone else's reproduction. aau-harness 1.6 said Verified; aau says the runs
+    are repetition from one provenance."""
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    agent = repo / "examples" / "agents" / "command_agent.py"
+    starter = make_starter(tmp_path / "starter", suite)
+    receipts = []
+    for i in range(3):
+        out = tmp_path / f"run{i}.json"
+        done = aau("evaluate", str(starter / "suite.json"), "--command",
+                   f"{sys.executable} {agent}", "--out", str(out))
+        assert done.exit_code in (0, 1), done.stderr
+        receipts += ["--receipt", str(out)]
+    result = aau("submit", str(starter), *receipts, *BUILD, *REVIEW, *REPRO,
+                 "--out", str(tmp_path / "pack"), "--json")
+    assert result.exit_code == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    aau_schemas.validate("submission-validation", verdict)
+    assert verdict["level"] == "Domain reviewed"
+    checks = json.loads((tmp_path / "pack" / "checks.json").read_text())["checks"]
+    assert "1/2 provenances" in checks[7]["detail"]
+    assert "provenance equals" in checks[8]["detail"]

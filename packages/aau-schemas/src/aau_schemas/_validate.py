@@ -93,23 +93,99 @@ def is_valid(kind: str, doc: Any) -> bool:
     return bool(_rs_validator(_schema_id(kind)).is_valid(doc))
 
 
+_JSON_TYPES = {"null": (type(None),), "boolean": (bool,), "object": (dict,), "array": (list, tuple),
+               "string": (str,), "number": (int, float), "integer": (int,)}
+
+
+def _is_json_type(value: Any, name: str) -> bool:
+    if name == "integer" and isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, bool) and name in ("number", "integer"):
+        return False
+    return isinstance(value, _JSON_TYPES.get(name, ()))
+
+
+def _branch_refuses_type(errors: list[Any], instance: Any) -> bool:
+    """Whether a ``oneOf``/``anyOf`` branch fails on the instance's JSON type itself.
+
+    That is a ``type`` error on the instance, or an ``enum``/``const`` none of whose values has
+    the instance's JSON type (a string enum does not describe an object).
+    """
+    for error in errors:
+        if error.relative_path or len(error.relative_schema_path) != 2:
+            continue  # deeper than the branch's own keywords
+        if error.validator == "type":
+            return True
+        if error.validator in ("enum", "const"):
+            values = error.validator_value if error.validator == "enum" else [error.validator_value]
+            if not any(type(v) is type(instance) or (
+                    isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and isinstance(instance, (int, float)) and not isinstance(instance, bool))
+                    for v in values):
+                return True
+    return False
+
+
+def _branch_types(errors: list[Any]) -> list[str]:
+    out: list[str] = []
+    for error in errors:
+        if not error.relative_path and len(error.relative_schema_path) == 2 \
+                and error.validator == "type":
+            value = error.validator_value
+            out.extend([value] if isinstance(value, str) else value)
+    return out
+
+
+def _reported_errors(error: Any) -> list[Any]:
+    """The errors to report for one error: itself, or, for ``oneOf``/``anyOf``, its real cause.
+
+    The rule, for every schema: the branches are grouped by index; a branch that refuses the
+    instance's JSON type (see ``_branch_refuses_type``) is not what the writer meant. When
+    exactly one branch accepts the type (a JSON object -> the object branch), its own errors
+    are reported, descending again through nested ``oneOf``/``anyOf``. When several do,
+    python-jsonschema's ``best_match`` picks among their errors. When none does, one line names
+    every type the branches allow.
+    """
+    from jsonschema.exceptions import best_match
+
+    if not error.context or error.validator not in ("anyOf", "oneOf"):
+        return [error]
+    branches: dict[int, list[Any]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    fitting = {i: errs for i, errs in branches.items()
+               if not _branch_refuses_type(errs, error.instance)}
+    if len(fitting) == 1:
+        [errs] = fitting.values()
+        return [e for sub in errs for e in _reported_errors(sub)]
+    if fitting:
+        return _reported_errors(best_match([e for errs in fitting.values() for e in errs]))
+    types = [t for errs in branches.values() for t in _branch_types(errs)]
+    if len(types) == sum(len(errs) for errs in branches.values()) and types:
+        from jsonschema.exceptions import ValidationError
+
+        return [ValidationError(
+            f"{error.instance!r} is not of type {', '.join(map(repr, types))}",
+            validator="type", validator_value=list(dict.fromkeys(types)),
+            instance=error.instance, schema={}, path=error.absolute_path)]
+    return [best_match(error.context) or error]
+
+
 def iter_violations(kind: str, doc: Any) -> list[Violation]:
     """Return every violation of ``doc`` against ``kind``'s schema, sorted by JSON path.
 
     Array indexes sort numerically (``[2]`` before ``[10]``). Uses python-jsonschema; for each
-    location only the most specific message is kept
-    (errors inside ``oneOf``/``anyOf`` branches are reduced with ``best_match``).
+    location only the most specific message is kept; errors of ``oneOf``/``anyOf`` are
+    replaced by the errors of the branch that matches the instance's JSON type (see
+    ``_reported_errors``), so a message names the deepest real problem.
     """
-    from jsonschema.exceptions import best_match
-
     validator = python_validator(_schema_id(kind))
     seen: set[tuple[str, str]] = set()
     out: list[Violation] = []
-    errors = sorted(validator.iter_errors(doc), key=lambda e: [
+    errors = [e for top in validator.iter_errors(doc) for e in _reported_errors(top)]
+    errors.sort(key=lambda e: [
         (0, p, "") if isinstance(p, int) else (1, 0, p) for p in e.absolute_path])
     for error in errors:
-        if error.context:
-            error = best_match(error.context) or error
         path = json_path(list(error.absolute_path))
         message = one_line(violation_message(error))
         key = (path, message)

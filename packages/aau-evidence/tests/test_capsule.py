@@ -233,3 +233,12 @@ def test_the_16_capsule_validates_and_compares() -> None:
     rendered = (json.dumps(build_comparison(doc), indent=2, sort_keys=True) + "\n").encode()
     assert rendered == expected
     assert os.fspath(find_root(capsule)).endswith("capsule-root")
+
+
+def test_an_artifact_bound_twice_is_refused(chain: Any) -> None:
+    doc = chain.capsule()
+    doc["artifacts"]["human_study"].update(artifact_id="suite", path="suites/reference-suite.json")
+    lines = problems(chain, doc)
+    assert "c.json: $.artifacts.human_study.artifact_id: artifact_id 'suite' is used twice" in lines
+    assert ("c.json: $.artifacts.human_study.path: path 'suites/reference-suite.json' is used "
+            "twice") in lines

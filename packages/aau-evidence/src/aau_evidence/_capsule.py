@@ -198,11 +198,10 @@ def rule_problems(capsule: dict[str, Any]) -> Problems:
     if receipt["suite_binding"] == "hash_bound" and receipt["receipt_kind"] == "aau_domain_eval":
         p.append(("$.artifacts.agent_receipt.suite_binding", "a domain eval result records no "
                   "suite hash, so it can only be scenario_ids_only"))
-    p += _unique([(i, a["artifact_id"]) for i, (_, a) in enumerate(present_artifacts(capsule))],
-                 lambda i: f"$.artifacts.{present_artifacts(capsule)[i][0]}.artifact_id",
-                 "artifact_id")
-    p += _unique([(i, a["path"]) for i, (_, a) in enumerate(present_artifacts(capsule))],
-                 lambda i: f"$.artifacts.{present_artifacts(capsule)[i][0]}.path", "path")
+    present = present_artifacts(capsule)
+    for field in ("artifact_id", "path"):
+        p += _unique([(i, a[field]) for i, (_, a) in enumerate(present)],
+                     lambda i, f=field: f"$.artifacts.{present[i][0]}.{f}", field)
     p += _chain_problems(capsule)
     plan_ids = [row["metric_id"] for row in capsule["measurement_plan"]]
     p += _unique(list(enumerate(plan_ids)), lambda i: f"$.measurement_plan[{i}].metric_id",

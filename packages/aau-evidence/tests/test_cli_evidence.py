@@ -9,6 +9,7 @@ from typing import Any
 
 import aau_schemas
 import pytest
+from _helpers import SHARED, SHARED_MISSING
 from aau_core import run
 
 
@@ -105,3 +106,18 @@ def test_alias_script_help() -> None:
     done = subprocess.run([str(alias), "verify", "--help"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0 and "Usage: aau-evidence verify" in done.stdout
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason=SHARED_MISSING)
+def test_the_16_capsule_through_the_command_line(capsys: Any, tmp_path: Path) -> None:
+    capsule = str(SHARED / "compat/aau-1.6/evidence/capsule-root/evidence-commons/capsules/"
+                  "foia-routing-impact-pilot.json")
+    rc, out, _ = _run(capsys, "validate", capsule, "--json")  # root: capsule-root (docs/)
+    assert rc == 0 and json.loads(out)["derived_status"] == "partner_sought"
+    rc, out, _ = _run(capsys, "compare", capsule, "--json")
+    assert rc == 0 and json.loads(out)["next_evidence"] == (
+        "fresh hash-bound agent rerun on the reviewed suite")
+    rc, _, err = _run(capsys, "verify", str(SHARED / "compat/aau-1.6/evidence/pack-generated"))
+    assert rc == 1 and "capsule.json: listed in the manifest but missing (removed)" in err
+    rc, _, _ = _run(capsys, "pack", capsule, "--out", str(tmp_path / "p"))
+    assert rc == 0 and _run(capsys, "verify", str(tmp_path / "p"))[0] == 0

@@ -325,7 +325,8 @@ def test_same_file_for_out_and_private_out(tmp_path, capsys):
     suite = write_json(tmp_path / "s.json", valid_suite(1))
     rc, _, stderr = aau(capsys, str(suite), "--mock", "--out", str(tmp_path / "x.json"),
                         "--private-out", str(tmp_path / "x.json"))
-    assert rc == 2 and "different files" in stderr
+    assert rc == 2 and "--out and --private-out name the same file" in stderr
+    assert not (tmp_path / "x.json").exists()
 
 
 def test_every_case_failing_is_still_a_finished_run(tmp_path, capsys):

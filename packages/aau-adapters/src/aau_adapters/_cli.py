@@ -16,10 +16,11 @@ from aau_core import (
     EXIT_OK,
     Interrupted,
     UsageError,
-    atomic_write_json,
     atomic_write_text,
-    check_writable,
+    check_outputs,
+    json_content,
     render_json,
+    write_outputs,
 )
 
 from ._suite import DEFAULT_MAX_SUITE_BYTES, SUITE_V1
@@ -208,11 +209,7 @@ def evaluate_command(
         from ._endpoint_adapter import check_url  # imports httpx: only when an endpoint is used
 
         check_url(endpoint)
-    if out and private_out and Path(out).resolve() == Path(private_out).resolve():
-        raise UsageError("--out and --private-out must be different files")
-    for path in (out, private_out):
-        if path:
-            check_writable(path, force=force)
+    check_outputs({"--out": out, "--private-out": private_out}, inputs=[suite], force=force)
 
     loaded = load_suite(suite, max_bytes=max_suite_bytes)
     if fmt == "aau-1.0" and loaded.version != SUITE_V1:
@@ -277,12 +274,13 @@ def evaluate_command(
     if private is not None:
         aau_schemas.validate(private_kind, private, source="private receipt (internal check)")
 
+    outputs: dict[str, Any] = {}
     if private is not None and private_out:
-        atomic_write_json(private_out, private, ensure_ascii=ascii_only, force=force,
-                          private=True)
+        outputs[private_out] = json_content(private, ensure_ascii=ascii_only)
     if out:
-        atomic_write_json(out, receipt, ensure_ascii=ascii_only, force=force)
-    elif not as_json:
+        outputs[out] = json_content(receipt, ensure_ascii=ascii_only)
+    write_outputs(outputs, force=force, private=[private_out] if private_out else ())
+    if not out and not as_json:
         sys.stdout.write(render_json(receipt, ensure_ascii=ascii_only))
         sys.stdout.flush()
 

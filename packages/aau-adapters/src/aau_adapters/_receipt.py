@@ -25,12 +25,21 @@ requires, so that low <= point <= high.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
-from aau_core import bootstrap_ci, pass_hat_k, wilson_interval
+from aau_core import (
+    RECEIPT_RATE_METRICS,
+    RECEIPT_TOOL_CALLS_METRIC,
+    bootstrap_ci,
+    check_receipt_consistency,
+    receipt_failure_code_counts,
+    receipt_metrics,
+    receipt_pass_hat_k,
+    receipt_rows_by_scenario,
+    wilson_interval,
+)
 
 from ._failure_codes import legacy_failure_code
 from ._scoring import UnitResult
@@ -49,15 +58,9 @@ PRIVATE_WARNING = (
     "Private details may contain sensitive adapter inputs or outputs. Do not commit or publish "
     "without authorized review."
 )
-RATE_METRICS = (
-    ("submitted_rate", "submitted"),
-    ("outcome_exact_rate", "outcome_exact"),
-    ("no_forbidden_attempt_rate", "no_forbidden_attempt"),
-    ("no_forbidden_execute_rate", "no_forbidden_execute"),
-    ("exact_rate", "exact"),
-)
+RATE_METRICS = RECEIPT_RATE_METRICS
 METRIC_NAMES = tuple(name for name, _ in RATE_METRICS) + ("mean_latency_s",)
-TOOL_CALLS_METRIC = ("tool_calls_match_rate", "tool_calls_match")
+TOOL_CALLS_METRIC = RECEIPT_TOOL_CALLS_METRIC
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 
@@ -74,25 +77,9 @@ def _privacy() -> dict[str, bool]:
 
 
 def compute_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
-    """Return the six receipt metrics over result rows (aau-harness 1.6 arithmetic).
-
-    Args:
-        rows: public result rows, at least one.
-
-    Returns:
-        ``{"submitted_rate", "outcome_exact_rate", "no_forbidden_attempt_rate",
-        "no_forbidden_execute_rate", "exact_rate"}`` (rates in [0, 1]) and ``"mean_latency_s"``
-        (seconds), each rounded to 6 decimals; plus ``"tool_calls_match_rate"`` over the rows
-        that carry ``tool_calls_match``, when any does.
-    """
-    n = len(rows)
-    out = {name: round(sum(bool(r[field]) for r in rows) / n, 6) for name, field in RATE_METRICS}
-    out["mean_latency_s"] = round(sum(r["latency_s"] for r in rows) / n, 6)
-    name, field = TOOL_CALLS_METRIC
-    scored = [bool(r[field]) for r in rows if field in r]
-    if scored:
-        out[name] = round(sum(scored) / len(scored), 6)
-    return out
+    """Return the receipt metrics over result rows: ``aau_core.receipt_metrics`` (the one
+    arithmetic, shared with ``aau_core.check_receipt_consistency``)."""
+    return receipt_metrics(rows)
 
 
 @attrs.frozen
@@ -219,12 +206,7 @@ def build_private_v2(run: EvaluationRun) -> dict[str, Any]:
     }
 
 
-def _per_scenario(rows: Sequence[dict[str, Any]], field: str) -> list[list[float]]:
-    groups: dict[str, list[float]] = {}
-    for row in rows:
-        if field in row:
-            groups.setdefault(row["scenario_id"], []).append(float(row[field]))
-    return list(groups.values())
+_per_scenario = receipt_rows_by_scenario
 
 
 def _interval(low: float, high: float, point: float, **extra: Any) -> dict[str, Any]:
@@ -258,16 +240,12 @@ def metric_intervals(rows: Sequence[dict[str, Any]], metrics: dict[str, float]) 
 
 def pass_hat_k_table(rows: Sequence[dict[str, Any]], repeats: int) -> dict[str, float]:
     """Return ``{"1": pass^1, ..., str(repeats): pass^repeats}`` on ``exact``, rounded to 6."""
-    counts = [(int(sum(g)), len(g)) for g in _per_scenario(rows, "exact")]
-    return {str(k): round(pass_hat_k(counts, k), 6) for k in range(1, repeats + 1)}
+    return receipt_pass_hat_k(rows, repeats)
 
 
 def failure_code_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     """Return how many units carry each failure code."""
-    counter: Counter[str] = Counter()
-    for row in rows:
-        counter.update(row["failure_codes"])
-    return dict(sorted(counter.items()))
+    return receipt_failure_code_counts(rows)
 
 
 def build_receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> dict[str, Any]:
@@ -315,60 +293,11 @@ def build_receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> dict
 def check_receipt(doc: dict[str, Any]) -> list[tuple[str, str]]:
     """Check the rules a receipt's schema cannot express (call after schema validation).
 
-    Checks, for 1.0 and 2.0: ``scenario_count`` matches the rows; metrics equal their
-    recomputation from the rows; for 2.0 also: rows are grouped by scenario with repeats
-    0..repeats-1 in order, ``pass_hat_k`` has keys "1".."repeats" and recomputes,
-    ``failure_code_counts`` recomputes, each interval holds its point estimate, and every
-    ``fail_under`` verdict recomputes.
+    The one check is ``aau_core.check_receipt_consistency`` (its module docstring lists the
+    rules: rows per scenario, duplicate rows, ``scenario_count``, metrics, pass^k,
+    failure-code counts, intervals, ``fail_under`` verdicts, for 1.0 and 2.0).
 
     Returns:
         ``[(json_path, message), ...]``; empty when the receipt is consistent.
     """
-    problems: list[tuple[str, str]] = []
-    rows = doc["results"]
-    version = doc["receipt_version"]
-    repeats = doc.get("repeats", 1)
-    ids = list(dict.fromkeys(r["scenario_id"] for r in rows))
-    if doc["scenario_count"] != len(ids) or len(rows) != len(ids) * repeats:
-        problems.append(("$.scenario_count",
-                         f"{doc['scenario_count']} scenarios x {repeats} repeats does not match "
-                         f"{len(rows)} result rows over {len(ids)} scenario ids"))
-    if version == RECEIPT_V2 and not problems:
-        for i, row in enumerate(rows):
-            want_id, want_repeat = ids[i // repeats], i % repeats
-            if row["scenario_id"] != want_id or row["repeat"] != want_repeat:
-                problems.append((f"$.results[{i}]", f"expected scenario {want_id!r} repeat "
-                                 f"{want_repeat} here (suite order, then repeat)"))
-                break
-    elif version == RECEIPT_V1 and len(ids) != len(rows):
-        problems.append(("$.results", "scenario ids are not unique"))
-    if not rows:
-        return problems
-    metrics = compute_metrics(rows)
-    for name in sorted(set(metrics) | set(doc["metrics"])):
-        value = metrics.get(name)
-        if doc["metrics"].get(name) != value:
-            problems.append((f"$.metrics.{name}",
-                             f"is {doc['metrics'].get(name)!r}; the rows give {value!r}"))
-    for i, row in enumerate(rows):
-        if row.get("tool_calls_match") is False and row["exact"]:
-            problems.append((f"$.results[{i}].exact", "is true, but tool_calls_match is false"))
-    if version != RECEIPT_V2 or problems:
-        return problems
-    want_pass = pass_hat_k_table(rows, repeats)
-    if doc["pass_hat_k"] != want_pass:
-        problems.append(("$.pass_hat_k", f"is {doc['pass_hat_k']!r}; the rows give {want_pass!r}"))
-    want_counts = failure_code_counts(rows)
-    if doc["failure_code_counts"] != want_counts:
-        problems.append(("$.failure_code_counts",
-                         f"is {doc['failure_code_counts']!r}; the rows give {want_counts!r}"))
-    for name, interval in doc["metric_ci95"].items():
-        point = doc["metrics"][name]
-        if not interval["low"] <= point <= interval["high"]:
-            problems.append((f"$.metric_ci95.{name}",
-                             f"[{interval['low']}, {interval['high']}] does not hold {point}"))
-    for i, bar in enumerate(doc["fail_under"]):
-        if bar["value"] != doc["metrics"].get(bar["metric"]) or bar["passed"] != (
-                bar["value"] >= bar["threshold"]):
-            problems.append((f"$.fail_under[{i}]", "verdict does not match the metrics"))
-    return problems
+    return [tuple(p.split(": ", 1)) for p in check_receipt_consistency(doc)]  # type: ignore[misc]

@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import click
-from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, InputError, UsageError, atomic_write_json
+from aau_core import (
+    EXIT_BAR_NOT_MET,
+    EXIT_OK,
+    InputError,
+    UsageError,
+    atomic_write_json,
+    check_outputs,
+)
 
 
 @click.group("baseline", context_settings={"help_option_names": ["-h", "--help"]})
@@ -111,8 +118,9 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
 
     if len(sessions) > MAX_SESSIONS:
         raise UsageError(f"--session: at most {MAX_SESSIONS} sessions, got {len(sessions)}")
-    if out.exists() and not force:
-        raise UsageError(f"--out {out}: exists (use --force to replace it)")
+    check_outputs({"--out": out}, inputs=[pack, *sessions,
+                                          *([agent_receipt] if agent_receipt else [])],
+                  force=force)
     checked = read_pack(pack)
     study = checked.study
     docs = []

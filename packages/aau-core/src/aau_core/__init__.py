@@ -5,7 +5,13 @@ Public API::
     errors      AauError, UsageError, InputError, InvalidDocumentError, OutputError, BarNotMetError, Interrupted,
                 EXIT_OK, EXIT_BAR_NOT_MET, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL
     files       loads_strict, read_json_file, render_json, atomic_write_text, atomic_write_json,
-                check_writable
+                check_writable, check_parent, check_outputs, write_outputs, json_content
+                (a command with several outputs: check_outputs before any work, write_outputs
+                stages them all, then renames)
+    receipts    check_receipt_consistency, receipt_metrics, receipt_pass_hat_k,
+                receipt_failure_code_counts, receipt_rows_by_scenario, RECEIPT_RATE_METRICS,
+                RECEIPT_TOOL_CALLS_METRIC (what a receipt's schema cannot say: rows vs
+                repeats, duplicate rows, scenario_count, metrics and failure codes recomputed)
     packs       safe_slug, check_relative_path, check_relative_name, build_manifest,
                 verify_manifest_dir, write_pack, intoto_statement, INTOTO_STATEMENT_TYPE
                 (one manifest/pack layer for every pack family)
@@ -124,7 +130,18 @@ _EXPORTS = {
     "bootstrap_ci": "._statistics",
     "bootstrap_cis": "._statistics",
     "check_results_are_measurements": "._guards",
+    "check_outputs": "._io",
+    "check_parent": "._io",
+    "check_receipt_consistency": "._receipt_consistency",
+    "RECEIPT_RATE_METRICS": "._receipt_consistency",
+    "RECEIPT_TOOL_CALLS_METRIC": "._receipt_consistency",
+    "receipt_failure_code_counts": "._receipt_consistency",
+    "receipt_metrics": "._receipt_consistency",
+    "receipt_pass_hat_k": "._receipt_consistency",
+    "receipt_rows_by_scenario": "._receipt_consistency",
     "check_writable": "._io",
+    "json_content": "._io",
+    "write_outputs": "._io",
     "cli": "._cli",
     "clustered_stderr": "._statistics",
     "compat_bootstrap_ci": "._statistics",
@@ -311,7 +328,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         provider_error_rate,
     )
     from ._harness_eval import HarnessEvaluator, HarnessResult, harness_row_to_eval_case
-    from ._io import atomic_write_json, atomic_write_text, check_writable, render_json
+    from ._io import (
+        atomic_write_json,
+        atomic_write_text,
+        check_outputs,
+        check_parent,
+        check_writable,
+        json_content,
+        render_json,
+        write_outputs,
+    )
     from ._junit import JUnitCase, JUnitSuite, render_junit
     from ._labs import get_lab, lab_for_config_kind
     from ._labs._common import ARCHETYPE_ORDER, LabSpec, keyword_search
@@ -388,6 +414,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         PublicValueContract,
         PublicValueTrace,
         score_public_value,
+    )
+    from ._receipt_consistency import (
+        RECEIPT_RATE_METRICS,
+        RECEIPT_TOOL_CALLS_METRIC,
+        check_receipt_consistency,
+        receipt_failure_code_counts,
+        receipt_metrics,
+        receipt_pass_hat_k,
+        receipt_rows_by_scenario,
     )
     from ._report import render_report
     from ._report_fidelity import (
@@ -522,7 +557,18 @@ __all__ = [
     "bootstrap_ci",
     "bootstrap_cis",
     "check_results_are_measurements",
+    "check_outputs",
+    "check_parent",
+    "check_receipt_consistency",
+    "RECEIPT_RATE_METRICS",
+    "RECEIPT_TOOL_CALLS_METRIC",
+    "receipt_failure_code_counts",
+    "receipt_metrics",
+    "receipt_pass_hat_k",
+    "receipt_rows_by_scenario",
     "check_writable",
+    "json_content",
+    "write_outputs",
     "cli",
     "clustered_stderr",
     "compat_bootstrap_ci",

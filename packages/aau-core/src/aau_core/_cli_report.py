@@ -9,7 +9,6 @@ every scenario passed.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
@@ -50,23 +49,22 @@ def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path
       aau report r1.json r2.json --markdown report.md --json
       aau report eval_results.json --pass-metric route_correct=1 --junit junit.xml --force
     """
-    from ._io import atomic_write_text, check_writable
+    from ._io import check_outputs, write_outputs
     from ._report_formats import report_json, report_junit, report_markdown
     from ._scenario_report import load_report_document, parse_pass_metrics
 
     if not (junit_path or markdown_path or as_json):
         raise UsageError("nothing to do: give --junit FILE, --markdown FILE or --json")
-    if junit_path and markdown_path and Path(junit_path).resolve() == Path(markdown_path).resolve():
-        raise UsageError("--junit and --markdown name the same file")
     bars = parse_pass_metrics(pass_metrics)
-    for path in (junit_path, markdown_path):
-        if path:
-            check_writable(path, force=force)
+    check_outputs({"--junit": junit_path, "--markdown": markdown_path}, inputs=files,
+                  force=force)
     docs = [load_report_document(name, bars) for name in files]
+    outputs: dict[str, str] = {}
     if junit_path:
-        atomic_write_text(junit_path, report_junit(docs), force=force)
+        outputs[junit_path] = report_junit(docs)
     if markdown_path:
-        atomic_write_text(markdown_path, report_markdown(docs), force=force)
+        outputs[markdown_path] = report_markdown(docs)
+    write_outputs(outputs, force=force)
     for doc in docs:
         failed = len(doc.scenarios) - doc.passed_count
         tail = f", {failed} not passed" if failed else ""

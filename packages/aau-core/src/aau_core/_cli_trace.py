@@ -11,6 +11,7 @@ Every input is read and checked before anything is written; outputs are written 
 from __future__ import annotations
 
 import math
+import os
 import re
 from typing import Any
 
@@ -143,7 +144,9 @@ def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_c
     is not configured passes (PraisonAI's rule); the score is true gates / 4.
 
     Exit 0 when every trace passes every gate, 1 when any gate fails, 2 when a file is
-    missing or not a valid trace (one line naming the file and JSON path).
+    missing or not a valid trace (one line naming the file and JSON path), a trace is given
+    twice, or an output cannot be written (checked before any trace is read; the outputs are
+    then written together or not at all).
 
     \b
     Examples:
@@ -152,7 +155,7 @@ def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_c
     """
     from ._eval_report import EvalReport
     from ._harness_eval import HarnessEvaluator
-    from ._io import atomic_write_json, atomic_write_text, check_writable
+    from ._io import check_outputs, json_content, write_outputs
     from ._trace import TraceError
 
     if expected_schema_hash is not None and not _HASH.fullmatch(expected_schema_hash):
@@ -162,9 +165,9 @@ def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_c
         raise UsageError("--judge-threshold must be a finite number")
     if not report_name:
         raise UsageError("--name must not be empty")
-    for target in (out_file, junit_file, markdown_file):
-        if target:
-            check_writable(target, force=force)
+    check_outputs({"--out": out_file, "--junit": junit_file, "--markdown": markdown_file},
+                  inputs=traces, force=force)
+    _refuse_repeated_inputs(traces)
     results = []
     for name in traces:
         trace = load_trace(name)
@@ -179,18 +182,32 @@ def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_c
         results.append(evaluator.to_eval_result(include_record=True))
     report = EvalReport.from_results(report_name, results)
     doc = report.to_dict()
+    outputs: dict[str, Any] = {}
     if out_file:
-        atomic_write_json(out_file, doc, force=force)
+        outputs[out_file] = json_content(doc)
     if junit_file:
-        atomic_write_text(junit_file, junit_text(report), force=force)
+        outputs[junit_file] = junit_text(report)
     if markdown_file:
-        atomic_write_text(markdown_file, markdown_text(report), force=force)
+        outputs[markdown_file] = markdown_text(report)
+    write_outputs(outputs, force=force)
     _echo_table(report)
     if as_json:
         from ._io import render_json
 
         click.echo(render_json(doc), nl=False)
     return EXIT_OK if report.all_passed else EXIT_BAR_NOT_MET
+
+
+def _refuse_repeated_inputs(traces: tuple[str, ...]) -> None:
+    """A trace given twice (by any name) would be scored twice, and its JUnit case and
+    Markdown row would repeat under one name: refuse it."""
+    seen: dict[str, str] = {}
+    for name in traces:
+        key = os.path.realpath(name)
+        if key in seen:
+            raise UsageError(f"{name}: the same trace as {seen[key]} is given twice; name each "
+                             "trace once")
+        seen[key] = name
 
 
 @trace_group.command("import")

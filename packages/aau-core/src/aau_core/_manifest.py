@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import AauError, InputError, OutputError
+from ._io import check_parent
 from ._safe_path import check_relative_name
 
 INTOTO_STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
@@ -229,6 +230,8 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
         render: manifest object -> bytes.
         verify: a check of the staged folder.
         force: replace an existing destination folder (never a file or a symlink).
+            Missing parent folders are created only below the current directory or the
+            temp folder (``aau_core.check_parent``).
 
     Returns:
         ``Path(destination)``.
@@ -250,6 +253,7 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
     for name in payload:
         _check_name(name)
     _check_destination(dest, force)
+    check_parent(dest)  # missing folders only below the current directory or the temp folder
     parent = dest.parent if str(dest.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)

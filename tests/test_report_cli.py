@@ -237,7 +237,7 @@ def test_an_output_is_required(capsys):
 @pytest.mark.parametrize(("content", "fragment"), [
     ("{not json", "bad.json: "),
     ("[]", "bad.json: $: not a receipt or eval aggregate: expected a JSON object"),
-    ('{"hello": 1}', "bad.json: $: not a receipt or eval aggregate"),
+    ('{"hello": 1}', "bad.json: $: not a receipt, eval aggregate or lab result: no receipt_version"),
     ('{"receipt_version": "aau-byo-agent-receipt/9.0"}',
      "bad.json: $.receipt_version: unsupported receipt_version"),
     ('{"aggregate_version": "aau-eval-aggregate/9.0"}',

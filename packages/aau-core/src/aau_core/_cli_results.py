@@ -11,6 +11,10 @@ this command says which numbers drifted.
 - ``aau-eval-aggregate/2.0`` files are recomputed with the method, resamples and seed recorded in
   ``ci``, leaving out runs with ``detail.error``; ``metric_counts``, ``metric_stderr``,
   ``n_errors`` and ``pass_hat_k`` are checked as well.
+- A lab result (``aau lab run``'s ``eval_<tag>.json``, kind ``lab-result``) is validated as
+  one, then its ``aggregate`` (a 2.0 aggregate) is verified; drift paths start
+  ``$.aggregate``. Any other known kind (a receipt, a suite) is named in the error, with the
+  command that reads it.
 - Every file's ``n_scenarios``, ``n_repeats``, ``total_cost_usd``,
   ``mean_cost_per_scenario_usd`` and ``p50_latency_s`` are recomputed from ``results`` too
   (``_totals``), allowing for the rounding of the per-run costs and latencies the file stores.
@@ -33,6 +37,7 @@ from ._runner import EvalAggregate, ScenarioResult, aggregate_results
 MAX_AGGREGATE_BYTES = 200_000_000
 V1_KIND = "eval-aggregate-v1"
 V2_KIND = "eval-aggregate-v2"
+LAB_KIND = "lab-result"
 
 
 @click.group("results", context_settings={"help_option_names": ["-h", "--help"]})
@@ -45,25 +50,29 @@ def results_group() -> None:
     """
 
 
-def _load(name: str) -> tuple[str, dict[str, Any]]:
-    """Read, validate and return ``(kind, doc)``; raise InputError naming the file and path."""
-    import aau_schemas
-
+def _load(name: str) -> tuple[str, dict[str, Any], str]:
+    """Read, validate and return ``(kind, aggregate, root)``; raise InputError naming the file
+    and path. A lab result (``aau lab run``'s ``eval_<tag>.json``) is validated as ``lab-result``
+    and its ``aggregate`` returned, with ``root`` ``"$.aggregate"`` (else ``"$"``)."""
+    from ._labs._common import check_document
+    from ._scenario_report import describe_kind
     from ._strict_json import read_json_file
 
     doc = read_json_file(name, max_bytes=MAX_AGGREGATE_BYTES)
     if not isinstance(doc, dict):
         raise InputError("not an eval aggregate: expected a JSON object", source=name, path="$")
+    if "lab_result_version" in doc:
+        check_document(LAB_KIND, doc, name)
+        return V2_KIND, doc["aggregate"], "$.aggregate"
     kind = V2_KIND if "aggregate_version" in doc else V1_KIND
     try:
-        aau_schemas.validate(kind, doc, source=name)
-    except aau_schemas.SchemaError as exc:
-        first = exc.violations[0]
-        more = len(exc.violations) - 1
-        suffix = f" (and {more} more violation{'s' if more > 1 else ''})" if more else ""
-        raise InputError(f"{first.message}{suffix} [{kind}]", source=name,
-                         path=first.path) from None
-    return kind, doc
+        check_document(kind, doc, name)
+    except InputError:
+        other = describe_kind(doc)  # a receipt, a suite...: say so rather than list violations
+        if other is None:
+            raise
+        raise InputError(f"not an eval aggregate: {other}", source=name, path="$") from None
+    return kind, doc, "$"
 
 
 def _recompute(kind: str, doc: dict[str, Any]) -> tuple[str, EvalAggregate]:
@@ -167,6 +176,9 @@ def _json_literal(value: Any) -> str:
 def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     """Recompute each aggregate FILE's metric_means and metric_ci95 from its results.
 
+    FILE is an eval aggregate (run_eval) or a lab result (aau lab run's eval_<tag>.json,
+    whose aggregate is verified).
+
     1.x files (no aggregate_version) are recomputed as aau-harness 1.6 does, with its
     bootstrap bit for bit; aau-eval-aggregate/2.0 files with the interval method, resamples
     and seed they record (and their metric_counts, metric_stderr, n_errors, pass_hat_k).
@@ -181,12 +193,14 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     Examples:
       aau results verify results/eval_mock.json
       aau results verify results/*.json --json
+      aau results verify lab-out/eval_mock.json
     """
     from aau_schemas import json_path
 
     loaded = [(name, *_load(name)) for name in files]  # every input is sound before any output
-    verdicts = [_verdict(name, kind, doc) for name, kind, doc in loaded]
+    verdicts = [{**_verdict(name, kind, doc), "root": root} for name, kind, doc, root in loaded]
     for v in verdicts:
+        root = v.pop("root")
         n = len(v["metrics"])
         if v["status"] == "match":
             click.echo(f"{v['file']}: match: {n} metric(s) recomputed from {v['n_results']} "
@@ -196,12 +210,12 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
         for m, e in v["metrics"].items():
             for part, field in (("mean", "metric_means"), ("ci95", "metric_ci95")):
                 if not e[part]["match"]:
-                    click.echo(f"{v['file']}: {json_path([field, m])}: stored "
+                    click.echo(f"{v['file']}: {root}{json_path([field, m])[1:]}: stored "
                                f"{_json_literal(e[part]['stored'])}, recomputed "
                                f"{_json_literal(e[part]['recomputed'])}", err=True)
         for field, c in v["checks"].items():
             if not c["match"]:
-                click.echo(f"{v['file']}: $.{field}: stored {_json_literal(c['stored'])}, "
+                click.echo(f"{v['file']}: {root}.{field}: stored {_json_literal(c['stored'])}, "
                            f"recomputed {_json_literal(c['recomputed'])}", err=True)
     if as_json:
         click.echo(json.dumps({"files": verdicts}, indent=2, ensure_ascii=False))

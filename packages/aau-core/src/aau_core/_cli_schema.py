@@ -9,6 +9,8 @@ import click
 from ._errors import EXIT_BAR_NOT_MET, EXIT_OK, InputError, UsageError
 
 MAX_DOCUMENT_BYTES = 200_000_000
+#: kinds whose numbers are also checked against their own rows (``check_receipt_consistency``)
+RECEIPT_KINDS = ("receipt-v1", "receipt-v2")
 
 
 @click.group("schema", context_settings={"help_option_names": ["-h", "--help"]})
@@ -93,7 +95,10 @@ def validate_command(files: tuple[str, ...], kind: str | None, as_json: bool) ->
     """Validate JSON FILES against their schemas.
 
     The kind is detected from the version field (`suite_version`, `receipt_version`, ...);
-    give --kind for documents without one (adapter responses).
+    give --kind for documents without one (adapter responses). A receipt that passes its
+    schema is also checked against its own rows: rows per scenario equal repeats, no
+    duplicate (scenario_id, repeat), scenario_count, every metric, pass^k and the failure-code
+    counts recomputed (each problem printed as a violation).
 
     Exit 0 when every file is valid, 1 when one is invalid or is not JSON,
     2 for a usage error (unknown --kind, missing file, undetectable kind).
@@ -105,6 +110,7 @@ def validate_command(files: tuple[str, ...], kind: str | None, as_json: bool) ->
     """
     import aau_schemas
 
+    from ._receipt_consistency import check_receipt_consistency
     from ._strict_json import read_json_file
 
     if kind is not None:
@@ -129,12 +135,15 @@ def validate_command(files: tuple[str, ...], kind: str | None, as_json: bool) ->
             raise InputError(
                 "cannot tell the document kind from its version field; pass --kind "
                 "(see `aau schema list`)", source=name, path="$")
-        violations = aau_schemas.iter_violations(doc_kind, doc) if not aau_schemas.is_valid(
-            doc_kind, doc) else []
-        failed = failed or bool(violations)
-        verdicts.append({"file": name, "kind": doc_kind, "valid": not violations,
-                         "violations": [{"path": v.path, "message": v.message}
-                                        for v in violations]})
+        found = [{"path": v.path, "message": v.message}
+                 for v in (aau_schemas.iter_violations(doc_kind, doc)
+                           if not aau_schemas.is_valid(doc_kind, doc) else [])]
+        if not found and doc_kind in RECEIPT_KINDS:
+            found = [{"path": path, "message": message} for path, _, message in
+                     (p.partition(": ") for p in check_receipt_consistency(doc))]
+        failed = failed or bool(found)
+        verdicts.append({"file": name, "kind": doc_kind, "valid": not found,
+                         "violations": found})
     for verdict in verdicts:
         if verdict["valid"]:
             click.echo(f"{verdict['file']}: valid {verdict['kind']}", err=True)

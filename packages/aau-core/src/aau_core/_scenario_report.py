@@ -9,6 +9,14 @@ scenario, its repeats folded together. Kinds, told apart by their version field 
 - ``eval-aggregate-v2``: ``aggregate_version`` is ``aau-eval-aggregate/2.0``;
   ``eval-aggregate-v1`` (aau-harness 1.x): no version field, but ``metric_means`` and ``results``.
   A run passes when it has no ``detail.error`` and every judged metric it carries reaches its bar.
+- ``lab-result``: ``lab_result_version`` is ``aau-lab-result/1.0`` (``aau lab run``'s
+  ``eval_<tag>.json``): validated as a lab result, then its ``aggregate`` (an eval-aggregate-v2)
+  is reported.
+
+Receipts must also be consistent with their own rows (``check_receipt_consistency``: rows per
+scenario, duplicate rows, ``scenario_count``, metrics, pass^k, failure-code counts); the first
+problem is an input error. ``--pass-metric`` bars (each in [0, 1]) judge aggregate runs only; they
+are refused for a receipt, whose rows pass when ``exact``.
 
 A scenario passes only when every one of its runs (repeats) passed. For aggregates the judged
 metrics are the ``--pass-metric NAME=MIN`` bars given, or by default every *binary* metric (0 or 1 in
@@ -35,7 +43,32 @@ from ._errors import InputError, UsageError
 MAX_DOCUMENT_BYTES = 200_000_000
 RECEIPT_KINDS = {"aau-byo-agent-receipt/1.0": "receipt-v1", "aau-byo-agent-receipt/2.0": "receipt-v2"}
 AGGREGATE_V2 = "aau-eval-aggregate/2.0"
-KINDS = ("receipt-v1", "receipt-v2", "eval-aggregate-v1", "eval-aggregate-v2")
+LAB_RESULT = "aau-lab-result/1.0"
+KINDS = ("receipt-v1", "receipt-v2", "eval-aggregate-v1", "eval-aggregate-v2", "lab-result")
+#: what each known document kind is, for messages naming a document given to the wrong command
+KIND_HINTS = {
+    "receipt-v1": "aau evaluate's receipt; use aau report / aau schema validate",
+    "receipt-v2": "aau evaluate's receipt; use aau report / aau schema validate",
+    "private-receipt-v1": "aau evaluate's private receipt; aau report reads the public receipt "
+                          "(--out)",
+    "private-receipt-v2": "aau evaluate's private receipt; aau report reads the public receipt "
+                          "(--out)",
+    "suite": "an aau evaluate suite; run it with aau evaluate",
+    "lab-result": "aau lab run's result; use aau report / aau results verify",
+}
+
+
+def describe_kind(doc: Any) -> str | None:
+    """``"this is a <kind> (<what it is; which command reads it>)"`` when ``doc``'s version field
+    names a kind ``aau_schemas`` knows, else ``None``. For messages when a command is given
+    another kind of document than it reads."""
+    import aau_schemas
+
+    kind = aau_schemas.detect_kind(doc)
+    if kind is None:
+        return None
+    hint = KIND_HINTS.get(kind)
+    return f"this is a {kind}" + (f" ({hint})" if hint else "")
 
 
 @attrs.frozen
@@ -127,7 +160,8 @@ def parse_pass_metrics(values: Iterable[str]) -> dict[str, float]:
     """Parse ``--pass-metric NAME=MIN`` flags into ``{name: min}``.
 
     Raises:
-        UsageError: not ``NAME=NUMBER``, a non-finite number, or a name given twice.
+        UsageError: not ``NAME=NUMBER``, a number outside [0, 1] (the metrics judged are rates
+            and 0/1 scores, as ``aau lab run --fail-under``), or a name given twice.
     """
     bars: dict[str, float] = {}
     for raw in values:
@@ -141,6 +175,9 @@ def parse_pass_metrics(values: Iterable[str]) -> dict[str, float]:
             raise UsageError(f"--pass-metric {raw!r}: {text!r} is not a number") from None
         if not math.isfinite(bar):
             raise UsageError(f"--pass-metric {raw!r}: the bar must be a finite number")
+        if not 0.0 <= bar <= 1.0:
+            raise UsageError(f"--pass-metric {raw!r}: the bar must be between 0 and 1 (a rate "
+                             "or a 0/1 score)")
         if name in bars:
             raise UsageError(f"--pass-metric {name!r} is given twice")
         bars[name] = bar
@@ -172,11 +209,19 @@ def detect_document_kind(doc: Any, source: str) -> str:
             raise InputError(f"unsupported aggregate_version {doc['aggregate_version']!r}; "
                              f"expected {AGGREGATE_V2!r}", source=source, path="$.aggregate_version")
         return "eval-aggregate-v2"
+    if "lab_result_version" in doc:
+        if doc["lab_result_version"] != LAB_RESULT:
+            raise InputError(f"unsupported lab_result_version {doc['lab_result_version']!r}; "
+                             f"expected {LAB_RESULT!r}", source=source,
+                             path="$.lab_result_version")
+        return "lab-result"
     if "metric_means" in doc and "results" in doc:
         return "eval-aggregate-v1"
-    raise InputError("not a receipt or eval aggregate: no receipt_version or aggregate_version, "
-                     "and not an aau-harness 1.x aggregate (metric_means and results)",
-                     source=source, path="$")
+    other = describe_kind(doc)
+    raise InputError(f"not a receipt, eval aggregate or lab result: {other}" if other else
+                     "not a receipt, eval aggregate or lab result: no receipt_version, "
+                     "aggregate_version or lab_result_version, and not an aau-harness 1.x "
+                     "aggregate (metric_means and results)", source=source, path="$")
 
 
 def load_report_document(source: str, pass_metrics: Mapping[str, float] | None = None
@@ -186,15 +231,16 @@ def load_report_document(source: str, pass_metrics: Mapping[str, float] | None =
     Args:
         source: the file path.
         pass_metrics: ``{metric: min}`` bars judging aggregate runs (``--pass-metric``); ``None``
-            or empty for the default (every binary metric must be 1). Ignored for receipts.
+            or empty for the default (every binary metric must be 1). Refused for receipts.
 
     Returns:
         the ``DocumentReport``.
 
     Raises:
         InputError: unreadable, not JSON, not a supported document, invalid under its schema
-            (``source: $.path: message [kind]``), or a ``--pass-metric`` naming a metric that
-            no run of this aggregate carries.
+            (``source: $.path: message [kind]``), a receipt inconsistent with its own rows, or
+            a ``--pass-metric`` naming a metric that no run of this aggregate carries.
+        UsageError: ``pass_metrics`` given for a receipt.
     """
     from ._labs._common import check_document
     from ._strict_json import read_json_file
@@ -203,8 +249,34 @@ def load_report_document(source: str, pass_metrics: Mapping[str, float] | None =
     kind = detect_document_kind(doc, source)
     check_document(kind, doc, source)
     if kind.startswith("receipt"):
+        if pass_metrics:
+            raise UsageError(f"--pass-metric judges eval aggregates and lab results only; "
+                             f"{source} is a {kind}, whose rows pass when exact (drop "
+                             "--pass-metric, or report the receipt separately)")
+        check_consistent_receipt(doc, source, kind)
         return _receipt_report(source, kind, doc)
+    if kind == "lab-result":
+        report = _aggregate_report(source, "eval-aggregate-v2", doc["aggregate"],
+                                   dict(pass_metrics or {}))
+        return attrs.evolve(report, kind=kind)
     return _aggregate_report(source, kind, doc, dict(pass_metrics or {}))
+
+
+def check_consistent_receipt(doc: Mapping[str, Any], source: str, kind: str) -> None:
+    """Raise the first ``check_receipt_consistency`` problem of a schema-valid receipt.
+
+    Raises:
+        InputError: ``source: $.path: message (and N more problems) [kind]``.
+    """
+    from ._receipt_consistency import check_receipt_consistency
+
+    problems = check_receipt_consistency(dict(doc))
+    if problems:
+        path, _, message = problems[0].partition(": ")
+        more = len(problems) - 1
+        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        raise InputError(f"{message}{suffix} [{kind}: inconsistent with its own rows]",
+                         source=source, path=path)
 
 
 def _group(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:

@@ -1,0 +1,152 @@
+"""One receipt consistency check (``aau_core.check_receipt_consistency``) and its use by
+``aau report`` and ``aau schema validate``: every rule, each on a real receipt made by
+``aau evaluate`` and then edited by hand so that it still passes its schema."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import aau_schemas
+import pytest
+from _helpers import EXAMPLE_SUITE, write_json
+from aau_adapters import check_receipt
+from aau_core import check_receipt_consistency, run
+
+
+def aau(capsys, *args: object) -> tuple[int, str, str]:
+    rc = run([str(a) for a in args])
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def receipts(tmp_path_factory) -> dict[str, dict]:
+    folder = tmp_path_factory.mktemp("receipts")
+    out = {}
+    for name, args in (("v2", ["--repeats", "3"]), ("v1", ["--format", "aau-1.0"])):
+        target = folder / f"{name}.json"
+        rc = run(["evaluate", str(EXAMPLE_SUITE), "--mock", "--out", str(target), *args])
+        assert rc in (0, 1)
+        out[name] = json.loads(target.read_text())
+    return out
+
+
+def _edit(receipts, version, change) -> dict:
+    doc = copy.deepcopy(receipts[version])
+    change(doc)
+    kind = "receipt-v2" if version == "v2" else "receipt-v1"
+    aau_schemas.validate(kind, doc)  # the edit is invisible to the schema
+    return doc
+
+
+def _repeats_7(doc):
+    doc["repeats"] = 7
+
+
+def _duplicate_row(doc):
+    doc["results"][1] = copy.deepcopy(doc["results"][0])
+
+
+def _one_scenario_id(doc):
+    for row in doc["results"]:
+        row["scenario_id"] = doc["results"][0]["scenario_id"]
+
+
+def _metric(doc):
+    doc["metrics"]["exact_rate"] = round(abs(doc["metrics"]["exact_rate"] - 0.1), 6)
+
+
+def _failure_codes(doc):
+    doc["failure_code_counts"] = {"adapter-timeout": 3}
+
+
+def _pass_hat_k(doc):
+    doc["pass_hat_k"]["3"] = 1.0 if doc["pass_hat_k"]["3"] != 1.0 else 0.5
+
+
+def _flip_exact(doc):
+    row = doc["results"][0]
+    row["exact"] = not row["exact"]
+
+
+def _drop_scenario(doc):
+    doc["scenario_count"] = doc["scenario_count"] + 1
+
+
+EDITS = [
+    ("v2", _repeats_7, "$.results", "has 3 row(s); repeats is 7"),
+    ("v2", _duplicate_row, "$.results[1]", "duplicates $.results[0]"),
+    ("v2", _one_scenario_id, "$.results", "has 24 row(s); repeats is 3"),
+    ("v2", _metric, "$.metrics.exact_rate", "; the rows give"),
+    ("v2", _failure_codes, "$.failure_code_counts", "is {'adapter-timeout': 3}; the rows give"),
+    ("v2", _pass_hat_k, "$.pass_hat_k", "; the rows give"),
+    ("v2", _flip_exact, "$.metrics.exact_rate", "; the rows give"),
+    ("v2", _drop_scenario, "$.scenario_count", "the rows hold 8 distinct scenario id(s)"),
+    ("v1", _duplicate_row, "$.results[1]", "duplicates $.results[0]"),
+    ("v1", _metric, "$.metrics.exact_rate", "; the rows give"),
+]
+
+
+def test_a_receipt_aau_evaluate_writes_is_consistent(receipts):
+    for doc in receipts.values():
+        assert check_receipt_consistency(doc) == []
+        assert check_receipt(doc) == []
+
+
+def test_the_stored_rounding_is_tolerated_and_nothing_more(receipts):
+    doc = copy.deepcopy(receipts["v2"])
+    exact = doc["metrics"]["exact_rate"]
+    doc["metrics"]["exact_rate"] = exact - 4e-7  # another writer's rounding of the same rate
+    assert check_receipt_consistency(doc) == []
+    doc["metrics"]["exact_rate"] = exact - 2e-6
+    assert [p.split(": ")[0] for p in check_receipt_consistency(doc)] == ["$.metrics.exact_rate"]
+
+
+@pytest.mark.parametrize(("version", "change", "path", "words"), EDITS,
+                         ids=[f"{v}-{c.__name__.strip('_')}" for v, c, _, _ in EDITS])
+def test_every_rule_on_an_edited_receipt(receipts, tmp_path, capsys, version, change, path,
+                                         words):
+    doc = _edit(receipts, version, change)
+    problems = check_receipt_consistency(doc)
+    first = next(p for p in problems if p.startswith(f"{path}: "))
+    assert words in first, problems
+    assert (path, first.split(": ", 1)[1]) in check_receipt(doc)  # aau-adapters' is the same
+
+    edited = write_json(tmp_path / "edited.json", doc)
+    rc, _, err = aau(capsys, "report", edited, "--json")
+    assert rc == 2, err
+    assert err.startswith(f"aau: error: {edited}: $.") and "inconsistent with its own rows" in err
+    if len(problems) > 1:
+        assert f"(and {len(problems) - 1} more problem" in err
+
+    rc, out, err = aau(capsys, "schema", "validate", edited, "--json")
+    assert rc == 1
+    verdict = json.loads(out)["files"][0]
+    assert verdict["valid"] is False
+    assert [f"{v['path']}: {v['message']}" for v in verdict["violations"]] == problems
+    assert f"{edited}: {first}" in err
+
+
+def test_report_accepts_the_consistent_receipt(receipts, tmp_path, capsys):
+    good = write_json(tmp_path / "good.json", receipts["v2"])
+    rc, _, err = aau(capsys, "report", good, "--json")
+    assert rc in (0, 1), err
+    rc, _, err = aau(capsys, "schema", "validate", good)
+    assert rc == 0 and "valid receipt-v2" in err
+
+
+def test_documents_other_than_receipts_have_no_consistency_problems():
+    assert check_receipt_consistency({"suite_version": "aau-byo-agent-suite/1.0"}) == []
+
+
+def test_pass_metric_is_refused_for_a_receipt_and_outside_0_1(receipts, tmp_path, capsys):
+    good = write_json(tmp_path / "good.json", receipts["v2"])
+    rc, _, err = aau(capsys, "report", good, "--json", "--pass-metric", "exact_rate=1")
+    assert rc == 2 and "--pass-metric judges eval aggregates and lab results only" in err
+    lab = Path(__file__).parents[1] / "examples" / "labs"
+    result = sorted(lab.glob("*.mock-result/eval_mock.json"))[0]
+    for bad in ("decision_gate_exact=2", "decision_gate_exact=-0.1"):
+        rc, _, err = aau(capsys, "report", result, "--json", "--pass-metric", bad)
+        assert rc == 2 and "the bar must be between 0 and 1" in err, err

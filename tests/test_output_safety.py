@@ -134,3 +134,21 @@ def test_a_trace_given_twice_is_refused_so_junit_case_names_stay_unique(tmp_path
         rc, _, err = aau(capsys, "trace", "score", TRACE, second, "--junit", tmp_path / "j.xml")
         assert rc == 2 and f"{second}: the same trace as {TRACE} is given twice" in err
         assert not (tmp_path / "j.xml").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink"])
+def test_lab_generate_and_run_refuse_a_device_pipe_or_link_even_with_force(tmp_path, capsys,
+                                                                           kind):
+    config = REPO / "examples" / "labs" / "river-permit-desk.json"
+    dest = _special(tmp_path, kind)
+    rc, _, err = aau(capsys, "lab", "generate", config, "--out", dest, "--force")
+    assert rc == 2 and f"{dest}: {NOT_REGULAR}" in err
+    out_dir = tmp_path / "lab-out"
+    out_dir.mkdir()
+    special = _special(out_dir, kind)
+    special.rename(out_dir / "eval_mock.md")
+    rc, _, err = aau(capsys, "lab", "run", config, "--mock", "--out", out_dir, "--force")
+    assert rc == 2 and f"{out_dir / 'eval_mock.md'}: {NOT_REGULAR}" in err
+    assert not (out_dir / "eval_mock.json").exists()
+    rc, _, err = aau(capsys, "lab", "generate", config, "--out", config, "--force")
+    assert rc == 2 and "is also an input" in err

@@ -69,10 +69,10 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
       aau lab generate examples/labs/microgrant-disbursement.json --out grants.scenarios.json
       aau lab generate my-domain.json --n 64 --seed 7 --out my.scenarios.json --force
     """
-    from ._io import check_writable
+    from ._io import check_outputs
     from ._labs._common import load_lab_config, write_scenarios
 
-    check_writable(out, force=force)
+    check_outputs({"--out": out}, inputs=[config], force=force)
     spec, doc, cfg = load_lab_config(config)
     count = spec.default_n if n is None else n
     used_seed = doc["seed"] if seed is None else seed
@@ -151,10 +151,12 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     bars = _parse_bars(fail_under)
     kind = "mock" if mock else str(backend_kind)
     shown = "mock" if mock else (model or kind)
-    from ._io import check_writable
+    from ._io import check_outputs
 
-    for suffix in ("json", "md"):  # fail before any work, not after a paid run
-        check_writable(Path(out_dir) / f"eval_{result_tag(kind, shown)}.{suffix}", force=force)
+    stem = Path(out_dir) / f"eval_{result_tag(kind, shown)}"
+    check_outputs({"--out (result)": stem.with_suffix(".json"),  # before any paid call
+                   "--out (report)": stem.with_suffix(".md")},
+                  inputs=[config, *([scenarios_file] if scenarios_file else [])], force=force)
     spec, doc, cfg = load_lab_config(config)
     if scenarios_file is not None:
         from ._labs._common import read_scenarios

@@ -55,7 +55,7 @@ from typing import Any
 import attrs
 
 from .._errors import InputError
-from .._io import atomic_write_text, check_writable, render_json
+from .._io import atomic_write_text, check_outputs, check_writable, render_json, write_outputs
 
 ARCHETYPE_ORDER: tuple[str, ...] = (
     "READY",
@@ -408,13 +408,12 @@ def write_lab_result(out_dir: str | os.PathLike[str], spec: LabSpec, agg: Any,
     tag = result_tag(backend_kind, shown)
     json_path = Path(out_dir) / f"eval_{tag}.json"
     md_path = Path(out_dir) / f"eval_{tag}.md"
-    check_writable(json_path, force=force)
-    check_writable(md_path, force=force)
+    check_outputs({str(json_path): json_path, str(md_path): md_path}, force=force)
     doc = lab_result_document(spec, agg, backend_kind, shown, config_doc,
                               scenarios_sha256=scenarios_sha256)
     check_document(LAB_RESULT_KIND, doc, str(json_path))
-    atomic_write_text(json_path, render_json(doc), force=force)
-    atomic_write_text(md_path, render_report(agg, model=shown), force=force)
+    write_outputs({json_path: render_json(doc), md_path: render_report(agg, model=shown)},
+                  force=force)  # both or neither
     return json_path, md_path
 
 

@@ -23,16 +23,18 @@ from ._errors import EXIT_BAR_NOT_MET, EXIT_OK, UsageError
               help="Write a Markdown summary here (metrics, intervals, pass^k, scenario table).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
 @click.option("--pass-metric", "pass_metrics", multiple=True, metavar="NAME=MIN",
-              help="Eval aggregates: a run passes when metric NAME >= MIN (repeatable). "
-                   "Default: every binary (0/1) metric must be 1.")
+              help="Eval aggregates and lab results: a run passes when metric NAME >= MIN "
+                   "(repeatable; MIN in [0, 1]; refused with a receipt). Default: every "
+                   "binary (0/1) metric must be 1.")
 @click.option("--force", is_flag=True, help="Replace existing --junit/--markdown files.")
 def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path: str | None,
                    as_json: bool, pass_metrics: tuple[str, ...], force: bool) -> int:
     """Report each scenario of receipts and eval aggregates as a test case.
 
-    FILES are public receipts (aau evaluate --out; aau-byo-agent-receipt/1.0 or 2.0) or eval
-    aggregates (run_eval; aau-harness 1.x or aau-eval-aggregate/2.0), in any mix. Each is
-    validated against its schema first.
+    FILES are public receipts (aau evaluate --out; aau-byo-agent-receipt/1.0 or 2.0), eval
+    aggregates (run_eval; aau-harness 1.x or aau-eval-aggregate/2.0) or lab results (aau lab
+    run's eval_<tag>.json), in any mix. Each is validated against its schema first; a receipt
+    must also agree with its own rows (rows per scenario, scenario_count, metrics, pass^k).
 
     A scenario passes only when every one of its repeats passed: a receipt row passes when it
     is exact; an aggregate run when it has no detail.error and reaches every --pass-metric bar
@@ -41,7 +43,8 @@ def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path
 
     Exit 0 when every scenario passed, 1 when any failed or errored (the reports are written
     either way, as with pytest --junitxml), 2 on a usage or input error (one line naming the
-    file and the JSON path; nothing is written).
+    file and the JSON path; nothing is written). An output that is an input, a device, a pipe
+    or a link is refused even with --force; --junit and --markdown are written together.
 
     \b
     Examples:

@@ -209,7 +209,7 @@ def test_receipt_metric_interval_and_private_reasons() -> None:
     assert receipt["failure_code_counts"] == {"tool-call-mismatch": 1}
     rows = private["results"]
     assert rows[0]["tool_call_mismatches"] == [
-        "call #0 (renew_loan): argument 'card_id': got 'C-9', allowed ['C-1']"]
+        "call #0 'renew_loan': argument 'card_id': got 'C-9', allowed ['C-1']"]
     assert rows[0]["response"]["tool_calls"] == answers["s0"]["tool_calls"]
     assert "outcome" not in rows[0]["response"]
     assert rows[1]["tool_call_mismatches"] == [] and "tool_call_mismatches" not in rows[2]
@@ -290,7 +290,7 @@ def test_command_agent_with_tool_calls(tmp_path: Path) -> None:
     assert by_id["lib-004"]["tool_calls_match"]  # superset: the extra lookup_card is allowed
     assert by_id["lib-002"]["tool_calls_match"]  # unordered: reversed holds are fine
     reasons = {r["scenario_id"]: r["tool_call_mismatches"] for r in detail["results"]}
-    assert reasons["lib-007"] == ["call #0 (renew_loan): argument 'days': expected type integer, "
+    assert reasons["lib-007"] == ["call #0 'renew_loan': argument 'days': expected type integer, "
                                   "got string ('21')"]
 
 

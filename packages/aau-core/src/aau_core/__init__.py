@@ -49,7 +49,7 @@ Public API::
                 save_gate_results, save_gate_scenarios, load_gate_scenarios
     tool calls  match_tool_calls, ToolCallMatch, ToolCallFormatError, call_mismatches,
                 value_matches, standardize_string, normalize_tool_calls, check_expected_calls,
-                check_matchers, functions_by_name, calls_from_bfcl, example_calls,
+                check_matchers, check_functions, functions_by_name, calls_from_bfcl, example_calls,
                 TOOL_CALL_MODES, TOOL_CALL_MATCHERS
 """
 
@@ -188,6 +188,7 @@ _EXPORTS = {
     "call_mismatches": "._tool_calls",
     "calls_from_bfcl": "._tool_calls",
     "check_expected_calls": "._tool_calls",
+    "check_functions": "._tool_calls",
     "check_matchers": "._tool_calls",
     "example_calls": "._tool_calls",
     "functions_by_name": "._tool_calls",
@@ -466,6 +467,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         call_mismatches,
         calls_from_bfcl,
         check_expected_calls,
+        check_functions,
         check_matchers,
         example_calls,
         functions_by_name,
@@ -615,6 +617,7 @@ __all__ = [
     "call_mismatches",
     "calls_from_bfcl",
     "check_expected_calls",
+    "check_functions",
     "check_matchers",
     "example_calls",
     "functions_by_name",

@@ -32,7 +32,9 @@ from typing import Any, TextIO
 import attrs
 
 from ._eval_report import EvalReport, EvalResult
+from ._harness_eval import check_option
 from ._provenance import utc_timestamp
+from ._trace import TraceError
 
 
 def result_score(result: Any) -> float | None:
@@ -183,19 +185,37 @@ class EvalSuite:
             ``{timestamp}`` filled in), atomically.
 
     Raises:
-        ValueError: no evaluators, or a weight that is not a finite number >= 0.
+        TraceError: (a ``ValueError``) an option of the wrong type, no evaluators, an
+            evaluator without ``run``, a weight for a key no evaluator has, or a weight that is
+            not a finite number >= 0; ``str(err)`` starts with the option's name.
     """
 
     def __init__(self, evaluators: Sequence[Any], name: str | None = None, parallel: bool = False,
                  fail_fast: bool = False, score_weights: Mapping[str, float] | None = None,
                  save_results_path: str | None = None) -> None:
+        check_option(isinstance(evaluators, (list, tuple)), "evaluators", "a list of evaluators",
+                     evaluators)
         if not evaluators:
-            raise ValueError("At least one evaluator must be provided")
+            raise TraceError("At least one evaluator must be provided", "evaluators")
+        for i, evaluator in enumerate(evaluators):
+            check_option(callable(getattr(evaluator, "run", None)), f"evaluators[{i}]",
+                         "an evaluator (an object with run())", evaluator)
+        check_option(score_weights is None or isinstance(score_weights, Mapping),
+                     "score_weights", "an object of weights by result key", score_weights)
         weights = dict(score_weights or {})
+        keys = [f"{type(e).__name__}_{i}" for i, e in enumerate(evaluators)]
         for key, w in weights.items():
+            if key not in keys:
+                raise TraceError(f"{key!r} is not a result key; the keys are "
+                                 f"{', '.join(keys)}", "score_weights")
             if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) \
                     or w < 0:
-                raise ValueError(f"score_weights[{key!r}]: {w!r} is not a finite number >= 0")
+                raise TraceError(f"{w!r} is not a finite number >= 0", f"score_weights[{key!r}]")
+        check_option(name is None or isinstance(name, str), "name", "a string or None", name)
+        for option, value in (("parallel", parallel), ("fail_fast", fail_fast)):
+            check_option(isinstance(value, bool), option, "true or false", value)
+        check_option(save_results_path is None or isinstance(save_results_path, str),
+                     "save_results_path", "a string or None", save_results_path)
         self.evaluators = list(evaluators)
         self.name = name or f"eval_suite_{int(time.time())}"
         self.parallel = parallel

@@ -22,6 +22,7 @@ JSON) are listed in docs/trace-gates.md; each raises ``TraceError`` or gives a d
 from __future__ import annotations
 
 import json
+import math
 import sys
 import uuid
 from collections.abc import Hashable, Mapping
@@ -34,6 +35,7 @@ from ._eval_report import EvalCase, EvalResult
 from ._provenance import utc_timestamp
 from ._trace import (
     TraceError,
+    _type_name,
     artifact_names,
     judge_value,
     schema_hash,
@@ -100,6 +102,18 @@ class HarnessResult:
                 "timestamp": self.timestamp, "metadata": dict(self.metadata),
                 "gates_configured": list(self.gates_configured)}
 
+    def to_eval_result(self, case_name: str | None = None, *,
+                       include_record: bool = False) -> EvalResult:
+        """The result as an ``EvalResult``: ``score`` (0..1), one 1.0/0.0 criterion per gate.
+
+        ``case_name`` defaults to the result's ``name``. ``include_record=True`` keeps the whole
+        ``to_dict()`` in ``record`` (1.7.17 drops the hash, count and missing list).
+        """
+        return EvalResult(
+            case_name=case_name or self.name, passed=self.passed, score=self.score,
+            criteria_scores={g: 1.0 if ok else 0.0 for g, ok in self.gates().items()},
+            record=self.to_dict() if include_record else None)
+
     def to_json(self) -> str:
         """``to_dict()`` as JSON with ``indent=2``; always valid JSON (no ``NaN``)."""
         return json.dumps(self.to_dict(), indent=2, allow_nan=False)
@@ -139,10 +153,13 @@ class HarnessResult:
 def _required_list(required: Any) -> list[Hashable]:
     """Normalise ``required_artifacts``: a string is one name (1.7.17 iterates its characters);
     entries must be hashable names (1.7.17 crashes on a dict)."""
-    if not required:
+    if required is None:
         return []
     if isinstance(required, str):
-        return [required]
+        return [required] if required else []
+    if not isinstance(required, (list, tuple)):
+        raise TraceError(f"must be a name or a list of names, not {_type_name(required)} "
+                         f"{required!r}", "required_artifacts")
     out: list[Hashable] = []
     for i, entry in enumerate(required):
         if isinstance(entry, (dict, list, set)) or not isinstance(entry, Hashable):
@@ -152,6 +169,34 @@ def _required_list(required: Any) -> list[Hashable]:
     return out
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def check_option(ok: bool, option: str, want: str, value: Any) -> None:
+    """Raise ``TraceError`` at ``option`` unless ``ok``: ``"<option>: must be <want>, not ..."``."""
+    if not ok:
+        got = "None" if value is None else f"{_type_name(value)} {value!r}"
+        raise TraceError(f"must be {want}, not {got}", option)
+
+
+def _check_options(trace: Any, min_tool_calls: Any, expected_schema_hash: Any,
+                   judge_threshold: Any, name: Any, save_results_path: Any, verbose: Any) -> None:
+    if not (trace is None or isinstance(trace, Mapping)):
+        raise TraceError(f"a trace must be an object, not {_type_name(trace)}")
+    check_option(isinstance(min_tool_calls, int) and not isinstance(min_tool_calls, bool),
+                 "min_tool_calls", "an integer (0 or less: gate not configured)", min_tool_calls)
+    check_option(expected_schema_hash is None or isinstance(expected_schema_hash, str),
+                 "expected_schema_hash", "a string or None", expected_schema_hash)
+    check_option(_is_number(judge_threshold), "judge_threshold", "a finite number",
+                 judge_threshold)
+    check_option(name is None or isinstance(name, str), "name", "a string or None", name)
+    check_option(save_results_path is None or isinstance(save_results_path, str),
+                 "save_results_path", "a string or None", save_results_path)
+    check_option(isinstance(verbose, bool), "verbose", "true or false", verbose)
+
+
 class HarnessEvaluator:
     """Gate one agent trace on artifacts, tool-call count, schema hash and judge score.
 
@@ -159,7 +204,8 @@ class HarnessEvaluator:
         trace: the trace dict (schema kind ``trace``); ``None`` is ``{}``.
         required_artifacts: names that must appear among the trace's artifacts (exact,
             case-sensitive string membership; an ``int`` never matches, as in 1.7.17).
-        min_tool_calls: the least number of tool calls (0 or less: gate not configured).
+        min_tool_calls: the least number of tool calls, an integer (0 or less: gate not
+            configured, as in 1.7.17).
         expected_schema_hash: the 16-hex hash the trace's ``tool_schema`` must have.
         judge_threshold: the least passing judge score (default 7.0; the judge's scale).
         name: the evaluator's name; default ``eval_<eval_id>``.
@@ -169,13 +215,17 @@ class HarnessEvaluator:
         verbose: print the summary after each run.
 
     Raises:
-        TraceError: ``required_artifacts`` holds something that is not a name.
+        TraceError: an option of the wrong type or range (``str(err)`` starts with the option's
+            name: ``"judge_threshold: must be a finite number, not string 'high'"``), or
+            ``required_artifacts`` holds something that is not a name.
     """
 
     def __init__(self, trace: Mapping[str, Any] | None, required_artifacts: Any = None,
                  min_tool_calls: int = 0, expected_schema_hash: str | None = None,
                  judge_threshold: float = 7.0, name: str | None = None,
                  save_results_path: str | None = None, verbose: bool = False) -> None:
+        _check_options(trace, min_tool_calls, expected_schema_hash, judge_threshold, name,
+                       save_results_path, verbose)
         self.eval_id = uuid.uuid4().hex[:8]
         self.name = name or f"eval_{self.eval_id}"
         self.trace: Mapping[str, Any] = trace or {}
@@ -250,10 +300,7 @@ class HarnessEvaluator:
         ``HarnessResult.to_dict()`` in ``record`` (1.7.17 drops the hash, count and missing list).
         """
         result = self._result or self.run()
-        return EvalResult(
-            case_name=case_name or self.name, passed=result.passed, score=result.score,
-            criteria_scores={g: 1.0 if ok else 0.0 for g, ok in result.gates().items()},
-            record=result.to_dict() if include_record else None)
+        return result.to_eval_result(case_name or self.name, include_record=include_record)
 
 
 def _nonempty(row: Mapping[str, Any], *keys: str) -> Any:

@@ -101,6 +101,7 @@ _TYPE_WORDS = {
     "array": "array", "tuple": "array", "list": "array",
     "object": "object", "dict": "object",
     "any": "any",
+    "null": "null",
 }
 _REPR_LIMIT = 80
 
@@ -187,6 +188,20 @@ def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]
     return out
 
 
+def _named_objects(value: Any, path: str, what: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(path of item, item)`` for an array of objects each with a non-empty string ``name``."""
+    if not isinstance(value, list):
+        raise ToolCallFormatError(path, f"{what} must be an array")
+    out = []
+    for i, item in enumerate(value):
+        where = f"{path}[{i}]"
+        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str) \
+                or not item["name"]:
+            raise ToolCallFormatError(where, "must be an object with a non-empty string name")
+        out.append((where, item))
+    return out
+
+
 def check_expected_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]:
     """Check expected calls (``[{"name", "arguments": {arg: [acceptable, ...]}}]``).
 
@@ -197,20 +212,31 @@ def check_expected_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]
         ToolCallFormatError: not an array of objects with a non-empty ``name`` and an
             ``arguments`` object whose values are non-empty arrays.
     """
-    if not isinstance(value, list):
-        raise ToolCallFormatError(path, "expected tool calls must be an array")
-    for i, item in enumerate(value):
-        where = f"{path}[{i}]"
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
-            raise ToolCallFormatError(where, "must be an object with a non-empty string name")
+    for where, item in _named_objects(value, path, "expected tool calls"):
         arguments = item.get("arguments", {})
         if not isinstance(arguments, dict):
             raise ToolCallFormatError(f"{where}.arguments", "must be an object")
         for arg, allowed in arguments.items():
-            if not isinstance(allowed, list) or not allowed:
-                raise ToolCallFormatError(f"{where}.arguments.{arg}",
-                                          "must be a non-empty array of acceptable values")
+            _check_acceptable_values(allowed, f"{where}.arguments.{arg}")
     return value
+
+
+def _check_acceptable_values(allowed: Any, where: str) -> None:
+    if not isinstance(allowed, list) or not allowed:
+        raise ToolCallFormatError(where, "must be a non-empty array of acceptable values")
+    for i, value in enumerate(allowed):
+        _check_acceptable_value(value, f"{where}[{i}]")
+
+
+def _check_acceptable_value(value: Any, where: str) -> None:
+    if isinstance(value, dict):
+        for key, allowed in value.items():
+            _check_acceptable_values(allowed, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_acceptable_value(item, f"{where}[{i}]")
+    elif not (value is None or isinstance(value, (str, bool, int, float))):
+        raise ToolCallFormatError(where, f"{type(value).__name__} is not a JSON value")
 
 
 def _check_matcher(matcher: Any, where: str) -> None:
@@ -244,6 +270,47 @@ def check_matchers(value: Any, *, path: str = "$") -> dict[str, dict[str, Any]]:
     return value
 
 
+def _check_type_spec(spec: Any, where: str) -> None:
+    if not isinstance(spec, Mapping):
+        raise ToolCallFormatError(where, "a parameter definition must be an object")
+    if "type" in spec:
+        words = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+        for word in words:
+            if not isinstance(word, str) or word.lower() not in _TYPE_WORDS:
+                raise ToolCallFormatError(f"{where}.type", f"unknown type {word!r}; one of "
+                                          + ", ".join(sorted(_TYPE_WORDS)))
+    if isinstance(spec.get("items"), Mapping):
+        _check_type_spec(spec["items"], f"{where}.items")
+
+
+def check_functions(value: Any, *, path: str = "$") -> list[Mapping[str, Any]]:
+    """Check function definitions (``[{"name", "parameters": {"properties", "required"}}]``).
+
+    Returns:
+        the list itself.
+
+    Raises:
+        ToolCallFormatError: not an array of objects with a non-empty string ``name``;
+            ``parameters`` not an object; ``properties`` not an object of objects; ``required``
+            not an array of strings; a ``type`` word that is neither a JSON Schema type nor a
+            BFCL one (``"strng"``: the type check would be skipped silently).
+    """
+    for where, fn in _named_objects(value, path, "function definitions"):
+        params = fn.get("parameters", {})
+        if not isinstance(params, Mapping):
+            raise ToolCallFormatError(f"{where}.parameters", "must be an object")
+        properties = params.get("properties", {})
+        if not isinstance(properties, Mapping):
+            raise ToolCallFormatError(f"{where}.parameters.properties", "must be an object")
+        for arg, spec in properties.items():
+            _check_type_spec(spec, f"{where}.parameters.properties.{arg}")
+        required = params.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise ToolCallFormatError(f"{where}.parameters.required",
+                                      "must be an array of argument names")
+    return value
+
+
 def functions_by_name(functions: Sequence[Mapping[str, Any]] | None) -> dict[str, Mapping[str, Any]]:
     """Index function definitions by name (the first definition of a name wins).
 
@@ -253,11 +320,14 @@ def functions_by_name(functions: Sequence[Mapping[str, Any]] | None) -> dict[str
 
     Returns:
         ``{name: definition}``.
+
+    Raises:
+        ToolCallFormatError: as ``check_functions``.
     """
     out: dict[str, Mapping[str, Any]] = {}
-    for fn in functions or ():
-        if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
-            out.setdefault(fn["name"], fn)
+    for fn in check_functions(list(functions) if isinstance(functions, tuple) else functions,
+                              path="functions") if functions is not None else ():
+        out.setdefault(fn["name"], fn)
     return out
 
 
@@ -266,7 +336,13 @@ def functions_by_name(functions: Sequence[Mapping[str, Any]] | None) -> dict[str
 
 
 def standardize_string(text: str) -> str:
-    """BFCL's string standardisation: drop space , . / - _ * ^, lower-case, ``'`` -> ``"``."""
+    """BFCL's string standardisation: drop space , . / - _ * ^, lower-case, ``'`` -> ``"``.
+
+    Raises:
+        ToolCallFormatError: ``text`` is not a string.
+    """
+    if not isinstance(text, str):
+        raise ToolCallFormatError("$", f"must be a string, not {_json_type(text)}")
     return _BFCL_STRIP.sub("", text).lower().replace("'", '"')
 
 
@@ -301,7 +377,17 @@ def value_matches(got: Any, want: Any, matcher: Any = "exact") -> bool:
 
     Returns:
         ``True`` when they match.
+
+    Raises:
+        ToolCallFormatError: an unknown matcher, or ``want`` is not an acceptable value
+            (``$`` is ``want``'s path).
     """
+    _check_matcher(matcher, "matcher")
+    _check_acceptable_value(want, "$")
+    return _value_matches(got, want, matcher)
+
+
+def _value_matches(got: Any, want: Any, matcher: Any) -> bool:
     if matcher == "any":
         return True
     if isinstance(want, dict):
@@ -310,12 +396,12 @@ def value_matches(got: Any, want: Any, matcher: Any = "exact") -> bool:
         for key, value in got.items():
             allowed = want.get(key)
             if not isinstance(allowed, list) or not any(
-                    value_matches(value, a, matcher) for a in allowed if not _is_omitted(a)):
+                    _value_matches(value, a, matcher) for a in allowed if not _is_omitted(a)):
                 return False
         return all(_is_omitted_ok(allowed) for key, allowed in want.items() if key not in got)
     if isinstance(want, list):
         return (isinstance(got, list) and len(got) == len(want)
-                and all(value_matches(g, w, matcher) for g, w in zip(got, want, strict=True)))
+                and all(_value_matches(g, w, matcher) for g, w in zip(got, want, strict=True)))
     if isinstance(want, bool) or isinstance(got, bool):
         return isinstance(got, bool) and isinstance(want, bool) and got == want
     if _is_number(want):
@@ -337,17 +423,20 @@ def _type_error(value: Any, spec: Any) -> str | None:
     """Return why ``value`` does not have the declared type ``spec``, or ``None``."""
     if not isinstance(spec, Mapping):
         return None
-    word = _TYPE_WORDS.get(str(spec.get("type", "any")).lower())
-    ok = {
+    raw = spec.get("type", "any")
+    words = [_TYPE_WORDS.get(str(w).lower()) for w in (raw if isinstance(raw, list) else [raw])]
+    ok = any({
         None: True,
         "any": True,
+        "null": value is None,
         "integer": isinstance(value, int) and not isinstance(value, bool),
         "number": _is_number(value),
         "string": isinstance(value, str),
         "boolean": isinstance(value, bool),
         "array": isinstance(value, list),
         "object": isinstance(value, dict),
-    }[word]
+    }[word] for word in words)
+    word = words[0] if len(words) == 1 else None
     if not ok:
         return f"expected type {spec.get('type')}, got {_json_type(value)}"
     if word == "array" and isinstance(spec.get("items"), Mapping):
@@ -399,10 +488,34 @@ def call_mismatches(
     Returns:
         short mismatch reasons without a call prefix (``"argument 'city': got 'Pariss', allowed
         ['Paris']"``); empty when the call matches.
+
+    Raises:
+        ToolCallFormatError: a malformed input; the path starts with the parameter's name
+            (``actual.arguments``, ``function.parameters``).
     """
+    check_expected_calls([expected], path="expected")
+    actual = normalize_tool_calls([actual], path="actual")[0]
+    if matchers is not None:
+        check_matchers(matchers, path="matchers")
+    if function is not None:
+        check_functions([function], path="function")
+    return _call_mismatches(expected, actual, matchers, function)
+
+
+def _allowed_text(allowed: list[Any]) -> str:
+    """The acceptable values for a reason: ``allowed ['a']``, ``... or left out``."""
+    values = [a for a in allowed if not _is_omitted(a)]
+    if not values:
+        return 'but it must be left out (its only acceptable value is "")'
+    return f"allowed {_short(values)}" + (" or left out" if len(values) < len(allowed) else "")
+
+
+def _call_mismatches(expected: Mapping[str, Any], actual: Mapping[str, Any],
+                     matchers: Mapping[str, Mapping[str, Any]] | None,
+                     function: Mapping[str, Any] | None) -> list[str]:
     name = expected["name"]
     if actual["name"] != name:
-        return [f"function {actual['name']!r} is not the expected {name!r}"]
+        return [f"expected function {name!r}"]
     want_args: Mapping[str, Any] = expected.get("arguments", {})
     got_args: Mapping[str, Any] = actual.get("arguments", {})
     tool_matchers = (matchers or {}).get(name, {})
@@ -425,8 +538,9 @@ def call_mismatches(
             reasons.append(f"argument {arg!r}: {problem} ({_short(value)})")
             continue
         allowed = [a for a in want_args[arg] if not _is_omitted(a)]
-        if not any(value_matches(value, a, matcher) for a in allowed):
-            reasons.append(f"argument {arg!r}: got {_short(value)}, allowed {_short(allowed)}")
+        if not any(_value_matches(value, a, matcher) for a in allowed):
+            reasons.append(f"argument {arg!r}: got {_short(value)}, "
+                           f"{_allowed_text(want_args[arg])}")
     for arg, allowed in want_args.items():
         if arg not in got_args and arg not in required and not _is_omitted_ok(allowed):
             reasons.append(f"missing argument {arg!r} (allowed {_short(allowed)}; not optional)")
@@ -477,10 +591,17 @@ def match_tool_calls(
         a ``ToolCallMatch``.
 
     Raises:
-        ToolCallFormatError: unknown mode.
+        ToolCallFormatError: unknown mode, or a malformed input; the path starts with the
+            parameter's name (``actual[0].name: must be a non-empty string``).
     """
     if mode not in TOOL_CALL_MODES:
-        raise ToolCallFormatError("$.mode", f"unknown mode {mode!r}; one of {', '.join(TOOL_CALL_MODES)}")
+        raise ToolCallFormatError("mode", f"unknown mode {mode!r}; one of {', '.join(TOOL_CALL_MODES)}")
+    check_expected_calls(list(expected) if isinstance(expected, tuple) else expected,
+                         path="expected")
+    actual = normalize_tool_calls(list(actual) if isinstance(actual, tuple) else actual,
+                                  path="actual")
+    if matchers is not None:
+        check_matchers(matchers, path="matchers")
     defs = functions_by_name(functions)
     n_exp, n_act = len(expected), len(actual)
 
@@ -491,7 +612,7 @@ def match_tool_calls(
 
     def check(e: int, a: int) -> list[str]:
         exp = expected[e]
-        return call_mismatches(exp, actual[a], matchers=matchers, function=defs.get(exp["name"]))
+        return _call_mismatches(exp, actual[a], matchers, defs.get(exp["name"]))
 
     if n_exp == 0:
         return result(n_act == 0, (), [f"no call was expected; got {n_act}: "
@@ -504,7 +625,7 @@ def match_tool_calls(
         for i in range(min(n_exp, n_act)):
             problems = check(i, i)
             if problems:
-                reasons.extend(f"call #{i} ({expected[i]['name']}): {p}" for p in problems)
+                reasons.extend(f"call #{i} {actual[i]['name']!r}: {p}" for p in problems)
             else:
                 pairs.append((i, i))
         return result(not reasons, pairs, reasons)
@@ -523,7 +644,7 @@ def match_tool_calls(
     if need_all_actual:
         for a in range(n_act):
             if a not in matching:
-                reasons.append(f"actual call #{a} ({actual[a]['name']}) matches no expected call"
+                reasons.append(f"actual call #{a} {actual[a]['name']!r} matches no expected call"
                                " left (extra call)")
     matched = not reasons
     return result(matched, pairs, reasons)
@@ -534,7 +655,7 @@ def _unmatched_expected(e: int, expected: Sequence[Mapping[str, Any]],
                         check: Any) -> str:
     """Reason for an expected call left unmatched, quoting the closest free same-name call."""
     name = expected[e]["name"]
-    head = f"expected call #{e} ({name}) was not made"
+    head = f"expected call #{e} {name!r} was not made"
     candidates = [a for a in range(len(actual))
                   if actual[a]["name"] == name and a not in matching]
     if not candidates:
@@ -552,12 +673,21 @@ def calls_from_bfcl(ground_truth: Sequence[Mapping[str, Mapping[str, Any]]]) -> 
 
     Returns:
         ``[{"name": fn, "arguments": {arg: [acceptable, ...]}}]`` in the same order.
+
+    Raises:
+        ToolCallFormatError: not an array of ``{fn: {arg: [acceptable, ...]}}`` objects.
     """
+    if not isinstance(ground_truth, list) or not all(
+            isinstance(entry, dict) and all(isinstance(a, dict) for a in entry.values())
+            for entry in ground_truth):
+        raise ToolCallFormatError("$", "BFCL ground truth must be an array of "
+                                  "{function: {argument: [acceptable, ...]}} objects")
     out = []
     for entry in ground_truth:
         for name, arguments in entry.items():
-            out.append({"name": name, "arguments": {k: list(v) for k, v in arguments.items()}})
-    return out
+            out.append({"name": name, "arguments": {
+                k: list(v) if isinstance(v, tuple) else v for k, v in arguments.items()}})
+    return check_expected_calls(out)
 
 
 def _first_value(allowed: Sequence[Any]) -> tuple[bool, Any]:
@@ -587,7 +717,11 @@ def example_calls(expected: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
 
     Returns:
         ``[{"name", "arguments"}]`` in expected order.
+
+    Raises:
+        ToolCallFormatError: as ``check_expected_calls``.
     """
+    check_expected_calls(list(expected) if isinstance(expected, tuple) else expected)
     calls = []
     for call in expected:
         arguments = {}

@@ -1,0 +1,95 @@
+"""``aau import``: turn public benchmark data into suite v2 documents (docs/import.md).
+
+- ``aau import bfcl --category CAT [--limit N] [--source PATH] --out SUITE``
+- ``aau import tau2 --source PATH --domain airline|retail|mock [--limit N] --out SUITE``
+
+Every suite written is validated by the suite loader (``suite_from_document``) before it is
+written, so ``aau evaluate SUITE --mock`` scores it 1.0; ``--out`` follows the shared output
+rules (``check_outputs`` before any work, an atomic write, ``--force`` to replace).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from aau_core import EXIT_OK, check_outputs, json_content, render_json, write_outputs
+
+from ._suite import DEFAULT_MAX_SUITE_BYTES, suite_from_document
+
+_CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group("import", context_settings=_CONTEXT)
+def import_group() -> None:
+    """Import public benchmark data (BFCL, tau2-bench) as aau suites (suite v2).
+
+    \b
+    Examples:
+      aau import bfcl --category simple_python --limit 30 --out bfcl-simple.json
+      aau import tau2 --source tau2-bench/data/tau2/domains --domain mock --out tau2-mock.json
+    """
+
+
+def _write_suite(doc: dict[str, Any], out: str, force: bool, what: str) -> None:
+    """Validate ``doc`` as a suite (a failure is a bug in the importer: it says so), write it
+    atomically, and print a one-line summary on stderr."""
+    suite_from_document(doc, source=f"{what} (internal check)")
+    text = render_json(doc)
+    write_outputs({out: json_content(doc)}, force=force)
+    source = doc["source"]
+    skipped = source.get("skipped", [])
+    line = f"{what}: {len(doc['cases'])} case(s) written to {out}"
+    if skipped:
+        line += f"; {len(skipped)} skipped (listed in the suite's source.skipped)"
+    click.echo(line, err=True)
+    if len(text.encode("utf-8")) > DEFAULT_MAX_SUITE_BYTES:
+        click.echo(f"note: {out} is {len(text.encode('utf-8')):,} bytes; aau evaluate reads "
+                   f"{DEFAULT_MAX_SUITE_BYTES:,} by default: pass --max-suite-bytes, or import "
+                   "fewer cases with --limit", err=True)
+
+
+@import_group.command("bfcl", context_settings=_CONTEXT, epilog="""\b
+Examples:
+  aau import bfcl --category simple_python --limit 30 --out bfcl-simple.json
+  aau import bfcl --category parallel --source ./bfcl_eval-2026.3.23-py3-none-any.whl --out p.json
+  aau import bfcl --category irrelevance --source ../shared/datasets/bfcl --out irr.json
+
+\b
+Without --source the pinned wheel (bfcl-eval 2026.3.23) is downloaded once with
+`pip download --no-deps` into ~/.cache/aau/bfcl (or $AAU_CACHE_DIR/bfcl) and read as a zip;
+bfcl-eval is never installed. Exit codes: 0 written; 2 usage or input error (nothing written).
+""")
+@click.option("--category", required=True,
+              type=click.Choice(["simple_python", "multiple", "parallel", "parallel_multiple",
+                                 "live_simple", "live_multiple", "irrelevance"]),
+              help="The BFCL v4 category to import.")
+@click.option("--limit", type=click.IntRange(min=1), metavar="N",
+              help="Import the first N records only (in file order).")
+@click.option("--source", metavar="PATH",
+              help="A folder of BFCL json files, or a bfcl-eval wheel (.whl).")
+@click.option("--source-version", metavar="VERSION",
+              help="bfcl-eval version to record for a --source folder (a wheel's name says it).")
+@click.option("--cache-dir", metavar="DIR",
+              help="Where the downloaded wheel is kept (default ~/.cache/aau, or $AAU_CACHE_DIR).")
+@click.option("--out", required=True, metavar="SUITE", help="The suite file to write.")
+@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+def bfcl_command(category: str, limit: int | None, source: str | None,
+                 source_version: str | None, cache_dir: str | None, out: str,
+                 force: bool) -> int:
+    """Import a BFCL v4 category as a suite v2 with expected tool calls.
+
+    Each BFCL record becomes one case: the BFCL id as scenario_id, the question and the
+    function definitions (types mapped to JSON Schema) as input, BFCL's ground truth (per
+    argument a list of acceptable values) as expected.tool_calls; irrelevance expects no call.
+    """
+    from pathlib import Path
+
+    from ._import_bfcl import import_bfcl
+
+    inputs = [source] if source and Path(source).is_file() else []
+    check_outputs({"--out": out}, inputs=inputs, force=force)
+    doc = import_bfcl(category, source=source, limit=limit, source_version=source_version,
+                      cache_dir=cache_dir)
+    _write_suite(doc, out, force, f"BFCL {category}")
+    return EXIT_OK

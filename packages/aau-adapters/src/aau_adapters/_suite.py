@@ -3,8 +3,10 @@
 Order of checks: size cap, strict UTF-8 JSON (BOM tolerated; NaN/Infinity, duplicate keys and
 deep nesting rejected), the ``suite`` or ``suite-v2`` schema picked by ``suite_version`` (every
 violation reported), then what the schema cannot express (unique ``scenario_id``; in v2, every
-matcher names a tool and an argument of the case's expected calls, and each function is defined
-once). Every error names the file and the JSON path.
+matcher names a tool and an argument of the case's expected calls, each function is defined
+once, uses known type words and is called by some expected call, and no definition contradicts
+the expected calls: ``aau_core.tool_call_contradictions``; so the mock adapter's answer matches
+every case that loads). Every error names the file and the JSON path.
 
 Suite v2 adds ``expected.tool_calls`` / ``expected.tool_call_match`` (docs/tool-calls.md); a v2
 case may leave ``expected.outcome`` out when it gives ``tool_calls``.
@@ -17,7 +19,13 @@ from typing import Any
 
 import aau_schemas
 import attrs
-from aau_core import InvalidDocumentError, read_json_file
+from aau_core import (
+    InvalidDocumentError,
+    ToolCallFormatError,
+    check_functions,
+    read_json_file,
+    tool_call_contradictions,
+)
 
 SUITE_V1 = "aau-byo-agent-suite/1.0"
 SUITE_V2 = "aau-byo-agent-suite/2.0"
@@ -172,11 +180,20 @@ def _tool_call_problems(index: int, calls: Any, match: dict[str, Any]) -> list[t
                                  f"no expected call of {tool!r} has an argument {arg!r} "
                                  "(a misspelt tool or argument name?)"))
     seen: set[str] = set()
-    for i, fn in enumerate(match.get("functions", [])):
+    functions = match.get("functions")
+    for i, fn in enumerate(functions or []):
         if fn["name"] in seen:
             problems.append((aau_schemas.json_path([*where, "functions", i, "name"]),
                              f"function {fn['name']!r} is defined twice"))
         seen.add(fn["name"])
+    if functions is not None:
+        try:
+            check_functions(functions, path=aau_schemas.json_path([*where, "functions"]))
+        except ToolCallFormatError as exc:
+            return [*problems, (exc.path, exc.message)]
+    if calls is not None and not problems:
+        problems.extend((aau_schemas.json_path(["cases", index, "expected", *parts]), message)
+                        for parts, message in tool_call_contradictions(calls, functions))
     return problems
 
 

@@ -13,7 +13,8 @@ Public API::
                 RECEIPT_TOOL_CALLS_METRIC (what a receipt's schema cannot say: rows vs
                 repeats, duplicate rows, scenario_count, metrics and failure codes recomputed)
     packs       safe_slug, check_relative_path, check_relative_name, build_manifest,
-                verify_manifest_dir, write_pack, intoto_statement, INTOTO_STATEMENT_TYPE
+                verify_manifest_dir, write_pack, check_pack_output, intoto_statement,
+                INTOTO_STATEMENT_TYPE
                 (one manifest/pack layer for every pack family)
     execution   run_units
     runner      run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
@@ -50,7 +51,7 @@ Public API::
     tool calls  match_tool_calls, ToolCallMatch, ToolCallFormatError, call_mismatches,
                 value_matches, standardize_string, normalize_tool_calls, check_expected_calls,
                 check_matchers, check_functions, functions_by_name, calls_from_bfcl, example_calls,
-                TOOL_CALL_MODES, TOOL_CALL_MATCHERS
+                tool_call_contradictions, TOOL_CALL_MODES, TOOL_CALL_MATCHERS
 """
 
 from __future__ import annotations
@@ -195,6 +196,7 @@ _EXPORTS = {
     "match_tool_calls": "._tool_calls",
     "normalize_tool_calls": "._tool_calls",
     "standardize_string": "._tool_calls",
+    "tool_call_contradictions": "._tool_calls",
     "value_matches": "._tool_calls",
     "CrewRun": "._crew",
     "DelegationRecord": "._crew",
@@ -252,6 +254,7 @@ _EXPORTS = {
     "load_gate_scenarios": "._labs._gate",
     "INTOTO_STATEMENT_TYPE": "._manifest",
     "build_manifest": "._manifest",
+    "check_pack_output": "._manifest",
     "intoto_statement": "._manifest",
     "verify_manifest_dir": "._manifest",
     "write_pack": "._manifest",
@@ -392,6 +395,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from ._manifest import (
         INTOTO_STATEMENT_TYPE,
         build_manifest,
+        check_pack_output,
         intoto_statement,
         verify_manifest_dir,
         write_pack,
@@ -474,6 +478,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         match_tool_calls,
         normalize_tool_calls,
         standardize_string,
+        tool_call_contradictions,
         value_matches,
     )
     from ._trace import TraceError, schema_hash
@@ -485,6 +490,7 @@ __all__ = [
     "lazy_exports",
     "INTOTO_STATEMENT_TYPE",
     "build_manifest",
+    "check_pack_output",
     "intoto_statement",
     "verify_manifest_dir",
     "write_pack",
@@ -624,6 +630,7 @@ __all__ = [
     "match_tool_calls",
     "normalize_tool_calls",
     "standardize_string",
+    "tool_call_contradictions",
     "value_matches",
     "CrewRun",
     "DelegationRecord",

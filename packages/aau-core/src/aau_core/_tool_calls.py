@@ -311,6 +311,59 @@ def check_functions(value: Any, *, path: str = "$") -> list[Mapping[str, Any]]:
     return value
 
 
+def tool_call_contradictions(
+    expected: Sequence[Mapping[str, Any]], functions: Sequence[Mapping[str, Any]] | None,
+) -> list[tuple[list[str | int], str]]:
+    """What makes checked expected calls impossible to satisfy under their definitions.
+
+    Args:
+        expected: expected calls (already through ``check_expected_calls``).
+        functions: definitions (already through ``check_functions``), or ``None``.
+
+    Returns:
+        ``(path parts, message)`` pairs, the parts relative to the case's ``expected`` object
+        (``["tool_call_match", "functions", 0, "parameters", "required", 1]``): a definition no
+        expected call uses (a misspelt name?); a required parameter an expected call omits or
+        may only leave out; an expected argument the definition does not declare; an acceptable
+        value of a type the definition refuses. Empty when an answer matching every expected
+        call exists (the one ``example_calls`` builds).
+    """
+    problems: list[tuple[list[str | int], str]] = []
+    used = {call["name"] for call in expected}
+    defs = functions_by_name(functions)
+    for i, fn in enumerate(functions or []):
+        if fn["name"] not in used:
+            problems.append((["tool_call_match", "functions", i, "name"],
+                             f"function {fn['name']!r} is defined but no expected call uses it "
+                             "(a misspelt name?)"))
+    index = {fn["name"]: i for i, fn in reversed(list(enumerate(functions or [])))}
+    for j, call in enumerate(expected):
+        fn = defs.get(call["name"])
+        if fn is None:
+            continue
+        at = ["tool_call_match", "functions", index[call["name"]], "parameters"]
+        params = fn.get("parameters", {})
+        properties = params.get("properties", {})
+        arguments = call.get("arguments", {})
+        for k, param in enumerate(params.get("required", [])):
+            if not any(not _is_omitted(a) for a in arguments.get(param, [])):
+                problems.append(([*at, "required", k],
+                                 f"{param!r} is required, but expected call #{j} "
+                                 f"{call['name']!r} gives it no value (the case could never pass)"))
+        for arg, allowed in arguments.items():
+            where: list[str | int] = ["tool_calls", j, "arguments", arg]
+            if arg not in properties:
+                problems.append((where, f"{call['name']!r} declares no parameter {arg!r} in "
+                                        "parameters.properties (the case could never pass)"))
+                continue
+            for n, value in enumerate(allowed):
+                problem = None if _is_omitted(value) else _type_error(value, properties[arg])
+                if problem:
+                    problems.append(([*where, n], f"{_short(value)} can never match the "
+                                                  f"declared type ({problem})"))
+    return problems
+
+
 def functions_by_name(functions: Sequence[Mapping[str, Any]] | None) -> dict[str, Mapping[str, Any]]:
     """Index function definitions by name (the first definition of a name wins).
 

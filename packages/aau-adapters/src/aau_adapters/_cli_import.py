@@ -93,3 +93,42 @@ def bfcl_command(category: str, limit: int | None, source: str | None,
                       cache_dir=cache_dir)
     _write_suite(doc, out, force, f"BFCL {category}")
     return EXIT_OK
+
+
+@import_group.command("tau2", context_settings=_CONTEXT, epilog="""\b
+Examples:
+  aau import tau2 --source ../shared/datasets/tau2 --domain mock --out tau2-mock.json
+  aau import tau2 --source ~/src/tau2-bench --domain airline --limit 10 --out air.json
+
+\b
+--source is a folder holding tau2_<domain>_tasks.json and tau2_<domain>_policy.md, or a
+tau2-bench checkout (data/tau2/domains/<domain>/tasks.json and policy.md). Only the expected
+actions are scored (mode superset, as tau2's action check); the user simulator, database
+state, communicate_info and NL assertions are not (docs/import.md).
+Exit codes: 0 written; 2 usage or input error (nothing written).
+""")
+@click.option("--source", required=True, metavar="PATH",
+              help="A folder of tau2 task files or a tau2-bench checkout.")
+@click.option("--domain", required=True, type=click.Choice(["airline", "retail", "mock"]),
+              help="The tau2 domain to import.")
+@click.option("--limit", type=click.IntRange(min=1), metavar="N",
+              help="Import the first N tasks only (in file order).")
+@click.option("--tools", metavar="FILE",
+              help="A JSON array of the domain's tool definitions (OpenAI shape); default: "
+                   "inferred from the expected actions.")
+@click.option("--out", required=True, metavar="SUITE", help="The suite file to write.")
+@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+def tau2_command(source: str, domain: str, limit: int | None, tools: str | None, out: str,
+                 force: bool) -> int:
+    """Import a tau2-bench domain's tasks as a suite v2 with expected tool calls.
+
+    Each task becomes one case: the policy and the task's ticket (or the user instructions) as
+    messages, the tools, and the expected actions as expected.tool_calls.
+    """
+    from ._import_tau2 import import_tau2, tau2_files
+
+    inputs = [*tau2_files(source, domain).values(), *([tools] if tools else [])]
+    check_outputs({"--out": out}, inputs=inputs, force=force)
+    doc = import_tau2(source, domain, limit=limit, tools=tools)
+    _write_suite(doc, out, force, f"tau2 {domain}")
+    return EXIT_OK

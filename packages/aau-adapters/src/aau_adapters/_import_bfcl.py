@@ -500,7 +500,7 @@ def _prune_impossible(calls: list[dict[str, Any]], functions: list[dict[str, Any
     return pruned
 
 
-_SHARING = {
+PUBLIC_SHARING = {
     "classification": "public",
     "human_review_complete": True,
     "contains_personally_identifiable_information": False,
@@ -509,7 +509,8 @@ _SHARING = {
     "contains_classified_information": False,
     "contains_secrets_or_credentials": False,
 }
-"""Public benchmark data, published by its authors; imported unchanged."""
+"""The ``sharing`` block of an imported suite: public benchmark data, published by its authors
+(BFCL Apache-2.0, τ²-bench MIT), imported without personal or sensitive content."""
 
 
 def import_bfcl(category: str, *, source: str | os.PathLike[str] | None = None,
@@ -592,7 +593,7 @@ def import_bfcl(category: str, *, source: str | os.PathLike[str] | None = None,
         "suite_version": "aau-byo-agent-suite/2.0",
         "suite_id": suite_id,
         "description": description,
-        "sharing": dict(_SHARING),
+        "sharing": dict(PUBLIC_SHARING),
         "source": src,
         "cases": cases,
     }

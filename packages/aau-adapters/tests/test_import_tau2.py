@@ -6,7 +6,9 @@ action check would (superset, verbatim values, compare_args); plus the checkout 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +252,25 @@ def test_output_is_not_an_input_and_needs_force(tmp_path: Path,
     assert run(["import", "tau2", "--source", str(tmp_path), "--domain", "mock", "--out",
                 str(out)]) == 2
     assert "exists" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links and FIFOs")
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_a_link_or_pipe_is_never_replaced_even_with_force(tmp_path: Path, kind: str,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "tau2_mock_policy.md").write_text("Be kind.")
+    (tmp_path / "tau2_mock_tasks.json").write_text(json.dumps([{"id": "a", "ticket": "Close t1.",
+        "evaluation_criteria": {"actions": [{"name": "close", "arguments": {"id": "t1"}}]}}]))
+    dest = tmp_path / "out.json"
+    if kind == "symlink":
+        (tmp_path / "target.txt").write_text("keep\n")
+        dest.symlink_to(tmp_path / "target.txt")
+    else:
+        os.mkfifo(dest)
+    for args in (["tau2", "--source", str(tmp_path), "--domain", "mock"],
+                 ["bfcl", "--category", "irrelevance", "--source", str(tmp_path)]):
+        assert run(["import", *args, "--out", str(dest), "--force"]) == 2
+        assert "is not a regular file" in capsys.readouterr().err
+    assert dest.is_symlink() if kind == "symlink" else stat.S_ISFIFO(os.lstat(dest).st_mode)
+    if kind == "symlink":
+        assert (tmp_path / "target.txt").read_text() == "keep\n"

@@ -1,0 +1,172 @@
+"""The strict tool-call parser of examples/agents/llm_agent_parse.py, on tricky replies.
+
+Every reply is one a chat model can write (the Qwen ones are shaped like the recorded replies in
+tests/fixtures/llm/). The rules under test: calls come from structured ``tool_calls``,
+``<tool_call>`` tags, fenced JSON, or a reply that is JSON as a whole; a reply is read entirely or
+not at all; mixing sources is ambiguous; JSON in prose is not a call.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "agents"))
+
+from llm_agent_parse import NO_CALL_NOTE, parse_reply, parse_text  # noqa: E402
+
+FACT = {"name": "math_factorial", "arguments": {"number": 5}}
+PLAY_A = {"name": "spotify_play", "arguments": {"artist": "Taylor Swift", "duration": 20}}
+PLAY_B = {"name": "spotify_play", "arguments": {"artist": "Maroon 5", "duration": 15}}
+
+
+def _calls(text: str) -> list[dict]:
+    parsed = parse_text(text)
+    assert not parsed.malformed, parsed.note
+    return parsed.calls
+
+
+# -- replies that hold calls ----------------------------------------------------------------------
+
+
+def test_one_tag() -> None:
+    text = '<tool_call>\n{"name": "math_factorial", "arguments": {"number": 5}}\n</tool_call>'
+    parsed = parse_text(text)
+    assert (parsed.calls, parsed.source, parsed.note) == ([FACT], "tags", "")
+
+
+def test_several_tags_keep_their_order() -> None:
+    text = ('<tool_call>\n{"name": "spotify_play", "arguments": {"artist": "Taylor Swift", '
+            '"duration": 20}}\n</tool_call>\n<tool_call>\n{"name": "spotify_play", "arguments": '
+            '{"artist": "Maroon 5", "duration": 15}}\n</tool_call>')
+    assert _calls(text) == [PLAY_A, PLAY_B]
+
+
+def test_fenced_json_inside_a_tag() -> None:
+    text = '<tool_call>\n```json\n{"name": "math_factorial", "arguments": {"number": 5}}\n```\n</tool_call>'
+    assert _calls(text) == [FACT]
+
+
+def test_prose_around_tags_is_fine() -> None:
+    text = ('Sure, let me compute that.\n<tool_call>{"name": "math_factorial", '
+            '"arguments": {"number": 5}}</tool_call>\nDone.')
+    assert _calls(text) == [FACT]
+
+
+def test_one_fenced_block_with_prose() -> None:
+    text = ('To find it, call:\n\n```json\n{"name": "math_factorial", "arguments": '
+            '{"number": 5}}\n```\n\nThis returns 120.')
+    parsed = parse_text(text)
+    assert (parsed.calls, parsed.source) == ([FACT], "fenced")
+
+
+def test_untagged_fence_counts_as_json() -> None:
+    assert _calls('```\n{"name": "math_factorial", "arguments": {"number": 5}}\n```') == [FACT]
+
+
+def test_fenced_list_and_fenced_sequence_and_two_fences() -> None:
+    a = '{"name": "spotify_play", "arguments": {"artist": "Taylor Swift", "duration": 20}}'
+    b = '{"name": "spotify_play", "arguments": {"artist": "Maroon 5", "duration": 15}}'
+    assert _calls(f"```json\n[{a}, {b}]\n```") == [PLAY_A, PLAY_B]
+    assert _calls(f"```json\n{a}\n{b}\n```") == [PLAY_A, PLAY_B]
+    assert _calls(f"First:\n```json\n{a}\n```\nThen:\n```json\n{b}\n```") == [PLAY_A, PLAY_B]
+
+
+def test_whole_reply_json() -> None:
+    assert _calls(' {"name": "math_factorial", "arguments": {"number": 5}}\n') == [FACT]
+    parsed = parse_text('[{"name": "math_factorial", "arguments": {"number": 5}}]')
+    assert (parsed.calls, parsed.source) == ([FACT], "json")
+
+
+def test_arguments_as_json_string_and_parameters_alias() -> None:
+    assert _calls('<tool_call>{"name": "math_factorial", "arguments": "{\\"number\\": 5}"}'
+                  '</tool_call>') == [FACT]
+    assert _calls('```json\n{"name": "math_factorial", "parameters": {"number": 5}}\n```') == [FACT]
+    assert _calls('<tool_call>{"name": "get_time"}</tool_call>') == [
+        {"name": "get_time", "arguments": {}}]
+
+
+def test_structured_calls() -> None:
+    parsed = parse_reply("", [{"name": "math_factorial", "arguments": {"number": 5}}])
+    assert (parsed.calls, parsed.source) == ([FACT], "tool_calls")
+    # plain words beside structured calls are fine
+    assert parse_reply("Calling it now.", [dict(FACT)]).calls == [FACT]
+
+
+# -- replies that hold no call --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "",
+    "I cannot help with that: none of the functions can book a flight.",
+    # JSON inside prose, no fence, no tag: not a call (no "first object wins")
+    'You could call {"name": "math_factorial", "arguments": {"number": 5}} to get it.',
+    # another language's fence is prose
+    "```python\nimport math\nprint(math.factorial(5))\n```",
+])
+def test_no_call(text: str) -> None:
+    parsed = parse_text(text)
+    assert (parsed.calls, parsed.malformed, parsed.note) == ([], False, NO_CALL_NOTE)
+
+
+# -- malformed or ambiguous: no call, and a note saying why ---------------------------------------
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('<tool_call>{"name": "math_factorial", "arguments": {"number": 5}}', "never closed"),
+    ('{"name": "math_factorial"}</tool_call>', "without its <tool_call>"),
+    ('<tool_call><tool_call>{"name": "a", "arguments": {}}</tool_call></tool_call>',
+     "inside another"),
+    ('<tool_call>{"name": "math_factorial", "arguments": {"number": 5}} and more</tool_call>',
+     "not JSON at character"),
+    ('<tool_call>{"name": "math_factorial", "arguments": {"number": 5}</tool_call>',
+     "not JSON"),
+    ('<tool_call></tool_call>', "empty"),
+    ('<tool_call>{"name": "a", "arguments": {}}</tool_call>\n```json\n{"name": "b", '
+     '"arguments": {}}\n```', "ambiguous: both <tool_call> tags and a fenced JSON block"),
+    ('```json\n{"result": 120}\n```', "unexpected key(s) ['result']"),
+    ('```json\n{"name": "a", "arguments": {}, "id": "x"}\n```', "unexpected key(s) ['id']"),
+    ('```json\n{"name": "", "arguments": {}}\n```', "'name' must be a non-empty string"),
+    ('```json\n{"name": "a", "arguments": [1, 2]}\n```', "'arguments' must be an object"),
+    ('```json\n{"name": "a", "arguments": "not json"}\n```', "'arguments' string is not JSON"),
+    ('```json\n{"name": "a", "arguments": {}, "parameters": {}}\n```', "both 'arguments'"),
+    ('```json\n[]\n```', "an empty list"),
+    ('```json\n"math_factorial(5)"\n```', "a call must be a JSON object"),
+    ('{"answer": 120}', "unexpected key(s)"),
+    # one good call and one bad: nothing is taken (all or nothing)
+    ('<tool_call>{"name": "a", "arguments": {}}</tool_call><tool_call>{"name": "b", '
+     '"arguments": 3}</tool_call>', "tag 2"),
+])
+def test_malformed(text: str, why: str) -> None:
+    parsed = parse_text(text)
+    assert parsed.calls == []
+    assert parsed.malformed
+    assert parsed.note.startswith("malformed tool call: ")
+    assert why in parsed.note
+    assert parsed.note.endswith("; no call taken")
+
+
+def test_structured_calls_with_markup_are_ambiguous() -> None:
+    parsed = parse_reply('<tool_call>{"name": "b", "arguments": {}}</tool_call>', [dict(FACT)])
+    assert parsed.calls == [] and parsed.malformed
+    assert "ambiguous: structured tool_calls and call markup" in parsed.note
+
+
+def test_structured_unparseable_arguments() -> None:
+    parsed = parse_reply("", [{"name": "math_factorial", "arguments": {"_unparseable": "{num"}}])
+    assert parsed.calls == [] and parsed.malformed
+    assert "tool_calls[0]: 'arguments' is not JSON" in parsed.note
+
+
+def test_parser_never_raises() -> None:
+    pieces = ["<tool_call>", "</tool_call>", "```json\n", "```", "\n", "{", "}", "[", "]",
+              '"name"', ":", '"a"', ",", '"arguments"', "{}", "text", " ", '"', "\\"]
+    rng = random.Random(9)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        parsed = parse_text(text)
+        assert parsed.calls == [] or not parsed.malformed
+        assert bool(parsed.note) == (not parsed.calls)

@@ -66,6 +66,7 @@ def test_ground_truth_replay_scores_every_task(capsys, tmp_path, suite, count):
     report = (tmp_path / f"agentdojo-{suite}_ground-truth.md").read_text()
     assert f"## AgentDojo {suite} (v1.2.2" in report and "| user_task_0 |" in report
     assert run(["results", "verify", str(path)]) == 0  # intervals recomputed from the rows
+    assert run(["report", str(path), "--json"]) == 0  # every task passes in aau report
     assert "utility 1.000 [1.000, 1.000]" in err and f"over {count} tasks x 1 repeats" in err
 
 
@@ -230,6 +231,25 @@ def test_existing_result_is_refused_without_force(capsys, tmp_path):
     assert rc == 2 and "already exists (use --force" in err
     assert target.read_bytes() == before
     assert aau(capsys, *args, "--force")[0] == 0
+
+
+def test_cli_suite_choices_are_the_suites():
+    from aau_core._agentdojo_suite import AGENTDOJO_SUITES
+    from aau_core._cli_bench import _SUITES
+
+    assert _SUITES == AGENTDOJO_SUITES
+
+
+def test_a_rejected_tool_call_ends_the_run_as_malformed(banking):
+    def create(system, messages, tools):
+        return Block(content=[Block(type="text", text="tool_use_failed: bad JSON")],
+                     stop_reason="tool_use_failed", usage=MockUsage(1, 1))
+
+    agg = run_agentdojo_bench(banking, banking.tasks(["user_task_1"]), backend_kind="mock",
+                              mock_factory=lambda: Block(create=create, model="mock"))
+    detail = agg.results[0].detail
+    assert detail["ended"] == "malformed_tool_call" and detail["n_turns"] == 1
+    assert agg.results[0].metrics == {"utility": 0.0, "tool_call_match": 0.0}
 
 
 def test_replay_backend_refuses_an_unknown_prompt():

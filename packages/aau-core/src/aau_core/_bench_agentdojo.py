@@ -32,7 +32,8 @@ Each result's ``detail``: ``suite``, ``benchmark_version``, ``agentdojo_version`
 ``difficulty``, ``tool_calls`` (every call made: ``name``, ``arguments``, ``error`` — AgentDojo's
 error text or ``None``), ``expected_tool_calls`` (the ground truth, concrete), ``tool_call_match``
 (``ToolCallMatch.to_dict()``), ``model_output``, ``ended`` (``"answer"``, ``"refusal"``,
-``"turn_limit"``), ``n_turns``, ``agent_error`` (the turn-limit message, else ``None``) and
+``"turn_limit"``, or ``"malformed_tool_call"`` when the provider rejected the model's tool call,
+``stop_reason == "tool_use_failed"``: the run ends there, its output the provider's text), ``n_turns``, ``agent_error`` (the turn-limit message, else ``None``) and
 ``usage`` (``CostTracker.as_dict()``).
 """
 
@@ -59,16 +60,19 @@ _NO_SUBMIT = "\x00no-submit-tool"  # AgentDojo agents answer in text; no tool ha
 
 
 class _TextRecorder:
-    """Wraps a backend and keeps the text of its latest reply (the run's model output)."""
+    """Wraps a backend and keeps the text and stop reason of its latest reply (the run's
+    model output and how it ended)."""
 
     def __init__(self, backend: Any) -> None:
         self._backend = backend
         self.text = ""
+        self.stop_reason: str | None = None
 
     def create(self, system: str, messages: list[dict[str, Any]],
                tools: list[dict[str, Any]]) -> Any:
         response = self._backend.create(system, messages, tools)
         blocks = getattr(response, "content", None) or []
+        self.stop_reason = getattr(response, "stop_reason", None)
         self.text = "\n".join(str(getattr(b, "text", "")) for b in blocks
                               if getattr(b, "type", None) == "text")
         return response
@@ -160,7 +164,9 @@ def run_agentdojo_bench(
                              _NO_SUBMIT, cost, max_turns=turns)
         latency = time.monotonic() - started
         ended = ("refusal" if run.refused else
-                 "answer" if run.error == NO_SUBMISSION_ERROR else "turn_limit")
+                 "turn_limit" if run.error != NO_SUBMISSION_ERROR else
+                 "malformed_tool_call" if recorder.stop_reason == "tool_use_failed" else
+                 "answer")
         output = recorder.text
         made = [{"name": c["name"], "arguments": c["arguments"]} for c in session.calls]
         utility = suite.utility(task, output, pre, session.env, made)

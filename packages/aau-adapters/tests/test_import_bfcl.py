@@ -371,3 +371,32 @@ def test_input_errors_are_one_line_with_file_and_line(tmp_path: Path,
     assert "no ground truth for 'r_0'" in capsys.readouterr().err
     assert not out.exists()
     assert run(["import", "bfcl", "--category", "java", "--out", str(out)]) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole pinned wheel, when a previous `aau import bfcl` has cached it
+
+
+CACHED_WHEEL = imp.default_cache_dir() / "bfcl" / imp.BFCL_WHEEL
+FULL_COUNTS = {  # records in the file, imported (docs/import.md's table)
+    "simple_python": (400, 400), "multiple": (200, 200), "parallel": (200, 200),
+    "parallel_multiple": (200, 196), "live_simple": (258, 256), "live_multiple": (1053, 1042),
+    "irrelevance": (240, 240)}
+
+
+@pytest.mark.skipif(not CACHED_WHEEL.is_file(),
+                    reason=f"the bfcl-eval wheel is not cached in {CACHED_WHEEL.parent} (run "
+                           "`aau import bfcl` once with network to fetch it)")
+@pytest.mark.parametrize("category", list(FULL_COUNTS))
+def test_whole_categories_of_the_pinned_wheel(tmp_path: Path, category: str) -> None:
+    out = tmp_path / "s.json"
+    assert run(["import", "bfcl", "--category", category, "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    src = doc["source"]
+    assert (src["records_in_file"], src["imported"]) == FULL_COUNTS[category]
+    assert src["version"] == "2026.3.23" and src["wheel"]["sha256"] == imp.BFCL_WHEEL_SHA256
+    assert len(src["skipped"]) == src["records_in_file"] - src["imported"]
+    receipt = tmp_path / "r.json"
+    assert run(["evaluate", str(out), "--mock", "--max-suite-bytes", "20000000", "--out",
+                str(receipt)]) == 0
+    assert json.loads(receipt.read_text())["metrics"]["exact_rate"] == 1.0

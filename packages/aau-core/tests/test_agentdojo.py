@@ -21,7 +21,7 @@ pytest.importorskip("agentdojo", reason="AgentDojo is not installed: pip install
 
 from aau_core._agentdojo_replay import GroundTruthReplay  # noqa: E402
 from aau_core._agentdojo_suite import AgentDojoSuite  # noqa: E402
-from aau_core._bench_agentdojo import run_agentdojo_bench  # noqa: E402
+from aau_core._bench_agentdojo import bench_result_document, run_agentdojo_bench  # noqa: E402
 from aau_core._tool_calls import match_tool_calls  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location(
@@ -76,6 +76,8 @@ def test_replay_of_the_other_suites_scores_every_task():
         agg = run_agentdojo_bench(suite, suite.tasks(), backend_kind="ground-truth")
         assert (agg.n_scenarios, agg.n_errors) == (count, 0)
         assert agg.metric_means == {"tool_call_match": 1.0, "utility": 1.0}
+        doc = bench_result_document(suite, agg, "ground-truth", "ground-truth")
+        aau_schemas.validate("eval-aggregate-v2", json.loads(json.dumps(doc, allow_nan=False)))
 
 
 def test_repeats_and_task_selection(capsys, tmp_path):

@@ -104,3 +104,36 @@ def env_without_debug() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("AAU_DEBUG", None)
     return env
+
+
+NOT_REGULAR = "is not a regular file (a device, pipe or link); name a regular file"
+"""The end of aau's one-line refusal of a device, pipe or link destination."""
+
+
+def special_file(folder: Path, kind: str) -> Path:
+    """A destination that is not a regular file: ``fifo``, ``symlink`` (to ``target.txt``,
+    holding ``keep``) or ``device`` (a character device, or a symlink to /dev/null without
+    the privilege to make one). POSIX only."""
+    import stat
+
+    dest = folder / f"special-{kind}"
+    if kind == "fifo":
+        os.mkfifo(dest)
+    elif kind == "symlink":
+        (folder / "target.txt").write_text("keep\n")
+        dest.symlink_to(folder / "target.txt")
+    else:
+        try:
+            os.mknod(dest, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # mknod fakenull c 1 3
+        except PermissionError:
+            dest.symlink_to("/dev/null")
+    return dest
+
+
+def run_aau(capsys, *args: object) -> tuple[int, str, str]:
+    """Run ``aau ARGS`` in this process; ``(exit code, stdout, stderr)``."""
+    from aau_core import run
+
+    rc = run([str(a) for a in args])
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err

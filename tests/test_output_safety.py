@@ -6,37 +6,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 from pathlib import Path
 
 import pytest
-from _helpers import REPO, valid_suite, write_json
-from aau_core import run
+from _helpers import NOT_REGULAR, REPO, run_aau, special_file, valid_suite, write_json
 
 TRACE = REPO / "examples" / "traces" / "refactor-pass.json"
-NOT_REGULAR = "is not a regular file (a device, pipe or link); name a regular file"
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="FIFOs, devices and symlinks")
 
 
-def aau(capsys, *args: object) -> tuple[int, str, str]:
-    rc = run([str(a) for a in args])
-    captured = capsys.readouterr()
-    return rc, captured.out, captured.err
-
-
-def _special(tmp_path: Path, kind: str) -> Path:
-    dest = tmp_path / f"special-{kind}"
-    if kind == "fifo":
-        os.mkfifo(dest)
-    elif kind == "symlink":
-        (tmp_path / "target.txt").write_text("keep\n")
-        dest.symlink_to(tmp_path / "target.txt")
-    else:
-        try:
-            os.mknod(dest, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # mknod fakenull c 1 3
-        except PermissionError:
-            dest.symlink_to("/dev/null")
-    return dest
+aau = run_aau
+_special = special_file
 
 
 @pytest.fixture

@@ -338,12 +338,15 @@ def no_cached_xsd(tmp_path, monkeypatch):
     import subprocess
 
     import _junit_xsd
+    import _registry_file
+    import attrs
 
     def failing_run(cmd, **kwargs):
         return subprocess.CompletedProcess(cmd, 1, "", "ERROR: No matching distribution found\n")
 
-    monkeypatch.setattr(_junit_xsd, "CACHE", tmp_path / "cache" / "junit-10.xsd")
-    monkeypatch.setattr(_junit_xsd.subprocess, "run", failing_run)
+    monkeypatch.setattr(_junit_xsd, "JUNIT_XSD", attrs.evolve(
+        _junit_xsd.JUNIT_XSD, cache=tmp_path / "cache" / "junit-10.xsd"))
+    monkeypatch.setattr(_registry_file.subprocess, "run", failing_run)
     return _junit_xsd
 
 
@@ -360,8 +363,8 @@ def test_xsd_download_failure_fails_on_ci(no_cached_xsd, monkeypatch):
 
 
 def test_cached_xsd_with_a_wrong_hash_is_fetched_again(no_cached_xsd, monkeypatch):
-    no_cached_xsd.CACHE.parent.mkdir(parents=True)
-    no_cached_xsd.CACHE.write_text("<xs:schema/>", encoding="utf-8")
+    no_cached_xsd.JUNIT_XSD.cache.parent.mkdir(parents=True)
+    no_cached_xsd.JUNIT_XSD.cache.write_text("<xs:schema/>", encoding="utf-8")
     monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception):  # the edited cache is not trusted
         no_cached_xsd.xsd_path()

@@ -15,6 +15,7 @@ The 1.6 files come from ../shared/compat/aau-1.6/release; the component files ar
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _helpers import COMMAND_AGENT, SHARED, SHARED_MISSING, aau_script
+from _helpers import COMMAND_AGENT, SHARED, SHARED_MISSING, aau_script, special_file
 from _oscal_schema import oscal_errors
 
 COMPAT = SHARED / "compat" / "aau-1.6" / "release"
@@ -654,3 +655,66 @@ def test_a_v2_suite_gives_a_v2_receipt_that_verifies(ws: Path) -> None:
     assert receipt["release_gate"]["clean_twin_count"] == 2
     assert read(out / "release-decision.json")["status"] == "release_ready"
     assert run_aau("release", "verify", str(out)).returncode == 0
+
+
+# --- output safety (aau_core.check_outputs / check_pack_output) ---------------------------------
+
+def _file_commands(ws: Path, snap: Path, out: Path) -> list[list[str]]:
+    return [["release", "capture", str(ws / "cand/manifest.json"), "--out", str(out)],
+            ["release", "diff", str(snap), str(snap), "--out", str(out)],
+            ["release", "export-oscal", str(PACK_16 / "release-decision.json"), "--out", str(out)]]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs, devices and symlinks")
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "device"])
+def test_release_outputs_never_replace_a_device_pipe_or_link(ws: Path, kind: str) -> None:
+    snap = ws / "snap.json"
+    assert run_aau("release", "capture", str(ws / "cand/manifest.json"), "--out",
+                   str(snap)).returncode == 0
+    dest = special_file(ws, kind)
+    before = os.lstat(dest)
+    for args in [*_file_commands(ws, snap, dest), assess_args(ws, dest, "--mock")]:
+        proc = run_aau(*args, "--force")
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert str(dest) in proc.stderr and ("not a regular file" in proc.stderr
+                                             or "is a symlink" in proc.stderr
+                                             or "not a folder" in proc.stderr), proc.stderr
+        after = os.lstat(dest)
+        assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode), args
+    if kind == "symlink":
+        assert (ws / "target.txt").read_text() == "keep\n"
+
+
+def test_release_output_that_is_an_input_is_refused_even_with_force(ws: Path) -> None:
+    snap = ws / "snap.json"
+    assert run_aau("release", "capture", str(ws / "cand/manifest.json"), "--out",
+                   str(snap)).returncode == 0
+    decision = ws / "decision.json"
+    shutil.copyfile(PACK_16 / "release-decision.json", decision)
+    manifest = ws / "cand/manifest.json"
+    cases = [(["release", "capture", str(manifest), "--out", str(manifest)], manifest),
+             (["release", "diff", str(snap), str(snap), "--out", str(snap)], snap),
+             (["release", "export-oscal", str(decision), "--out", str(decision)], decision)]
+    for args, victim in cases:
+        before = victim.read_bytes()
+        proc = run_aau(*args, "--force")
+        assert proc.returncode == 2 and "is also an input of this command" in proc.stderr, args
+        assert victim.read_bytes() == before
+
+
+def test_assess_refuses_a_pack_folder_that_is_or_contains_an_input(ws: Path) -> None:
+    names = sorted(p.name for p in ws.rglob("*"))
+    for out in (ws, ws / "base", ws / "release-policy.json"):
+        proc = run_aau(*assess_args(ws, out, "--mock"), "--force")
+        assert proc.returncode == 2, (out, proc.stderr)
+        assert "an input of this command" in proc.stderr or "not a folder" in proc.stderr
+    assert sorted(p.name for p in ws.rglob("*")) == names
+
+
+def test_release_refuses_a_missing_folder_outside_cwd_and_temp(ws: Path) -> None:
+    out = Path("/nonexistent-aau-folder/x.json")
+    for args in _file_commands(ws, ws / "snap.json", out)[:1] + [assess_args(ws, out.parent / "p",
+                                                                            "--mock")]:
+        proc = run_aau(*args)
+        assert proc.returncode == 2 and "does not exist; create it first" in proc.stderr, args
+    assert not out.parent.exists()

@@ -570,3 +570,31 @@ def test_three_real_runs_on_one_machine_stay_domain_reviewed(tmp_path: Path, sui
     checks = json.loads((tmp_path / "pack" / "checks.json").read_text())["checks"]
     assert "1/2 provenances" in checks[7]["detail"]
     assert "provenance equals" in checks[8]["detail"]
+
+
+def test_submit_refuses_a_pack_folder_that_is_or_contains_an_input(tmp_path: Path,
+                                                                    suite) -> None:
+    starter = make_starter(tmp_path / "starter", suite)
+    receipts = write_receipts(tmp_path, [receipt_v1(suite)])
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    for out in (starter, tmp_path):
+        result = aau("submit", str(starter), *receipts, *BUILD, "--out", str(out), "--force")
+        assert result.exit_code == 2, result.stderr
+        assert "an input of this command; name another folder" in result.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs, devices and symlinks")
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "device"])
+def test_submit_never_replaces_a_device_pipe_or_link(tmp_path: Path, suite, kind: str) -> None:
+    from _helpers import special_file
+
+    starter = make_starter(tmp_path / "starter", suite)
+    receipts = write_receipts(tmp_path, [receipt_v1(suite)])
+    dest = special_file(tmp_path, kind)
+    before = os.lstat(dest)
+    result = aau("submit", str(starter), *receipts, *BUILD, "--out", str(dest), "--force")
+    assert result.exit_code == 2 and str(dest) in result.stderr, result.stderr
+    after = os.lstat(dest)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -133,3 +133,29 @@ def test_a_failing_lab_stops_verification_at_the_failing_step(tmp_path: Path) ->
     assert seen == steps
     assert "failed" in steps[-1].summary
     assert not (lab / "results" / "eval_mock.json").exists()
+
+
+def test_new_use_case_creates_missing_folders_only_below_cwd_or_temp() -> None:
+    root = Path("/nonexistent-aau-root")
+    with pytest.raises(OutputError, match="does not exist; create it first"):
+        new_use_case("health", "desk", 3, root)
+    assert not root.exists()
+
+
+@pytest.mark.skipif(__import__("os").name != "posix", reason="FIFOs, devices and symlinks")
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "device"])
+def test_new_use_case_never_replaces_a_device_pipe_or_link(tmp_path: Path, kind: str) -> None:
+    import os
+
+    from _helpers import special_file
+
+    folder = tmp_path / "health"
+    folder.mkdir()
+    dest = special_file(folder, kind)
+    before = os.lstat(dest)
+    with pytest.raises(OutputError, match="already exists"):
+        new_use_case("health", dest.name, 3, tmp_path)
+    after = os.lstat(dest)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [dest.name] + (["target.txt"] if kind == "symlink" else []))

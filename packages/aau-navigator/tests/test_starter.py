@@ -337,6 +337,26 @@ def test_generated_adapters_refuse_bad_requests(tmp_path: Path) -> None:
 
 def test_init_under_a_file_is_an_output_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
-    with pytest.raises(OutputError, match="cannot create"):
+    with pytest.raises(OutputError, match="is a file, not a folder"):
         init_project(resolve_starter("demo"), tmp_path / "file" / "demo")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_init_creates_missing_folders_only_below_cwd_or_temp() -> None:
+    root = Path("/nonexistent-aau-root")
+    with pytest.raises(OutputError, match="does not exist; create it first"):
+        init_project(resolve_starter("demo"), root / "demo")
+    assert not root.exists()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs, devices and symlinks")
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "device"])
+def test_init_never_replaces_a_device_pipe_or_link(tmp_path: Path, kind: str) -> None:
+    from _helpers import special_file
+
+    dest = special_file(tmp_path, kind)
+    before = os.lstat(dest)
+    with pytest.raises(OutputError, match="exists; aau init never overwrites"):
+        init_project(resolve_starter("demo"), dest)
+    after = os.lstat(dest)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)

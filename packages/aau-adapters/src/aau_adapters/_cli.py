@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import signal
 import sys
 import threading
@@ -23,6 +22,7 @@ from aau_core import (
     write_outputs,
 )
 
+from ._adapter_choice import choose_adapter
 from ._suite import DEFAULT_MAX_SUITE_BYTES, SUITE_V1
 
 _RATE_NAMES = (
@@ -57,11 +57,6 @@ def parse_fail_under(values: tuple[str, ...]) -> list[Any]:
             raise UsageError(f"--fail-under {raw!r}: a rate bar must be within [0, 1]")
         bars.append(FailUnder(metric=metric, threshold=value))
     return bars
-
-
-def _check_timeout(timeout: float) -> None:
-    if not math.isfinite(timeout) or timeout <= 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, not {timeout}")
 
 
 def _summary_lines(receipt: dict[str, Any], out: str | None) -> list[str]:
@@ -190,25 +185,11 @@ def evaluate_command(
     from ._receipt import build_private_v1, build_private_v2, build_receipt_v1, build_receipt_v2
     from ._suite import load_suite
 
-    chosen = [name for name, given in (("--command", command is not None),
-                                       ("--endpoint", endpoint is not None),
-                                       ("--mock", mock)) if given]
-    if len(chosen) != 1:
-        raise UsageError("choose exactly one adapter: --command CMD, --endpoint URL or --mock"
-                         + (f" (got {' and '.join(chosen)})" if chosen else ""))
-    _check_timeout(timeout)
+    make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
+                                  concurrency=concurrency)
     bars = parse_fail_under(fail_under)
     if fmt == "aau-1.0" and repeats != 1:
         raise UsageError("--format aau-1.0 holds one repeat only; use --format v2 with --repeats")
-    argv = None
-    if command is not None:
-        from ._command_adapter import split_command
-
-        argv = split_command(command)
-    if endpoint is not None:
-        from ._endpoint_adapter import check_url  # imports httpx: only when an endpoint is used
-
-        check_url(endpoint)
     check_outputs({"--out": out, "--private-out": private_out}, inputs=[suite], force=force)
 
     loaded = load_suite(suite, max_bytes=max_suite_bytes)
@@ -220,20 +201,7 @@ def evaluate_command(
                          "expected.tool_calls; this suite has none")
     if fmt == "v2":
         loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed
-    adapter: Any
-    if argv is not None:
-        from ._command_adapter import CommandAdapter, check_program
-
-        check_program(argv)
-        adapter = CommandAdapter(argv, timeout)
-    elif endpoint is not None:
-        from ._endpoint_adapter import EndpointAdapter
-
-        adapter = EndpointAdapter(endpoint, timeout, concurrency=concurrency)
-    else:
-        from ._mock_adapter import MockAdapter
-
-        adapter = MockAdapter()
+    adapter = make_adapter()
 
     total = len(loaded.cases) * repeats
     partial_rows: list[dict[str, Any]] = []

@@ -21,7 +21,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -205,7 +205,8 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
                version_key: str = "manifest_version", manifest_extra: dict[str, Any] | None = None,
                file_fields: Mapping[str, Mapping[str, Any]] | None = None,
                render: Callable[[Any], bytes] | None = None,
-               verify: Callable[[Path], Any] | None = None, force: bool = False) -> Path:
+               verify: Callable[[Path], Any] | None = None, force: bool = False,
+               inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
     """Write a pack folder atomically: stage, manifest last, verify, rename into place.
 
     Either ``files`` already holds the manifest bytes under ``manifest_name`` (built by the
@@ -232,13 +233,16 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
         force: replace an existing destination folder (never a file or a symlink).
             Missing parent folders are created only below the current directory or the
             temp folder (``aau_core.check_parent``).
+        inputs: the files and folders the command read; the destination may not be one of
+            them nor contain one (``check_pack_output``).
 
     Returns:
         ``Path(destination)``.
 
     Raises:
-        OutputError: the destination exists (without ``force``), is a file or a symlink, cannot
-            be written, or the staged pack failed verification (a bug in the writer).
+        OutputError: the destination exists (without ``force``), is a file or a symlink, is or
+            contains an input, cannot be written, or the staged pack failed verification (a
+            bug in the writer).
         ValueError: neither or both of a manifest in ``files`` and ``manifest_version``, or an
             unsafe file name.
     """
@@ -252,8 +256,7 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
         payload[manifest_name] = (render or _legacy_render)(manifest)
     for name in payload:
         _check_name(name)
-    _check_destination(dest, force)
-    check_parent(dest)  # missing folders only below the current directory or the temp folder
+    check_pack_output(dest, inputs=inputs, force=force)
     parent = dest.parent if str(dest.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -291,14 +294,49 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
     return dest
 
 
+def check_pack_output(destination: str | os.PathLike[str], *,
+                      inputs: Iterable[str | os.PathLike[str]] = (), force: bool,
+                      option: str = "--out") -> Path:
+    """Check a pack folder destination before any work (``write_pack`` checks it again).
+
+    The folder may not exist (without ``force``), may not be a file, a device, a pipe or a
+    symlink (even with ``force``), may not be one of ``inputs`` nor contain one (replacing it
+    would delete what the command reads), and its missing parent folders may be created only
+    below the current directory or the temp folder (``check_parent``).
+
+    Args:
+        destination: the pack folder to create.
+        inputs: the files and folders the command reads.
+        force: an existing folder may be replaced.
+        option: the option naming the destination, for the message.
+
+    Returns:
+        ``Path(destination)``.
+
+    Raises:
+        OutputError: one line naming the destination.
+    """
+    dest = Path(destination)
+    target = Path(os.path.abspath(dest)).resolve()
+    for source in inputs:
+        src = Path(os.path.abspath(source)).resolve()
+        if src == target or target in src.parents:
+            what = "is" if src == target else "contains"
+            raise OutputError(f"{option} {dest}: {what} {source}, an input of this command; "
+                              "name another folder")
+    _check_destination(dest, force)
+    check_parent(dest)  # missing folders only below the current directory or the temp folder
+    return dest
+
+
 def _check_destination(dest: Path, force: bool) -> None:
     if dest.is_symlink():
         raise OutputError(f"{dest}: is a symlink; choose a new folder for the pack")
     if dest.exists():
-        if not force:
-            raise OutputError(f"{dest}: exists; choose a new folder for the pack (or --force)")
         if not dest.is_dir():
             raise OutputError(f"{dest}: exists and is not a folder; not replaced")
+        if not force:
+            raise OutputError(f"{dest}: exists; choose a new folder for the pack (or --force)")
 
 
 def _verify_stage(dest: Path, stage: Path, manifest_name: str,

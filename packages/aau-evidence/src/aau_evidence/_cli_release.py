@@ -11,13 +11,12 @@ prints a summary object on stdout.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
-from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, UsageError, atomic_write_text, check_writable
+from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, check_outputs, write_outputs
 
 _SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 _OUT_HELP = "Write the result here (refuses to replace a file without --force)."
@@ -61,9 +60,9 @@ def capture_command(manifest: Path, out: Path, force: bool, as_json: bool) -> in
     from ._release_documents import release_bytes
     from ._release_snapshot import capture_snapshot
 
-    check_writable(out, force=force)
+    check_outputs({"--out": out}, inputs=[manifest], force=force)
     snapshot = capture_snapshot(manifest)
-    atomic_write_text(out, release_bytes(snapshot).decode("utf-8"), force=force)
+    write_outputs({out: release_bytes(snapshot).decode("utf-8")}, force=force)
     click.echo(f"{out}: captured {len(snapshot['components'])} components of release "
                f"{snapshot['release_id']}", err=True)
     _emit({"path": str(out), "release_id": snapshot["release_id"],
@@ -88,41 +87,16 @@ def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_jso
     from ._release_diff import diff_snapshots
     from ._release_documents import check_snapshot, load, release_bytes
 
-    check_writable(out, force=force)
+    check_outputs({"--out": out}, inputs=[baseline, candidate], force=force)
     before = load(check_snapshot, baseline)
     after = load(check_snapshot, candidate)
     diff = diff_snapshots(before, after)
-    atomic_write_text(out, release_bytes(diff).decode("utf-8"), force=force)
+    write_outputs({out: release_bytes(diff).decode("utf-8")}, force=force)
     click.echo(f"{out}: {len(diff['changes'])} changed components touch "
                f"{len(diff['impacted_tags'])} impact tags", err=True)
     _emit({"path": str(out), "change_count": len(diff["changes"]),
            "impacted_tags": diff["impacted_tags"], "diff_sha256": diff["diff_sha256"]}, as_json)
     return EXIT_OK
-
-
-def _adapter(command: str | None, endpoint: str | None, mock: bool, timeout: float) -> Any:
-    chosen = [name for name, given in (("--command", command is not None),
-                                       ("--endpoint", endpoint is not None),
-                                       ("--mock", mock)) if given]
-    if len(chosen) != 1:
-        raise UsageError("choose exactly one adapter: --command CMD, --endpoint URL or --mock"
-                         + (f" (got {' and '.join(chosen)})" if chosen else ""))
-    if not math.isfinite(timeout) or timeout <= 0:
-        raise UsageError(f"--timeout {timeout}: must be a positive number of seconds")
-    if command is not None:
-        from aau_adapters import CommandAdapter, check_program, split_command
-
-        argv = split_command(command)
-        check_program(argv)
-        return CommandAdapter(argv, timeout)
-    if endpoint is not None:
-        from aau_adapters import EndpointAdapter, check_url
-
-        check_url(endpoint)
-        return EndpointAdapter(endpoint, timeout)
-    from aau_adapters import MockAdapter
-
-    return MockAdapter()
 
 
 @release_group.command("assess", context_settings=_SETTINGS)
@@ -157,7 +131,8 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
       aau release assess baseline.json candidate.json policy.json plan.json \\
           --command "python agent.py" --approval approval.json --out pack/
     """
-    from aau_core import OutputError
+    from aau_adapters._adapter_choice import choose_adapter
+    from aau_core._manifest import check_pack_output  # public export: see aau_core.__init__
 
     from ._release_diff import diff_snapshots
     from ._release_documents import check_approval, check_plan, check_policy, load
@@ -165,9 +140,10 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     from ._release_snapshot import capture_snapshot
     from ._release_suites import run_impacted_suites
 
-    adapter = _adapter(command, endpoint, mock, timeout)
-    if (out.exists() or out.is_symlink()) and not force:
-        raise OutputError(f"{out}: exists; choose a new folder for the pack (or --force)")
+    make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout)
+    inputs = [baseline_manifest, candidate_manifest, policy, plan,
+              *([approval] if approval is not None else [])]
+    check_pack_output(out, inputs=inputs, force=force)
     baseline = capture_snapshot(baseline_manifest)
     candidate = capture_snapshot(candidate_manifest)
     policy_doc = load(check_policy, policy)
@@ -175,6 +151,7 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     approval_doc = (load(check_approval, approval, release_id=candidate["release_id"])
                     if approval is not None else None)
     impacted = set(diff_snapshots(baseline, candidate)["impacted_tags"])
+    adapter = make_adapter()
     try:
         receipts = run_impacted_suites(
             plan_doc, plan, impacted, adapter, timeout_s=timeout,
@@ -184,7 +161,7 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     kind = adapter.describe()["kind"]
     files, decision = release_pack_files(baseline, candidate, policy_doc, plan_doc, receipts,
                                          kind, approval_doc)
-    write_release_pack(out, files, force=force)
+    write_release_pack(out, files, force=force, inputs=inputs)
     click.echo(f"{out}: {decision['status']} ({len(receipts)} suites run"
                + (f"; {', '.join(decision['reason_codes'])}" if decision["reason_codes"] else "")
                + ")", err=True)
@@ -245,10 +222,10 @@ def export_oscal_command(decision: Path, assessment_plan: str | None, out: Path,
     from ._release_documents import check_decision, load, release_bytes
 
     href = check_assessment_plan_href(assessment_plan or DEFAULT_ASSESSMENT_PLAN)
-    check_writable(out, force=force)
+    check_outputs({"--out": out}, inputs=[decision], force=force)
     doc = load(check_decision, decision)
     oscal = oscal_assessment_results(doc, href)
-    atomic_write_text(out, release_bytes(oscal).decode("utf-8"), force=force)
+    write_outputs({out: release_bytes(oscal).decode("utf-8")}, force=force)
     result = oscal["assessment-results"]["results"][0]
     click.echo(f"{out}: OSCAL assessment results for {doc['release_id']} "
                f"(status {doc['status']}); not a certification or compliance finding", err=True)

@@ -28,7 +28,14 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from aau_core import InputError, InvalidDocumentError, OutputError, verify_manifest_dir, write_pack
+from aau_core import (
+    InputError,
+    InvalidDocumentError,
+    OutputError,
+    verify_manifest_dir,
+    write_pack,
+)
+from aau_core._manifest import check_pack_output  # public export: see aau_core.__init__
 
 from ._capsule import (
     check_capsule,
@@ -137,16 +144,19 @@ def write_evidence_pack(capsule_path: str | os.PathLike[str], root: str | os.Pat
 
     Raises:
         InputError / InvalidDocumentError: the capsule is unreadable or fails ``check_capsule``.
-        OutputError: ``destination`` exists, cannot be written, or the staged pack failed its
-            own verification (nothing is left behind).
+        OutputError: ``destination`` exists, is or contains the capsule or one of its
+            artifacts, cannot be written, or the staged pack failed its own verification (nothing is left behind).
     """
     source = str(capsule_path)
     dest = Path(destination)
-    if dest.exists() or dest.is_symlink():
+    if dest.exists() or dest.is_symlink():  # no --force here
         raise OutputError(f"{dest}: exists; choose a new folder for the pack")
+    check_pack_output(dest, inputs=[capsule_path], force=False)
     capsule = check_capsule(read_capsule(capsule_path), root, source=source)
     files, fields = pack_files(capsule, root, source=source)
-    write_pack(dest, files, manifest_name=MANIFEST_NAME, manifest_version=PACK_VERSION,
+    inputs = [capsule_path, *(Path(root) / row["source_path"] for row in fields.values()
+                              if row["source_path"] is not None)]
+    write_pack(dest, files, inputs=inputs, manifest_name=MANIFEST_NAME, manifest_version=PACK_VERSION,
                version_key="pack_version", file_fields=fields, render=render,
                manifest_extra={"capsule_id": capsule["capsule_id"], "hash_algorithm": "sha256",
                                "claims": dict(PACK_CLAIMS)},

@@ -22,6 +22,7 @@ as given, a path traversal).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -147,15 +148,18 @@ def release_pack_files(baseline: dict[str, Any], candidate: dict[str, Any],
 
 
 def write_release_pack(destination: str | os.PathLike[str], files: dict[str, bytes], *,
-                       force: bool = False) -> Path:
+                       force: bool = False, inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
     """Write ``files`` and their manifest as a pack, atomically, verified before it appears.
 
+    ``inputs`` are the files the command read: the destination may not be or contain one.
+
     Raises:
-        aau_core.OutputError: the destination exists (without ``force``) or cannot be written,
-            or the staged pack failed ``verify_release_pack`` (a writer bug; nothing written).
+        aau_core.OutputError: the destination exists (without ``force``), is or contains an
+            input, or cannot be written, or the staged pack failed ``verify_release_pack`` (a writer bug; nothing written).
     """
     return write_pack(destination, files, manifest_version=PACK_VERSION, render=release_bytes,
-                      verify=lambda stage: verify_release_pack(stage)[1], force=force)
+                      verify=lambda stage: verify_release_pack(stage)[1], force=force,
+                      inputs=inputs)
 
 
 def _read(pack: Path, name: str) -> Any:

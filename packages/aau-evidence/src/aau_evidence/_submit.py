@@ -39,6 +39,7 @@ from aau_core import (
     verify_manifest_dir,
     write_pack,
 )
+from aau_core._manifest import check_pack_output  # public export: see aau_core.__init__
 
 from ._evidence_levels import (
     CHECKS_V1,
@@ -361,13 +362,16 @@ def build_submission(starter: Path, receipt_paths: Sequence[Path], out: Path,
     Raises:
         InputError: the starter, the suite or a receipt is invalid (file and JSON path named).
         UsageError: not 1 to 12 receipts.
-        OutputError: ``out`` exists (without ``force``) or cannot be written.
+        OutputError: ``out`` exists (without ``force``), is or contains the starter folder or
+            a receipt, or cannot be written.
     """
     from aau_core import InvalidDocumentError, UsageError
 
     if not 1 <= len(receipt_paths) <= MAX_RECEIPTS:
         raise UsageError(f"--receipt: give 1 to {MAX_RECEIPTS} receipt files, "
                          f"got {len(receipt_paths)}")
+    inputs = [starter, *receipt_paths]
+    check_pack_output(out, inputs=inputs, force=force)
     starter_manifest, suite = read_starter(starter)
     receipts = []
     for path in receipt_paths:
@@ -385,7 +389,7 @@ def build_submission(starter: Path, receipt_paths: Sequence[Path], out: Path,
     write_pack(out, files, manifest_version=MANIFEST_VERSION,
                manifest_extra={"submission_id": metadata["id"], "hash_algorithm": "sha256",
                                "claims": dict(CLAIMS)},
-               render=render, verify=verify, force=force)
+               render=render, verify=verify, force=force, inputs=inputs)
     return validate_pack(out, today=today)
 
 

@@ -77,11 +77,11 @@ def _measure(label: str, suite: Any, adapter: Any) -> AdapterRun:
 
 def run_command_adapter(root: Path, suite: Any) -> AdapterRun:
     """Measure ``root/adapter_command.py`` on ``suite`` (an ``aau_adapters.Suite``)."""
-    from aau_adapters import CommandAdapter
+    from aau_adapters._adapter_choice import choose_adapter
 
     script = str(root / "adapter_command.py")
-    return _measure("command adapter", suite,
-                    CommandAdapter([sys.executable, script], ADAPTER_TIMEOUT_S))
+    make = choose_adapter(command=[sys.executable, script], timeout=ADAPTER_TIMEOUT_S)
+    return _measure("command adapter", suite, make())
 
 
 def _first_line(stream: Any, lines: queue.Queue[str]) -> None:
@@ -93,7 +93,7 @@ def _first_line(stream: Any, lines: queue.Queue[str]) -> None:
 
 def run_http_adapter(root: Path, suite: Any) -> AdapterRun:
     """Start ``root/adapter_endpoint.py`` on a free port and measure it on ``suite``."""
-    from aau_adapters import EndpointAdapter
+    from aau_adapters._adapter_choice import choose_adapter
 
     label = "HTTP adapter"
     try:
@@ -113,7 +113,8 @@ def run_http_adapter(root: Path, suite: Any) -> AdapterRun:
         found = _SERVING.match(first or "")
         if not found:
             return AdapterRun(label, None, 0, _not_serving(proc, first))
-        return _measure(label, suite, EndpointAdapter(found.group(1), ADAPTER_TIMEOUT_S))
+        make = choose_adapter(endpoint=found.group(1), timeout=ADAPTER_TIMEOUT_S)
+        return _measure(label, suite, make())
     finally:
         _stop(proc)
         if proc.stderr is not None:

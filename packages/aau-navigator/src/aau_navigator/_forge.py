@@ -34,10 +34,10 @@ from aau_core import (
     ARCHETYPE_ORDER,
     BarNotMetError,
     UsageError,
-    atomic_write_text,
     load_contract_config,
     render_json,
     utc_timestamp,
+    write_outputs,
 )
 
 from ._documents import check_document
@@ -214,10 +214,14 @@ def check_manifest(doc: dict[str, Any], source: str | None = None) -> None:
 
 
 def write_manifest(dest: Path, manifest: dict[str, Any]) -> Path:
-    """Validate ``manifest`` and (re)write ``dest/aau-forge.json`` atomically."""
+    """Validate ``manifest`` and (re)write ``dest/aau-forge.json`` atomically.
+
+    ``dest`` is the lab folder ``forge`` has just created, so its own manifest is replaced
+    (``force``); a device, pipe or link standing there is still refused (``write_outputs``).
+    """
     path = dest / MANIFEST_NAME
     check_manifest(manifest, str(path))
-    return atomic_write_text(path, render_json(manifest), force=True)
+    return write_outputs({path: render_json(manifest)}, force=True)[0]
 
 
 def forge(brief_path: str | os.PathLike[str], name: str, root: str | os.PathLike[str] = ".", *,

@@ -36,7 +36,7 @@ from pathlib import Path
 from string import Template
 
 import attrs
-from aau_core import OutputError, UsageError
+from aau_core import OutputError, UsageError, check_parent
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 MAX_SLUG = 60
@@ -167,23 +167,27 @@ def scaffold_files(names: LabNames, seed: int) -> dict[str, str]:
 
 
 def check_destination(dest: Path) -> None:
-    """Refuse an existing destination (``aau`` never overwrites a lab).
+    """Refuse an existing destination (``aau`` never overwrites a lab) and a missing parent
+    folder outside the current directory and the temp folder (``aau_core.check_parent``).
 
     Raises:
-        OutputError: ``dest`` exists.
+        OutputError: ``dest`` exists (a file, folder, device, pipe or link), or a missing
+            parent folder may not be created.
     """
-    if dest.exists() or dest.is_symlink():
+    if os.path.lexists(dest):
         raise OutputError(f"{dest}: already exists; choose another --name or --root")
+    check_parent(dest)
 
 
 def write_lab(dest: Path, contents: Mapping[str, str]) -> Path:
     """Write ``contents`` (relative path -> text) as the new folder ``dest``, all or nothing.
 
-    The files go to a temporary folder beside ``dest`` (created with its parents), which is
-    then renamed to ``dest``; on any error the temporary folder is removed.
+    The files go to a temporary folder beside ``dest`` (its missing parents are created only
+    below the current directory or the temp folder), which is then renamed to ``dest``; on any error the temporary folder is removed.
 
     Raises:
-        OutputError: ``dest`` exists, or a file cannot be written.
+        OutputError: ``dest`` exists, a parent folder may not be created, or a file cannot
+            be written.
     """
     check_destination(dest)
     try:

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from aau_core import OutputError
+from aau_core import OutputError, check_parent
 
 from ._doctor import DoctorReport, doctor_project
 from ._starter import StarterConfig
@@ -48,19 +48,22 @@ def init_project(config: StarterConfig, destination: str | os.PathLike[str]) -> 
 
     Args:
         config: from ``resolve_starter``.
-        destination: a path that does not exist yet (its parent is created if missing).
+        destination: a path that does not exist yet (its missing parent folders are created
+            only below the current directory or the temp folder, ``aau_core.check_parent``).
 
     Returns:
         the doctor's report on the published project (structural checks; both adapters were
         already run, and answered every case, before publishing).
 
     Raises:
-        aau_core.OutputError: ``destination`` exists, cannot be written, or the generated
+        aau_core.OutputError: ``destination`` exists (a file, folder, device, pipe or link), a
+            missing parent folder may not be created, it cannot be written, or the generated
             project failed its own doctor (a bug; the message names the first failed check).
     """
     dest = Path(destination)
     if os.path.lexists(dest):
         raise OutputError(f"{dest}: exists; aau init never overwrites (choose a new folder)")
+    check_parent(dest)  # missing folders only below the current directory or the temp folder
     texts = render_starter(config)
     parent = dest.parent
     try:

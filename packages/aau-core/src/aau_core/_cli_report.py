@@ -21,14 +21,17 @@ from ._errors import EXIT_BAR_NOT_MET, EXIT_OK, UsageError
               help="Write JUnit XML here (one testsuite per file, one testcase per scenario).")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False),
               help="Write a Markdown summary here (metrics, intervals, pass^k, scenario table).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False),
+              help="Write one self-contained offline HTML page here (metrics, intervals, "
+                   "pass^k, latency, cost, scenario table, provenance).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
 @click.option("--pass-metric", "pass_metrics", multiple=True, metavar="NAME=MIN",
               help="Eval aggregates and lab results: a run passes when metric NAME >= MIN "
                    "(repeatable; MIN in [0, 1]; refused with a receipt). Default: every "
                    "binary (0/1) metric must be 1.")
-@click.option("--force", is_flag=True, help="Replace existing --junit/--markdown files.")
+@click.option("--force", is_flag=True, help="Replace existing --junit/--markdown/--html files.")
 def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path: str | None,
-                   as_json: bool, pass_metrics: tuple[str, ...], force: bool) -> int:
+                   html_path: str | None, as_json: bool, pass_metrics: tuple[str, ...], force: bool) -> int:
     """Report each scenario of receipts and eval aggregates as a test case.
 
     FILES are public receipts (aau evaluate --out; aau-byo-agent-receipt/1.0 or 2.0), eval
@@ -44,29 +47,36 @@ def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path
     Exit 0 when every scenario passed, 1 when any failed or errored (the reports are written
     either way, as with pytest --junitxml), 2 on a usage or input error (one line naming the
     file and the JSON path; nothing is written). An output that is an input, a device, a pipe
-    or a link is refused even with --force; --junit and --markdown are written together.
+    or a link is refused even with --force; --junit, --markdown and --html are written
+    together. The HTML page needs no network: inline CSS, SVG charts, no script.
 
     \b
     Examples:
       aau report receipt.json --junit junit.xml
       aau report r1.json r2.json --markdown report.md --json
+      aau report receipt.json --html report.html
       aau report eval_results.json --pass-metric route_correct=1 --junit junit.xml --force
     """
     from ._io import check_outputs, write_outputs
     from ._report_formats import report_json, report_junit, report_markdown
     from ._scenario_report import load_report_document, parse_pass_metrics
 
-    if not (junit_path or markdown_path or as_json):
-        raise UsageError("nothing to do: give --junit FILE, --markdown FILE or --json")
+    if not (junit_path or markdown_path or html_path or as_json):
+        raise UsageError("nothing to do: give --junit FILE, --markdown FILE or --json (or "
+                         "--html FILE)")
     bars = parse_pass_metrics(pass_metrics)
-    check_outputs({"--junit": junit_path, "--markdown": markdown_path}, inputs=files,
-                  force=force)
+    check_outputs({"--junit": junit_path, "--markdown": markdown_path, "--html": html_path},
+                  inputs=files, force=force)
     docs = [load_report_document(name, bars) for name in files]
     outputs: dict[str, str] = {}
     if junit_path:
         outputs[junit_path] = report_junit(docs)
     if markdown_path:
         outputs[markdown_path] = report_markdown(docs)
+    if html_path:
+        from ._html_report import render_html_files
+
+        outputs[html_path] = render_html_files(docs)
     write_outputs(outputs, force=force)
     for doc in docs:
         failed = len(doc.scenarios) - doc.passed_count

@@ -1,0 +1,140 @@
+"""``aau runs compare A B``: per-metric differences between two stored runs, with a paired
+bootstrap interval over their shared scenarios, and the scenarios whose verdict flipped.
+
+Per-scenario values are those ``aau report`` computes: a receipt's row fields (``exact``,
+``outcome_exact``, ...) as the fraction of repeats where they held and ``mean_latency_s``; an
+aggregate's metric means over the scenario's runs. Repeats are thus averaged per scenario first,
+and the scenario is the unit that is resampled.
+
+For a metric both runs carry on ``n`` shared scenarios, with per-scenario values ``a_i`` and
+``b_i``, the paired differences are ``d_i = b_i - a_i`` and the point estimate is their mean
+``mean(d)`` (B minus A). The interval is the percentile bootstrap of that mean (Efron &
+Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13): draw ``RESAMPLES`` samples of
+``n`` scenario indices with replacement (numpy ``default_rng(SEED)``, the same index draws for
+every metric of the comparison), take each sample's mean of ``d``, and report the 2.5th and
+97.5th percentiles (numpy's default linear interpolation). Pairing — resampling scenarios and
+keeping both runs' values of a scenario together — removes the between-scenario variance that
+two independent intervals would double count. With ``n == 1`` the interval is the single
+difference; scenarios present in only one run are listed, not used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+RESAMPLES = 2000
+SEED = 0
+LEVEL = 0.95
+
+
+@attrs.frozen
+class MetricDelta:
+    """One metric's paired difference, B minus A, over ``n`` shared scenarios.
+
+    Attributes:
+        name: the per-scenario metric name.
+        n: shared scenarios carrying it in both runs.
+        mean_a, mean_b: the runs' means over those scenarios.
+        diff: ``mean_b - mean_a`` (= mean of the paired differences).
+        low, high: the 95 % paired percentile-bootstrap interval of ``diff``.
+    """
+
+    name: str
+    n: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    low: float
+    high: float
+
+
+@attrs.frozen
+class RunComparison:
+    """``aau runs compare``'s result (``as_dict`` is its ``--json`` output)."""
+
+    run_a: int
+    run_b: int
+    shared: int
+    only_a: tuple[str, ...]
+    only_b: tuple[str, ...]
+    same_suite: bool
+    metrics: tuple[MetricDelta, ...]
+    pass_to_fail: tuple[str, ...]
+    fail_to_pass: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form, with the bootstrap settings recorded under ``bootstrap``."""
+        out = attrs.asdict(self)
+        out["bootstrap"] = {"method": "paired-percentile", "resamples": RESAMPLES, "seed": SEED,
+                            "level": LEVEL, "unit": "scenario (repeats averaged first)"}
+        return out
+
+
+def paired_bootstrap(diffs: Sequence[float], indices: Any) -> tuple[float, float]:
+    """Percentile interval of the mean of ``diffs`` over resampled ``indices``.
+
+    Args:
+        diffs: the paired differences ``d_i``, length ``n``.
+        indices: an integer array of shape ``(RESAMPLES, n)`` with values in ``[0, n)``.
+
+    Returns:
+        ``(low, high)``: the 2.5th and 97.5th percentiles of the resampled means.
+    """
+    import numpy as np
+
+    d = np.asarray(diffs, dtype=float)
+    if d.size == 1:
+        return float(d[0]), float(d[0])
+    means = d[indices].mean(axis=1)
+    tail = (1.0 - LEVEL) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def compare_runs(run_a: int, scenarios_a: Sequence[Any], run_b: int,
+                 scenarios_b: Sequence[Any], *, same_suite: bool) -> RunComparison:
+    """Compare two runs' per-scenario rows (``StoredScenario`` values).
+
+    Args:
+        run_a, run_b: the run ids (recorded in the result).
+        scenarios_a, scenarios_b: each run's scenarios (``scenario_id``, ``passed``,
+            ``metrics`` {name: per-scenario mean}).
+        same_suite: whether the runs' suite digests agree (recorded; a comparison across
+            different suites is allowed but flagged).
+
+    Returns:
+        the ``RunComparison``: metrics in name order; flipped scenarios in A's order.
+    """
+    import numpy as np
+
+    by_b = {s.scenario_id: s for s in scenarios_b}
+    ids_a = [s.scenario_id for s in scenarios_a]
+    shared = [s for s in scenarios_a if s.scenario_id in by_b]
+    names = sorted({m for s in shared for m in s.metrics}
+                   & {m for s in shared for m in by_b[s.scenario_id].metrics})
+    rng = np.random.default_rng(SEED)
+    draws: dict[int, Any] = {}
+    deltas = []
+    for name in names:
+        pairs = [(s.metrics[name], by_b[s.scenario_id].metrics[name]) for s in shared
+                 if name in s.metrics and name in by_b[s.scenario_id].metrics]
+        n = len(pairs)
+        if n not in draws:
+            draws[n] = rng.integers(0, n, size=(RESAMPLES, n))
+        a = np.array([p[0] for p in pairs])
+        b = np.array([p[1] for p in pairs])
+        low, high = paired_bootstrap(b - a, draws[n])
+        deltas.append(MetricDelta(name, n, float(a.mean()), float(b.mean()),
+                                  float((b - a).mean()), low, high))
+    return RunComparison(
+        run_a=run_a, run_b=run_b, shared=len(shared),
+        only_a=tuple(i for i in ids_a if i not in by_b),
+        only_b=tuple(s.scenario_id for s in scenarios_b if s.scenario_id not in set(ids_a)),
+        same_suite=same_suite, metrics=tuple(deltas),
+        pass_to_fail=tuple(s.scenario_id for s in shared
+                           if s.passed and not by_b[s.scenario_id].passed),
+        fail_to_pass=tuple(s.scenario_id for s in shared
+                           if not s.passed and by_b[s.scenario_id].passed))

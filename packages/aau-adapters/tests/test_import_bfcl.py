@@ -400,3 +400,31 @@ def test_whole_categories_of_the_pinned_wheel(tmp_path: Path, category: str) -> 
     assert run(["evaluate", str(out), "--mock", "--max-suite-bytes", "20000000", "--out",
                 str(receipt)]) == 0
     assert json.loads(receipt.read_text())["metrics"]["exact_rate"] == 1.0
+
+
+def test_tool_name_encoding_round_trip_and_refusals() -> None:
+    from aau_adapters import TOOL_NAME_PATTERN, ToolNameError, decode_tool_name, encode_tool_name
+
+    assert encode_tool_name("math.factorial") == "math_factorial"
+    assert encode_tool_name("get-weather_2") == "get-weather_2"  # valid names are unchanged
+    assert encode_tool_name("a b/c.d") == "a_b_c_d"
+    assert TOOL_NAME_PATTERN.match(encode_tool_name("x" * 64))
+    with pytest.raises(ToolNameError, match="65 characters"):
+        encode_tool_name("x" * 63 + ".y")
+    with pytest.raises(ToolNameError):
+        encode_tool_name("")
+    table = tool_name_map(["math.factorial", "math_sqrt", "math.factorial"])
+    assert table == {"math_factorial": "math.factorial", "math_sqrt": "math_sqrt"}
+    assert decode_tool_name("math_sqrt", table) == "math_sqrt"
+    assert decode_tool_name("invented", table) == "invented"
+    with pytest.raises(ToolNameError, match="'a.b' and 'a_b' both encode to 'a_b'"):
+        tool_name_map(["a.b", "a_b"])
+    bare = [{"name": "spotify.play", "parameters": {}}]
+    assert encode_tools(bare) == [{"name": "spotify_play", "parameters": {}}]
+    assert bare[0]["name"] == "spotify.play"
+    with pytest.raises(ToolNameError):
+        encode_tools([{"name": "a.b"}, {"type": "function", "function": {"name": "a_b"}}])
+    calls = [{"name": "spotify_play", "arguments": {"artist": "x"}, "id": "c1"}]
+    assert decode_tool_calls(calls, {"spotify_play": "spotify.play"}) == [
+        {"name": "spotify.play", "arguments": {"artist": "x"}, "id": "c1"}]
+    assert calls[0]["name"] == "spotify_play"

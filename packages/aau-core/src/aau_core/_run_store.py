@@ -126,6 +126,7 @@ def _migration_2(db: sqlite3.Connection) -> None:
 #: numbered steps: ``MIGRATIONS[n - 1]`` takes a store from version ``n - 1`` to ``n``
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _migration_2)
 SCHEMA_VERSION = len(MIGRATIONS)
+RUN_STORE_SCHEMA_VERSION = SCHEMA_VERSION  #: the public name (``aau_core.RUN_STORE_SCHEMA_VERSION``)
 
 
 # ---------------------------------------------------------------- where
@@ -565,3 +566,35 @@ def record_run_or_warn(doc: Mapping[str, Any], *, store: str | os.PathLike[str] 
         else:
             print(message, file=sys.stderr)
         return None
+
+
+def store_choice(store: str | None, no_store: bool) -> str:
+    """Check ``--store`` / ``--no-store`` before a command runs; return the value to record with
+    (``"none"`` for ``--no-store``), or raise now rather than after the run.
+
+    Raises:
+        UsageError: both given, or a ``--store`` value ``resolve_store`` refuses.
+    """
+    if no_store:
+        if store is not None:
+            raise UsageError("--store and --no-store contradict each other; give one")
+        return DISABLED
+    resolve_store(store)
+    return store if store is not None else os.environ.get(STORE_ENV) or str(DEFAULT_STORE)
+
+
+def record_file_or_warn(path: str | os.PathLike[str], *, store: str | None) -> int | None:
+    """``record_run_or_warn`` for a run document a command has just written to ``path`` (read
+    back, so the stored document is the file's)."""
+    from ._strict_json import read_json_file
+
+    if resolve_store(store) is None:
+        return None
+    try:
+        doc = read_json_file(path, max_bytes=MAX_DOCUMENT_BYTES)
+    except InputError as exc:
+        import sys
+
+        print(f"aau: warning: run not recorded in the run store: {exc}", file=sys.stderr)
+        return None
+    return record_run_or_warn(doc, store=store, source=os.fspath(path))

@@ -80,6 +80,22 @@ def test_replay_of_the_other_suites_scores_every_task():
         aau_schemas.validate("eval-aggregate-v2", json.loads(json.dumps(doc, allow_nan=False)))
 
 
+def test_replay_finds_the_ground_truth_agentdojo_fixed_after_v1(capsys, tmp_path):
+    """Under benchmark version v1, AgentDojo's own ground truth of workspace user_task_7 fails
+    its utility check (fixed in v1.1.1): the replay reports exactly that task, with every
+    ground-truth call made (tool_call_match 1, utility 0)."""
+    rc, out, err = aau(capsys, "--suite", "workspace", "--benchmark-version", "v1",
+                       "--mock-ground-truth", "--tasks", "user_task_6,user_task_7,user_task_8",
+                       "--out", tmp_path, "--json", "--quiet")
+    assert rc == 0, err
+    doc = json.loads((tmp_path / "agentdojo-workspace_ground-truth.json").read_text())
+    scores = {r["scenario_id"]: r["metrics"] for r in doc["results"]}
+    assert scores == {"user_task_6": {"utility": 1.0, "tool_call_match": 1.0},
+                      "user_task_7": {"utility": 0.0, "tool_call_match": 1.0},
+                      "user_task_8": {"utility": 1.0, "tool_call_match": 1.0}}
+    assert doc["variant"].endswith(" v1 workspace")
+
+
 def test_repeats_and_task_selection(capsys, tmp_path):
     rc, out, err = aau(capsys, "--suite", "banking", "--mock-ground-truth", "--tasks",
                        "user_task_3,user_task_0", "--repeats", 3, "--out", tmp_path, "--json")

@@ -48,8 +48,8 @@ def _progress(line: str) -> None:
 
 @lab_group.command("generate")
 @click.argument("config", type=click.Path(dir_okay=False))
-@click.option("--n", "n", type=click.IntRange(min=1, max=100_000), default=None,
-              help="Scenarios to generate (default: the lab's, 32).")
+@click.option("--n", "n", type=click.IntRange(min=1, max=10_000), default=None,
+              help="Scenarios to generate, 1 to 10,000 (default: the lab's, 32).")
 @click.option("--seed", type=click.IntRange(min=0, max=2**53 - 1), default=None,
               help="Generator seed (default: the config's seed).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
@@ -117,9 +117,13 @@ def _parse_bars(values: tuple[str, ...]) -> dict[str, float]:
               help="Exit 1 when METRIC's mean is below VALUE (repeatable).")
 @click.option("--quiet", is_flag=True, help="No per-run progress lines on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@click.option("--store", "store", metavar="PATH|URL", help="Record the result in this run "
+              "store (default: $AAU_RUN_STORE, else .aau/runs.sqlite here; see aau runs).")
+@click.option("--no-store", is_flag=True, help="Do not record the result in the run store.")
 def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kind: str | None,
                 model: str | None, repeats: int, out_dir: str, force: bool,
-                fail_under: tuple[str, ...], quiet: bool, as_json: bool) -> int:
+                fail_under: tuple[str, ...], quiet: bool, as_json: bool, store: str | None,
+                no_store: bool) -> int:
     """Run the lab of CONFIG on its scenarios and write the result to OUT.
 
     Choose --mock, or --backend KIND (with --model M). Progress goes to stderr, one line per
@@ -157,6 +161,9 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     check_outputs({"--out (result)": stem.with_suffix(".json"),  # before any paid call
                    "--out (report)": stem.with_suffix(".md")},
                   inputs=[config, *([scenarios_file] if scenarios_file else [])], force=force)
+    from ._run_store import record_file_or_warn, store_choice
+
+    run_store = store_choice(store, no_store)
     spec, doc, cfg = load_lab_config(config)
     if scenarios_file is not None:
         from ._labs._common import read_scenarios
@@ -180,6 +187,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     sha = digest([spec.scenario_to_dict(s) for s in scenarios])
     json_path, md_path = write_lab_result(out_dir, spec, agg, kind, model, doc,
                                           scenarios_sha256=sha, force=force)
+    record_file_or_warn(json_path, store=run_store)  # a failure only warns
     mean = agg.metric_means[headline]
     low, high = agg.metric_ci95[headline]
     click.echo(f"{json_path}: {spec.name} {headline} {mean:.3f} "

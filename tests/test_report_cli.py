@@ -262,8 +262,8 @@ def test_bad_documents_are_one_line_exit_2(tmp_path, capsys, content, fragment):
 def test_schema_invalid_documents(tmp_path, capsys, path):
     rc, out, err = aau(capsys, "report", str(path), "--json")
     assert rc == 2 and out == ""
-    line = err.strip()
-    assert len(line.splitlines()) == 1 and line.startswith(f"aau: error: {path}: $"), line
+    line = err.strip()  # up to ten violations, one per line (aau_core.check_document)
+    assert 1 <= len(line.splitlines()) <= 11 and line.startswith(f"aau: error: {path}: $"), line
 
 
 def test_missing_file(tmp_path, capsys):

@@ -73,7 +73,7 @@ def test_load_lab_config_names_the_file_and_path(tmp_path):
     assert str(err.value) == f"{rule}: $.evidence: evidence names must be distinct"
     other = tmp_path / "suite.json"
     other.write_text(json.dumps({"hello": 1}))
-    with pytest.raises(InputError, match=r"suite.json: \$: not a lab config \(no known version"):
+    with pytest.raises(InputError, match=r"suite.json: \$: not a lab config: it has none of the lab config version fields gate_config_version \(gate-config\)"):
         load_lab_config(other)
 
 

@@ -22,6 +22,7 @@ import attrs
 from aau_core import (
     InvalidDocumentError,
     ToolCallFormatError,
+    check_document,
     check_functions,
     read_json_file,
     tool_call_contradictions,
@@ -131,11 +132,12 @@ def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
     """
     version = doc.get("suite_version") if isinstance(doc, dict) else None
     kind = _KIND_OF.get(version, "suite") if isinstance(version, str) else "suite"
-    if not aau_schemas.is_valid(kind, doc):
-        violations = aau_schemas.iter_violations(kind, doc)
-        raise InvalidDocumentError([(v.path, v.message) for v in violations] or
-                                   [("$", f"not a valid {version or SUITE_V1} suite")],
-                                   source=source)
+    if kind == "suite" and aau_schemas.kind_mismatch(doc, list(_KIND_OF.values())) is None \
+            and not aau_schemas.is_valid(kind, doc):
+        hint = _v2_feature_in_v1(doc)
+        if hint is not None:
+            raise InvalidDocumentError([hint], source=source)
+    check_document(kind, doc, source, accepted=list(_KIND_OF.values()))
     first_seen: dict[str, int] = {}
     problems = []
     cases = []
@@ -164,6 +166,19 @@ def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
     if problems:
         raise InvalidDocumentError(problems, source=source)
     return Suite(source=source, doc=doc, suite_id=doc["suite_id"], cases=tuple(cases))
+
+
+def _v2_feature_in_v1(doc: Any) -> tuple[str, str] | None:
+    """The first ``expected.tool_calls``/``tool_call_match`` of a 1.0 suite, with the fix."""
+    cases = doc.get("cases") if isinstance(doc, dict) else None
+    for index, case in enumerate(cases if isinstance(cases, list) else []):
+        expected = case.get("expected") if isinstance(case, dict) else None
+        for key in ("tool_calls", "tool_call_match"):
+            if isinstance(expected, dict) and key in expected:
+                return (aau_schemas.json_path(["cases", index, "expected", key]),
+                        f"expected.{key} needs \"suite_version\": \"{SUITE_V2}\" (this suite "
+                        f"says {SUITE_V1}; see docs/tool-calls.md)")
+    return None
 
 
 def _tool_call_problems(index: int, calls: Any, match: dict[str, Any]) -> list[tuple[str, str]]:

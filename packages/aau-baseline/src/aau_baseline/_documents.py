@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import aau_schemas
-from aau_core import InputError, InvalidDocumentError, read_json_file
+from aau_core import InputError, InvalidDocumentError, check_document, read_json_file
 
 from ._protocol import ABSTAIN, MAX_SESSIONS
 
@@ -42,11 +42,7 @@ def read_document(path: str | Path) -> Any:
 def check_schema(kind: str, doc: Any, source: str) -> dict[str, Any]:
     """Validate ``doc`` against ``kind``'s schema; return it. Raises InvalidDocumentError with
     every violation."""
-    if not aau_schemas.is_valid(kind, doc):
-        violations = aau_schemas.iter_violations(kind, doc)
-        raise InvalidDocumentError([(v.path, v.message) for v in violations]
-                                   or [("$", f"not a valid {kind} document")], source=source)
-    return doc
+    return check_document(kind, doc, source)
 
 
 def load(kind: str, path: str | Path) -> dict[str, Any]:

@@ -4,7 +4,7 @@ Public API::
 
     errors      AauError, UsageError, InputError, InvalidDocumentError, OutputError, BarNotMetError, Interrupted,
                 EXIT_OK, EXIT_BAR_NOT_MET, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL
-    files       loads_strict, read_json_file, render_json, atomic_write_text, atomic_write_json,
+    files       loads_strict, read_json_file, check_document (schema check, one error per line), render_json, atomic_write_text, atomic_write_json,
                 check_writable, check_parent, check_outputs, write_outputs, json_content
                 (a command with several outputs: check_outputs before any work, write_outputs
                 stages them all, then renames)
@@ -96,6 +96,8 @@ _EXPORTS = {
     "InputError": "._errors",
     "Interrupted": "._errors",
     "InvalidDocumentError": "._errors",
+    "MAX_LISTED_VIOLATIONS": "._errors",
+    "check_document": "._document_check",
     "DocumentReport": "._scenario_report",
     "JUnitCase": "._junit",
     "JUnitSuite": "._junit",
@@ -321,6 +323,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         OutputError,
         UsageError,
     )
+    from ._document_check import check_document
+    from ._errors import MAX_LISTED_VIOLATIONS
     from ._eval_report import EVAL_REPORT_VERSION, EvalCase, EvalReport, EvalResult
     from ._eval_suite import EvalSuite, EvalSuiteResult
     from ._execution import run_units
@@ -530,6 +534,8 @@ __all__ = [
     "InputError",
     "Interrupted",
     "InvalidDocumentError",
+    "MAX_LISTED_VIOLATIONS",
+    "check_document",
     "DocumentReport",
     "JUnitCase",
     "JUnitSuite",

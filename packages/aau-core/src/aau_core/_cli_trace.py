@@ -41,19 +41,11 @@ def load_trace(name: str) -> dict[str, Any]:
     Raises:
         InputError: missing, not JSON, or not a valid trace (file and JSON path named).
     """
-    import aau_schemas
-
+    from ._document_check import check_document
     from ._strict_json import read_json_file
 
     doc = read_json_file(name, max_bytes=MAX_TRACE_BYTES)
-    try:
-        aau_schemas.validate("trace", doc, source=name)
-    except aau_schemas.SchemaError as exc:
-        first = exc.violations[0]
-        more = len(exc.violations) - 1
-        suffix = f" (and {more} more violation{'s' if more > 1 else ''})" if more else ""
-        raise InputError(f"{first.message}{suffix} [trace]", source=name, path=first.path) from None
-    return doc
+    return check_document("trace", doc, name)
 
 
 def _failed_gates(record: dict[str, Any]) -> list[str]:

@@ -58,11 +58,18 @@ class InputError(AauError):
         super().__init__(": ".join(p for p in (source, path, message) if p))
 
 
+MAX_LISTED_VIOLATIONS = 10
+"""The most violations an ``InvalidDocumentError`` lists; the rest are counted in a last line."""
+
+
 class InvalidDocumentError(InputError):
     """A document breaks several rules; ``str(err)`` is one ``source: path: message`` line each.
 
+    At most ``MAX_LISTED_VIOLATIONS`` lines are listed; when there are more, a last line says
+    how many more there are and to run ``aau schema validate FILE`` to list them all.
+
     Args:
-        violations: ``(json_path, message)`` pairs, at least one.
+        violations: ``(json_path, message)`` pairs, at least one (all kept in ``.violations``).
         source: the file name, or ``None``.
     """
 
@@ -73,7 +80,12 @@ class InvalidDocumentError(InputError):
         path, message = self.violations[0]
         super().__init__(message, source=source, path=path)
         prefix = f"{source}: " if source else ""
-        self.args = ("\n".join(f"{prefix}{p}: {m}" for p, m in self.violations),)
+        lines = [f"{prefix}{p}: {m}" for p, m in self.violations[:MAX_LISTED_VIOLATIONS]]
+        more = len(self.violations) - MAX_LISTED_VIOLATIONS
+        if more > 0:
+            lines.append(f"{prefix}... and {more} more violation{'s' if more > 1 else ''}; run "
+                         f"`aau schema validate {source or 'FILE'}` to list all")
+        self.args = ("\n".join(lines),)
 
     def __str__(self) -> str:
         return str(self.args[0])

@@ -16,13 +16,14 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ._errors import UnknownKindError
+from ._json_path import json_path
 
 SCHEMA_BASE_URI = "https://aau.dev/schemas/"
 
@@ -170,4 +171,57 @@ def detect_kind(doc: Any) -> str | None:
     for info in _kinds().values():
         if info.version_field and doc.get(info.version_field) == info.version:
             return info.kind
+    return None
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def kind_mismatch(doc: Any, expected: str | Sequence[str]) -> tuple[str, str] | None:
+    """Why ``doc`` is not a document of the ``expected`` kind(s), judged by its version field.
+
+    The one check every reader makes before its schema's violations, so that a document of
+    another kind, or an unknown version of the right kind, is named in one line instead of
+    being reported as every property the expected schema misses.
+
+    Args:
+        doc: a parsed JSON value.
+        expected: a kind name, or the kind names a reader accepts (``["suite", "suite-v2"]``).
+
+    Returns:
+        ``(json path, message)``, or ``None`` when the version field gives no reason to refuse
+        (a document without any known version field is left to the schema):
+
+        - another known kind: ``this is a gate-config document ("gate_config_version":
+          "aau-gate-config/1.0"), not a gate-scenarios document``;
+        - an unknown version of an expected kind's field: ``"aau-gate-config/2.0" is not a
+          supported version; gate-config documents carry "aau-gate-config/1.0"``;
+        - another known kind's field with an unknown version: the same sentence naming that field.
+    """
+    wanted = [expected] if isinstance(expected, str) else list(expected)
+    if not isinstance(doc, dict):
+        return None
+    detected = detect_kind(doc)
+    if detected in wanted:
+        return None
+    want = " or ".join(f"{k}" for k in wanted)
+    infos = [kind_info(k) for k in wanted]
+    if detected is not None:
+        info = kind_info(detected)
+        return (json_path([info.version_field or ""]) if info.version_field else "$",
+                f"this is a {detected} document ({_json(info.version_field)}: "
+                f"{_json(info.version)}), not a {want} document")
+    fields = [i.version_field for i in infos if i.version_field]
+    fields += [i.version_field for i in _kinds().values()
+               if i.version_field and i.version_field not in fields]
+    for field in fields:
+        if field in doc:
+            mine = [i for i in infos if i.version_field == field]
+            owners = mine or [i for i in _kinds().values() if i.version_field == field]
+            versions = ", ".join(_json(i.version) for i in owners)
+            kinds_text = " or ".join(i.kind for i in owners)
+            tail = "" if mine else f"; expected a {want} document"
+            return (json_path([field]), f"{_json(doc[field])} is not a supported version; {kinds_text} documents "
+                    f"carry {versions}{tail}")
     return None

@@ -19,7 +19,13 @@ from typing import Any
 from ._errors import SchemaError, UnknownKindError, Violation
 from ._json_path import json_path
 from ._messages import one_line, violation_message
-from ._registry import SCHEMA_BASE_URI, _load_by_id, all_schema_resources, kind_info
+from ._registry import (
+    SCHEMA_BASE_URI,
+    _load_by_id,
+    all_schema_resources,
+    kind_info,
+    kind_mismatch,
+)
 
 
 def _refuse_retrieval(uri: str) -> Any:
@@ -204,11 +210,17 @@ def validate(kind: str, doc: Any, *, source: str | None = None) -> None:
         source: file name (or other label) to put in front of every error line.
 
     Raises:
-        SchemaError: the document is invalid; ``.violations`` lists every ``$.path: message``.
+        SchemaError: the document is invalid; ``.violations`` lists every ``$.path: message``,
+            or, when its version field names another kind or an unknown version
+            (``kind_mismatch``), that one line.
         UnknownKindError: unknown kind.
     """
     if is_valid(kind, doc):
         return
+    if not kind.startswith(SCHEMA_BASE_URI):
+        mismatch = kind_mismatch(doc, kind)
+        if mismatch is not None:  # another kind, or an unknown version: one line says so
+            raise SchemaError([Violation(*mismatch)], kind=kind, source=source)
     violations = iter_violations(kind, doc)
     if not violations:  # the two validators disagree: report what the fast one says
         violations = _rs_violations(kind, doc)

@@ -180,22 +180,15 @@ def keyword_search(sections: Sequence[dict[str, Any]], query: str,
 # ---------------------------------------------------------------- documents
 
 def check_document(kind: str, doc: Any, source: str | None) -> None:
-    """Validate ``doc`` against aau-schemas kind ``kind``; one-line ``InputError`` if invalid.
+    """Validate ``doc`` against aau-schemas kind ``kind`` (``aau_core._document_check``).
 
     Raises:
-        InputError: ``source: $.path: message [kind]`` for the first violation, with the count
-            of the others.
+        InvalidDocumentError: another kind or version (one line), or up to ten violations, one
+            per line, the first tagged ``[kind]``.
     """
-    import aau_schemas
+    from .._document_check import check_document as check
 
-    try:
-        aau_schemas.validate(kind, doc, source=source)
-    except aau_schemas.SchemaError as exc:
-        first = exc.violations[0]
-        more = len(exc.violations) - 1
-        suffix = f" (and {more} more violation{'s' if more > 1 else ''})" if more else ""
-        raise InputError(f"{first.message}{suffix} [{kind}]", source=source,
-                         path=first.path) from None
+    check(kind, doc, source)
 
 
 def digest(doc: Any) -> str:
@@ -219,16 +212,23 @@ def load_lab_config(path: str | os.PathLike[str]) -> tuple[LabSpec, dict[str, An
 
     from .._errors import UsageError
     from .._strict_json import read_json_file
-    from . import lab_for_config_kind
+    from . import available_labs, lab_for_config_kind
 
     source = str(path)
     doc = read_json_file(path, max_bytes=MAX_CONFIG_BYTES)
     kind = aau_schemas.detect_kind(doc)
     try:
         spec = lab_for_config_kind(kind)
-    except UsageError as exc:
-        what = "no known version field" if kind is None else f"a {kind} document"
-        raise InputError(f"not a lab config ({what}): {exc}", source=source, path="$") from None
+    except UsageError:
+        config_kinds = [lab.config_kind for lab in available_labs()]
+        mismatch = aau_schemas.kind_mismatch(doc, config_kinds)
+        if mismatch is not None:
+            raise InputError(f"not a lab config: {mismatch[1]}", source=source,
+                             path=mismatch[0]) from None
+        fields = ", ".join(f"{aau_schemas.kind_info(k).version_field} ({k})"
+                           for k in config_kinds)
+        raise InputError(f"not a lab config: it has none of the lab config version fields "
+                         f"{fields}", source=source, path="$") from None
     check_document(spec.config_kind, doc, source)
     try:
         config = spec.load_config(doc)

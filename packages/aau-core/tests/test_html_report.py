@@ -260,3 +260,29 @@ def test_view_pages_and_links(server):
 def test_view_refuses_a_missing_store(tmp_path, capsys):
     rc, _, err = cli(capsys, "view", "--store", tmp_path / "none.sqlite", "--port", "0")
     assert rc == 2 and "no run store here" in err
+
+
+def test_aau_view_serves_on_loopback_and_stops_cleanly_on_ctrl_c(store):
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "aau"
+    proc = subprocess.Popen([str(script), "view", "--store", str(store), "--port", "0"],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "AAU_RUN_STORE": "none"})
+    try:
+        line = proc.stderr.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line
+        status, text = fetch(url.group(0))
+        assert status == 200 and "run 3" in text
+        status, text = fetch(url.group(0) + "runs/1")
+        assert status == 200 and "1/3 scenarios passed" in Page(text).all_text()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "aau view: stopped" in err and "Traceback" not in err

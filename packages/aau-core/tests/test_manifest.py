@@ -14,6 +14,7 @@ from aau_core import (
     InputError,
     OutputError,
     build_manifest,
+    check_pack_output,
     check_relative_path,
     intoto_statement,
     safe_slug,
@@ -213,8 +214,32 @@ def test_failed_verification_keeps_the_previous_pack(pack: Path) -> None:
         raise InputError("bad", source=str(stage))
 
     with pytest.raises(OutputError, match="bad"):
-        write_pack(pack, {"x": b"y"}, manifest_version="v", verify=verify, force=True)
+        write_pack(pack, {"x": b"y"}, manifest_version="test-pack/1.1", verify=verify, force=True)
     assert (pack / "manifest.json").read_bytes() == before
+
+
+def test_force_replaces_only_a_pack_of_the_same_kind(tmp_path: Path) -> None:
+    """--force never wipes a folder that is not a pack of this kind (docs, a project, another
+    family's pack): the folder and every file in it stay."""
+    docs = tmp_path / "mydocs"
+    docs.mkdir()
+    (docs / "thesis.txt").write_text("years of work")
+    with pytest.raises(OutputError, match="not a pack of this kind.*no manifest.json"):
+        write_pack(docs, FILES, manifest_version="test-pack/1.0", force=True)
+    with pytest.raises(OutputError, match="not a pack of this kind"):
+        check_pack_output(docs, force=True, version="test-pack/1.0")
+    other = write_pack(tmp_path / "other", FILES, manifest_version="other-pack/1.0")
+    with pytest.raises(OutputError, match="not a pack of this kind"):
+        write_pack(other, FILES, manifest_version="test-pack/1.0", force=True)
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "manifest.json").write_text("{not json")
+    with pytest.raises(OutputError, match="not JSON"):
+        write_pack(tmp_path / "bad", FILES, manifest_version="test-pack/1.0", force=True)
+    # a schema kind: the existing manifest must validate as that kind
+    with pytest.raises(OutputError, match="is not a submission-manifest"):
+        check_pack_output(other, force=True, kind="submission-manifest")
+    assert (docs / "thesis.txt").read_text() == "years of work"
+    assert (other / "README.md").exists()
 
 
 def test_write_pack_with_caller_manifest_and_bad_arguments(tmp_path: Path) -> None:
@@ -248,3 +273,11 @@ def test_intoto_statement() -> None:
     assert INTOTO_STATEMENT_TYPE == "https://in-toto.io/Statement/v1"
     with pytest.raises(ValueError):
         intoto_statement({}, "t", {})
+
+
+def test_an_empty_folder_added_to_a_pack_is_a_finding(pack: Path) -> None:
+    (pack / "data" / "added").mkdir()
+    assert verify_manifest_dir(pack) == [
+        f"{pack / 'data' / 'added'}: an empty folder the manifest does not list (added after "
+        "the pack was written)"]
+    assert verify_manifest_dir(pack, empty_folders_ok=True) == []

@@ -711,6 +711,22 @@ def test_assess_refuses_a_pack_folder_that_is_or_contains_an_input(ws: Path) -> 
     assert sorted(p.name for p in ws.rglob("*")) == names
 
 
+def test_assess_force_replaces_only_a_release_pack(ws: Path) -> None:
+    """--force replaces a release pack, never a folder of documents nor another kind of pack."""
+    docs = ws / "mydocs"
+    docs.mkdir()
+    (docs / "thesis.txt").write_text("years of work\n")
+    proc = run_aau(*assess_args(ws, docs, "--mock"), "--force")
+    assert proc.returncode == 2 and "not a pack of this kind" in proc.stderr, proc.stderr
+    assert (docs / "thesis.txt").read_text() == "years of work\n"
+    pack = ws / "pack"
+    assert run_aau(*assess_args(ws, pack, "--mock")).returncode in (0, 1)
+    assert run_aau(*assess_args(ws, pack, "--mock"), "--force").returncode in (0, 1)
+    (pack / "manifest.json").write_text('{"manifest_version": "aau-community-evidence-manifest/1.0"}')
+    proc = run_aau(*assess_args(ws, pack, "--mock"), "--force")
+    assert proc.returncode == 2 and "is not a release-pack-manifest" in proc.stderr, proc.stderr
+
+
 def test_release_refuses_a_missing_folder_outside_cwd_and_temp(ws: Path) -> None:
     out = Path("/nonexistent-aau-folder/x.json")
     for args in _file_commands(ws, ws / "snap.json", out)[:1] + [assess_args(ws, out.parent / "p",

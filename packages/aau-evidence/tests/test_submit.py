@@ -71,11 +71,32 @@ def make_starter(root: Path, suite: dict[str, Any], *, adapted: bool = True) -> 
     return root
 
 
+class _TimedMock:
+    """The mock adapter's answers with latencies that differ from run to run, as a real
+    re-run's do (distinct runs with identical latencies are copies, see copied_runs)."""
+
+    def __init__(self, seed: str) -> None:
+        import random
+
+        from aau_adapters import MockAdapter
+
+        self._mock, self._random = MockAdapter(), random.Random(seed)
+
+    def invoke(self, request: dict[str, Any], case: Any) -> Any:
+        import attrs as _attrs
+
+        answer = self._mock.invoke(request, case)
+        return _attrs.evolve(answer, latency_s=round(self._random.uniform(0.05, 0.5), 6))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._mock, name)
+
+
 def receipt_v2(suite: dict[str, Any], *, start: str, end: str, platform: str = "Linux x86_64",
                python: str = "3.12.3", argv0: str = "python3") -> dict[str, Any]:
-    from aau_adapters import MockAdapter, build_receipt_v2, evaluate, suite_from_document
+    from aau_adapters import build_receipt_v2, evaluate, suite_from_document
 
-    doc = build_receipt_v2(evaluate(suite_from_document(suite), MockAdapter()))
+    doc = build_receipt_v2(evaluate(suite_from_document(suite), _TimedMock(start)))
     adapter = {"kind": "command", "argv0": argv0}
     doc.update(adapter_kind="command", started_at=start, finished_at=end,
                provenance={**doc["provenance"], "adapter": adapter, "platform": platform,
@@ -199,6 +220,62 @@ def test_trivial_reruns_are_not_reproduced(tmp_path: Path, suite, case: str) -> 
     assert verdict["level"] == "Domain reviewed"
     check = json.loads((out / "checks.json").read_text())["checks"][7]
     assert check["id"] == "distinct-runs" and check["passed"] is False
+
+
+def _second(i: int) -> tuple[str, str]:
+    return f"2026-03-01T10:00:0{i}.100000Z", f"2026-03-01T10:00:0{i}.900000Z"
+
+
+def test_forged_reproduced_from_argv0_spellings_in_one_second(tmp_path: Path, suite) -> None:
+    """Three runs in one second on one machine, the middle one via `python3` instead of
+    `python`: the same environment, not Reproduced."""
+    receipts = [receipt_v2(suite, start=_second(i)[0], end=_second(i)[1], argv0=argv0)
+                for i, argv0 in enumerate(["python", "python3", "/usr/bin/python3.12"])]
+    code, out, verdict = submit(tmp_path, receipts, *REVIEW)
+    assert code == 0 and verdict["level"] == "Domain reviewed", verdict
+    check = json.loads((out / "checks.json").read_text())["checks"][7]
+    assert check["passed"] is False and "1/2 provenances" in check["detail"]
+
+
+def test_forged_verified_by_env_python_and_a_second_handle(tmp_path: Path, suite) -> None:
+    """A 4th run of the same environment via `/usr/bin/env python` plus another handle is not
+    an independent reproduction."""
+    receipts = three_runs(suite)
+    receipts.append(receipt_v2(suite, start=day(5)[0], end=day(5)[1], argv0="/usr/bin/env"))
+    repro = ["--reproducer-name", "Ada Two", "--reproducer-github", "ada2",
+             "--reproduction-scope", "Reran all cases", "--reproduction-receipt", "run-04"]
+    code, out, verdict = submit(tmp_path, receipts, *REVIEW, *repro)
+    assert code == 0 and verdict["level"] == "Reproduced", verdict
+    detail = json.loads((out / "checks.json").read_text())["checks"][8]["detail"]
+    assert "in more than the adapter invocation" in detail
+
+
+def test_forged_runs_copied_from_one_receipt(tmp_path: Path, suite) -> None:
+    """One receipt copied four times with only provenance.python and the run window edited:
+    identical per-row latencies, so neither Reproduced nor Verified."""
+    one = receipt_v2(suite, start=day(1)[0], end=day(1)[1])
+    receipts = []
+    for i, python in enumerate(["3.12.3", "3.11.9", "3.10.14", "3.13.0"]):
+        doc = json.loads(json.dumps(one))
+        doc["provenance"]["python"] = python
+        doc["started_at"], doc["finished_at"] = day(i + 1)
+        receipts.append(doc)
+    repro = [*REPRO[:-1], "run-04"]
+    code, out, verdict = submit(tmp_path, receipts, *REVIEW, *repro)
+    assert code == 0 and verdict["level"] == "Domain reviewed", verdict
+    checks = json.loads((out / "checks.json").read_text())["checks"]
+    assert "6 copied pair(s)" in checks[7]["detail"]
+    assert "copy of a contributor run" in checks[8]["detail"]
+
+
+def test_argv0_normalisation() -> None:
+    from aau_evidence._evidence_levels import normalize_argv0
+
+    for spelling in ["python", "python3", "python3.12", "/usr/bin/python3", "/usr/bin/env",
+                     "C:\\Python312\\python.exe", "py"]:
+        assert normalize_argv0(spelling) == "python", spelling
+    assert normalize_argv0("/opt/agent/run-agent") == "run-agent"
+    assert normalize_argv0("node") == "node"
 
 
 def test_verified_needs_a_reproducer_from_another_provenance(tmp_path: Path, suite) -> None:
@@ -437,7 +514,8 @@ def test_own_pack_validates(pack: Path) -> None:
     assert all(p.startswith(str(pack / "README.md")) for p in verdict["problems"])
 
 
-@pytest.mark.parametrize("tamper", ["byte-changed", "file-added", "file-removed", "symlink"])
+@pytest.mark.parametrize("tamper", ["byte-changed", "file-added", "file-removed", "symlink",
+                                    "empty-folder-added"])
 def test_tampering_is_detected(pack: Path, tamper: str) -> None:
     target = pack / "receipts" / "run-02.json"
     if tamper == "byte-changed":
@@ -448,6 +526,9 @@ def test_tampering_is_detected(pack: Path, tamper: str) -> None:
         (pack / "receipts" / "run-04.json").write_text("{}")
     elif tamper == "file-removed":
         target.unlink()
+    elif tamper == "empty-folder-added":  # an addition like an unlisted file
+        target = pack / "receipts" / "extra"
+        target.mkdir()
     else:
         copy_ = pack.parent / "outside.json"
         copy_.write_bytes(target.read_bytes())
@@ -582,6 +663,21 @@ def test_submit_refuses_a_pack_folder_that_is_or_contains_an_input(tmp_path: Pat
         assert result.exit_code == 2, result.stderr
         assert "an input of this command; name another folder" in result.stderr
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_submit_force_replaces_only_a_submission_pack(tmp_path: Path, suite) -> None:
+    starter = make_starter(tmp_path / "starter", suite)
+    receipts = write_receipts(tmp_path, [receipt_v1(suite)])
+    docs = tmp_path / "mydocs"
+    docs.mkdir()
+    (docs / "thesis.txt").write_text("years of work")
+    result = aau("submit", str(starter), *receipts, *BUILD, "--out", str(docs), "--force")
+    assert result.exit_code == 2 and "not a pack of this kind" in result.stderr, result.stderr
+    assert (docs / "thesis.txt").read_text() == "years of work"
+    pack = tmp_path / "pack"
+    assert aau("submit", str(starter), *receipts, *BUILD, "--out", str(pack)).exit_code == 0
+    result = aau("submit", str(starter), *receipts, *BUILD, "--out", str(pack), "--force")
+    assert result.exit_code == 0, result.stderr
 
 
 @pytest.mark.skipif(os.name != "posix", reason="FIFOs, devices and symlinks")

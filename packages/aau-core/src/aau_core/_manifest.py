@@ -83,8 +83,8 @@ def _check_name(name: str) -> None:
 
 
 def verify_manifest_dir(directory: str | os.PathLike[str], manifest_name: str = "manifest.json", *,
-                        version: str | None = None,
-                        version_key: str = "manifest_version") -> list[str]:
+                        version: str | None = None, version_key: str = "manifest_version",
+                        empty_folders_ok: bool = False) -> list[str]:
     """Check a pack folder against its manifest; return the problems (empty: the pack is intact).
 
     Detects: a missing, unreadable or malformed manifest (not a JSON object, ``files`` not a
@@ -92,7 +92,9 @@ def verify_manifest_dir(directory: str | os.PathLike[str], manifest_name: str = 
     (``check_relative_path``) or listed twice; a listed file removed; a file (at any depth) that is
     not listed; a byte length or SHA-256 that differs (hash drift); a symlink or a non-regular
     file anywhere in the folder (a symlink is never followed); and, when ``version`` is given, a
-    different ``manifest[version_key]``. Empty sub-folders are tolerated (as in aau-harness 1.6).
+    different ``manifest[version_key]``; an empty sub-folder (at any depth), which no manifest
+    lists and no writer makes, is an addition like an unlisted file (aau-harness 1.6 tolerated
+    it; ``empty_folders_ok=True`` does too).
 
     Args:
         directory: the pack folder.
@@ -114,6 +116,9 @@ def verify_manifest_dir(directory: str | os.PathLike[str], manifest_name: str = 
         if stat.S_ISLNK(mode):
             problems.append(f"{item}: a symlink; packs hold regular files only")
         elif stat.S_ISDIR(mode):
+            if not empty_folders_ok and not os.listdir(item):
+                problems.append(f"{item}: an empty folder the manifest does not list (added "
+                                "after the pack was written)")
             continue
         elif not stat.S_ISREG(mode):
             problems.append(f"{item}: not a regular file")
@@ -206,7 +211,7 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
                file_fields: Mapping[str, Mapping[str, Any]] | None = None,
                render: Callable[[Any], bytes] | None = None,
                verify: Callable[[Path], Any] | None = None, force: bool = False,
-               inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
+               inputs: Iterable[str | os.PathLike[str]] = (), kind: str | None = None) -> Path:
     """Write a pack folder atomically: stage, manifest last, verify, rename into place.
 
     Either ``files`` already holds the manifest bytes under ``manifest_name`` (built by the
@@ -230,18 +235,21 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
         manifest_version / version_key / manifest_extra / file_fields: see ``build_manifest``.
         render: manifest object -> bytes.
         verify: a check of the staged folder.
-        force: replace an existing destination folder (never a file or a symlink).
+        force: replace an existing destination folder, only when it is a pack of the same
+            kind (``check_pack_output``; never a file, a symlink or any other folder).
             Missing parent folders are created only below the current directory or the
             temp folder (``aau_core.check_parent``).
         inputs: the files and folders the command read; the destination may not be one of
             them nor contain one (``check_pack_output``).
+        kind: the aau-schemas kind of the manifest (``"submission-manifest"``); default: the
+            kind ``aau_schemas.detect_kind`` finds for the new manifest.
 
     Returns:
         ``Path(destination)``.
 
     Raises:
-        OutputError: the destination exists (without ``force``), is a file or a symlink, is or
-            contains an input, cannot be written, or the staged pack failed verification (a
+        OutputError: the destination exists (without ``force``), is a file or a symlink, is
+            not a pack of the same kind (even with ``force``), is or contains an input, cannot be written, or the staged pack failed verification (a
             bug in the writer).
         ValueError: neither or both of a manifest in ``files`` and ``manifest_version``, or an
             unsafe file name.
@@ -256,7 +264,10 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
         payload[manifest_name] = (render or _legacy_render)(manifest)
     for name in payload:
         _check_name(name)
-    check_pack_output(dest, inputs=inputs, force=force)
+    kind, version = _new_kind(payload[manifest_name], kind, version_key)
+    same = _same_kind_check(manifest_name, kind, version, version_key)
+    check_pack_output(dest, inputs=inputs, force=force, manifest_name=manifest_name, kind=kind,
+                      version=version, version_key=version_key)
     parent = dest.parent if str(dest.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -277,7 +288,7 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
         for folder in [stage, *(p for p in stage.rglob("*") if p.is_dir())]:
             os.chmod(folder, mode)
         _verify_stage(dest, stage, manifest_name, verify)
-        _check_destination(dest, force)
+        _check_destination(dest, force, same)
         if dest.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{dest.name}-old-", dir=parent))
             os.rename(dest, old / "pack")
@@ -296,7 +307,9 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
 
 def check_pack_output(destination: str | os.PathLike[str], *,
                       inputs: Iterable[str | os.PathLike[str]] = (), force: bool,
-                      option: str = "--out") -> Path:
+                      option: str = "--out", manifest_name: str = "manifest.json",
+                      kind: str | None = None, version: str | None = None,
+                      version_key: str = "manifest_version") -> Path:
     """Check a pack folder destination before any work (``write_pack`` checks it again).
 
     The folder may not exist (without ``force``), may not be a file, a device, a pipe or a
@@ -304,11 +317,20 @@ def check_pack_output(destination: str | os.PathLike[str], *,
     would delete what the command reads), and its missing parent folders may be created only
     below the current directory or the temp folder (``check_parent``).
 
+    ``force`` replaces an existing folder only when it is a pack of the same kind: it holds
+    ``manifest_name`` as a regular file whose JSON validates as the aau-schemas ``kind`` (or,
+    for a family without a schema, whose ``version_key`` names the same family as ``version``,
+    the part before ``/``). Any other folder -- a project, a documents folder, a pack of another
+    kind -- is refused even with ``force``: replacing it would delete files the command never
+    wrote.
+
     Args:
         destination: the pack folder to create.
         inputs: the files and folders the command reads.
-        force: an existing folder may be replaced.
+        force: an existing pack folder of the same kind may be replaced.
         option: the option naming the destination, for the message.
+        manifest_name / kind / version / version_key: what identifies a pack of the same kind
+            (at least ``kind`` or ``version``; with neither, no existing folder is replaced).
 
     Returns:
         ``Path(destination)``.
@@ -324,12 +346,12 @@ def check_pack_output(destination: str | os.PathLike[str], *,
             what = "is" if src == target else "contains"
             raise OutputError(f"{option} {dest}: {what} {source}, an input of this command; "
                               "name another folder")
-    _check_destination(dest, force)
+    _check_destination(dest, force, _same_kind_check(manifest_name, kind, version, version_key))
     check_parent(dest)  # missing folders only below the current directory or the temp folder
     return dest
 
 
-def _check_destination(dest: Path, force: bool) -> None:
+def _check_destination(dest: Path, force: bool, same_kind: Callable[[Path], str | None]) -> None:
     if dest.is_symlink():
         raise OutputError(f"{dest}: is a symlink; choose a new folder for the pack")
     if dest.exists():
@@ -337,6 +359,51 @@ def _check_destination(dest: Path, force: bool) -> None:
             raise OutputError(f"{dest}: exists and is not a folder; not replaced")
         if not force:
             raise OutputError(f"{dest}: exists; choose a new folder for the pack (or --force)")
+        why = same_kind(dest)
+        if why is not None:
+            raise OutputError(f"{dest}: exists and is not a pack of this kind ({why}); --force "
+                              "replaces only such a pack; choose a new folder")
+
+
+def _new_kind(manifest_bytes: bytes, kind: str | None,
+              version_key: str) -> tuple[str | None, str | None]:
+    """The schema kind and version string of the manifest about to be written."""
+    try:
+        doc = json.loads(manifest_bytes)
+    except ValueError:
+        return kind, None
+    version = doc.get(version_key) if isinstance(doc, dict) else None
+    version = version if isinstance(version, str) else None
+    if kind is None and isinstance(doc, dict):
+        import aau_schemas
+
+        kind = aau_schemas.detect_kind(doc)
+    return kind, version
+
+
+def _same_kind_check(manifest_name: str, kind: str | None, version: str | None,
+                     version_key: str) -> Callable[[Path], str | None]:
+    """A check of an existing folder: ``None`` when it is a pack of the same kind, else why not."""
+
+    def check(folder: Path) -> str | None:
+        path = folder / manifest_name
+        if path.is_symlink() or not path.is_file():
+            return f"no {manifest_name}"
+        try:
+            doc = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return f"{manifest_name} is not JSON"
+        if kind is not None:
+            import aau_schemas
+
+            return None if aau_schemas.is_valid(kind, doc) else f"{manifest_name} is not a {kind}"
+        found = doc.get(version_key) if isinstance(doc, dict) else None
+        if version is None or not isinstance(found, str) or \
+                found.split("/")[0] != version.split("/")[0]:
+            return f"{manifest_name} is not a {version or 'known'} manifest"
+        return None
+
+    return check
 
 
 def _verify_stage(dest: Path, stage: Path, manifest_name: str,

@@ -131,8 +131,8 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
       aau release assess baseline.json candidate.json policy.json plan.json \\
           --command "python agent.py" --approval approval.json --out pack/
     """
-    from aau_adapters._adapter_choice import choose_adapter
-    from aau_core._manifest import check_pack_output  # public export: see aau_core.__init__
+    from aau_adapters import choose_adapter
+    from aau_core import check_pack_output
 
     from ._release_diff import diff_snapshots
     from ._release_documents import check_approval, check_plan, check_policy, load
@@ -143,7 +143,7 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout)
     inputs = [baseline_manifest, candidate_manifest, policy, plan,
               *([approval] if approval is not None else [])]
-    check_pack_output(out, inputs=inputs, force=force)
+    check_pack_output(out, inputs=inputs, force=force, kind="release-pack-manifest")
     baseline = capture_snapshot(baseline_manifest)
     candidate = capture_snapshot(candidate_manifest)
     policy_doc = load(check_policy, policy)

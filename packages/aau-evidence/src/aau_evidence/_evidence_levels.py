@@ -13,15 +13,32 @@ checks, pass. Nine checks, in this order::
                      named-domain-review         reviewer, reviewer_role, scope and reviewed_at given
                      source-ledger               at least two https:// sources
     Reproduced       distinct-runs               >= 3 receipt v2 runs, run windows pairwise disjoint,
-                                                 from >= 2 distinct provenances
+                                                 no two runs copies of each other, from >= 2
+                                                 distinct environments
     Verified         independent-reproduction    a named reproducer (handle != contributor's), a
-                                                 scope, and a linked receipt v2 whose provenance
-                                                 differs from every other receipt's and whose run
-                                                 window overlaps none of theirs
+                                                 scope, and a linked receipt v2 whose environment
+                                                 differs from every other receipt's in more than
+                                                 the adapter invocation, whose run window overlaps
+                                                 none of theirs and which copies none of them
 
 A run's *window* is ``[started_at, finished_at]`` of a receipt v2; its *provenance* is the
 receipt's ``provenance`` object (aau version, Python version, platform, adapter kind and
 ``argv0`` or ``url_host``). Receipt v1 carries neither, so it cannot show a distinct run.
+
+A run's *environment* is its provenance with ``argv0`` normalised (``environment_key``): the
+base name, lower-cased, without ``.exe``, and every spelling of a Python interpreter
+(``python``, ``python3``, ``python3.11``, ``/usr/bin/python3``, ``env`` as in ``/usr/bin/env
+python``) is ``python``: calling the same script through another spelling of the same
+interpreter is the same environment. Two runs are *copies* (``copied_runs``) when at least
+half of the result rows they share (same ``scenario_id`` and ``repeat``) have the same
+``latency_s``, to the microsecond: a re-run never reproduces latencies, so such receipts are
+one run re-labelled (hand-edited ``provenance``/``started_at``/``finished_at``).
+
+What these checks prove, and what they do not: provenance and run windows are self-reported
+and nothing checks them (a receipt is a JSON file its author can edit); the checks catch
+repetition presented as reproduction (one run copied, one run re-launched through another
+spelling of the interpreter, runs from one environment) but not a forger who edits latencies
+and provenance consistently, and never who ran what.
 
 Why (aau-harness 1.6 used ``repeated-receipts``: 3 receipts with 3 distinct hashes, and
 ``named-independent-reproduction``: any other GitHub handle): the hashes of three back-to-back
@@ -39,6 +56,7 @@ bit for bit, to validate packs 1.6 wrote.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
@@ -96,6 +114,47 @@ class PackedReceipt:
         return _instant(self.doc["started_at"]), _instant(self.doc["finished_at"])
 
 
+def normalize_argv0(argv0: str) -> str:
+    """The adapter program as an environment sees it: base name, lower case, no ``.exe``,
+    every Python interpreter spelling (``python3``, ``python3.11``, ``py``, ``env`` as in
+    ``/usr/bin/env python``) as ``python``."""
+    base = re.split(r"[\\/]", argv0.strip())[-1].lower()
+    base = base.removesuffix(".exe")
+    if base in ("env", "py") or re.fullmatch(r"pythonw?[0-9.]*", base):
+        return "python"
+    return base
+
+
+def environment_key(receipt: PackedReceipt, *, adapter: bool = True) -> str | None:
+    """A receipt v2's environment as canonical JSON (``argv0`` normalised; without the adapter
+    when ``adapter`` is false); ``None`` for a receipt v1."""
+    if not receipt.is_v2:
+        return None
+    provenance = dict(receipt.doc["provenance"])
+    described = dict(provenance.get("adapter") or {})
+    if isinstance(described.get("argv0"), str):
+        described["argv0"] = normalize_argv0(described["argv0"])
+    provenance["adapter"] = described
+    if not adapter:
+        del provenance["adapter"]
+    return aau_schemas.canonical_json(provenance).decode()
+
+
+def _latencies(receipt: PackedReceipt) -> dict[tuple[Any, Any], Any]:
+    rows = receipt.doc.get("results")
+    return {(row.get("scenario_id"), row.get("repeat")): row.get("latency_s")
+            for row in (rows if isinstance(rows, list) else []) if isinstance(row, dict)}
+
+
+def copied_runs(a: PackedReceipt, b: PackedReceipt) -> bool:
+    """True when two receipts are one run: at least half of the result rows they share
+    (``scenario_id`` and ``repeat``) have the same ``latency_s``."""
+    la, lb = _latencies(a), _latencies(b)
+    shared = [key for key in la if key in lb]
+    same = sum(1 for key in shared if la[key] is not None and la[key] == lb[key])
+    return bool(shared) and 2 * same >= len(shared)
+
+
 def _instant(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
@@ -117,9 +176,12 @@ def _distinct_runs(receipts: Sequence[PackedReceipt]) -> dict[str, Any]:
     runs = [r for r in receipts if r.is_v2]
     windows = [w for r in runs if (w := r.window()) is not None]
     overlapping = sum(1 for i, a in enumerate(windows) for b in windows[i + 1:] if _overlap(a, b))
-    provenances = {r.provenance_key() for r in runs}
-    passed = len(runs) >= MIN_RUNS and not overlapping and len(provenances) >= MIN_PROVENANCES
+    copies = sum(1 for i, a in enumerate(runs) for b in runs[i + 1:] if copied_runs(a, b))
+    provenances = {environment_key(r) for r in runs}
+    passed = (len(runs) >= MIN_RUNS and not overlapping and not copies
+              and len(provenances) >= MIN_PROVENANCES)
     detail = (f"{len(runs)}/{MIN_RUNS} receipt v2 runs · {overlapping} overlapping pair(s) · "
+              f"{copies} copied pair(s) (same latencies) · "
               f"{len(provenances)}/{MIN_PROVENANCES} provenances")
     if len(runs) < len(receipts):
         detail += f" · {len(receipts) - len(runs)} receipt v1 (no run window or provenance)"
@@ -145,12 +207,15 @@ def _independent_reproduction(metadata: Mapping[str, Any],
         reasons.append("the linked receipt is v1 (no provenance)")
     else:
         others = [r for r in receipts if r is not linked]
-        key, window = linked.provenance_key(), linked.window()
+        key, window = environment_key(linked, adapter=False), linked.window()
         if not others:
             reasons.append("no contributor receipt to compare with")
-        if any(r.provenance_key() in (None, key) for r in others):
+        if any(environment_key(r, adapter=False) in (None, key) for r in others):
             reasons.append("its provenance equals (or cannot be told from) a contributor "
-                           "receipt's")
+                           "receipt's in more than the adapter invocation (harness version, "
+                           "python, platform)")
+        if any(copied_runs(linked, r) for r in others):
+            reasons.append("it is a copy of a contributor run (same latencies)")
         if window is not None and any(
                 (w := r.window()) is not None and _overlap(window, w) for r in others):
             reasons.append("its run overlaps a contributor run")

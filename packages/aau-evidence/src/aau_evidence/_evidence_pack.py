@@ -32,10 +32,10 @@ from aau_core import (
     InputError,
     InvalidDocumentError,
     OutputError,
+    check_pack_output,
     verify_manifest_dir,
     write_pack,
 )
-from aau_core._manifest import check_pack_output  # public export: see aau_core.__init__
 
 from ._capsule import (
     check_capsule,

@@ -34,12 +34,12 @@ import aau_schemas
 import attrs
 from aau_core import (
     InputError,
+    check_pack_output,
     check_relative_path,
     intoto_statement,
     verify_manifest_dir,
     write_pack,
 )
-from aau_core._manifest import check_pack_output  # public export: see aau_core.__init__
 
 from ._evidence_levels import (
     CHECKS_V1,
@@ -371,7 +371,7 @@ def build_submission(starter: Path, receipt_paths: Sequence[Path], out: Path,
         raise UsageError(f"--receipt: give 1 to {MAX_RECEIPTS} receipt files, "
                          f"got {len(receipt_paths)}")
     inputs = [starter, *receipt_paths]
-    check_pack_output(out, inputs=inputs, force=force)
+    check_pack_output(out, inputs=inputs, force=force, kind="submission-manifest")
     starter_manifest, suite = read_starter(starter)
     receipts = []
     for path in receipt_paths:
@@ -389,7 +389,8 @@ def build_submission(starter: Path, receipt_paths: Sequence[Path], out: Path,
     write_pack(out, files, manifest_version=MANIFEST_VERSION,
                manifest_extra={"submission_id": metadata["id"], "hash_algorithm": "sha256",
                                "claims": dict(CLAIMS)},
-               render=render, verify=verify, force=force, inputs=inputs)
+               render=render, verify=verify, force=force, inputs=inputs,
+               kind="submission-manifest")
     return validate_pack(out, today=today)
 
 

@@ -77,7 +77,7 @@ def _measure(label: str, suite: Any, adapter: Any) -> AdapterRun:
 
 def run_command_adapter(root: Path, suite: Any) -> AdapterRun:
     """Measure ``root/adapter_command.py`` on ``suite`` (an ``aau_adapters.Suite``)."""
-    from aau_adapters._adapter_choice import choose_adapter
+    from aau_adapters import choose_adapter
 
     script = str(root / "adapter_command.py")
     make = choose_adapter(command=[sys.executable, script], timeout=ADAPTER_TIMEOUT_S)
@@ -93,7 +93,7 @@ def _first_line(stream: Any, lines: queue.Queue[str]) -> None:
 
 def run_http_adapter(root: Path, suite: Any) -> AdapterRun:
     """Start ``root/adapter_endpoint.py`` on a free port and measure it on ``suite``."""
-    from aau_adapters._adapter_choice import choose_adapter
+    from aau_adapters import choose_adapter
 
     label = "HTTP adapter"
     try:

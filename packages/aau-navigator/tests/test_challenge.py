@@ -100,6 +100,10 @@ def test_validate_finishes_and_unfinished_entries(nav_root: Path, capsys) -> Non
     assert code == 1
     assert out.startswith("NEXT · county-benefit-appeal-eval · Break\nGenerated; minimum for "
                           "Break is Reproduced")
+    assert "Achievements" not in out  # only a finished entry shows achievements
+    row = json.loads(_aau(capsys, "challenge", "validate", "county-benefit-appeal-eval",
+                          "--root", str(nav_root), "--json")[1])
+    assert row["finish"] is False and row["achievements"] == []
     code, _, _ = _aau(capsys, "challenge", "validate", "--root", str(nav_root))
     assert code == 1
     code, _, err = _aau(capsys, "challenge", "validate", "medicaid-renewal-reference",

@@ -162,7 +162,8 @@ def test_suite_changed_after_the_first_receipt(project: Path) -> None:
     (project / "suite.json").write_text(json.dumps(suite))
     message = only_failure(project, "first-receipt")
     assert message == ("artifacts/first-receipt.json: $.suite_sha256: does not match suite.json "
-                       "(the suite changed since)")
+                       "(the suite changed since; make a new one: aau evaluate suite.json --mock "
+                       "--out artifacts/first-receipt.json --force)")
 
 
 def test_receipt_with_a_failing_case_fails(project: Path) -> None:
@@ -189,15 +190,34 @@ def test_human_authority_must_match_the_manifest(project: Path) -> None:
     assert "differs from aau-starter.json's human_authority" in found["human-authority"]["message"]
 
 
+CHECKOUT = "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1"
+
+
 @pytest.mark.parametrize(("old", "new", "expected"), [
-    ("  contents: read", "  contents: write", "no top-level 'permissions:' with 'contents: read'"),
+    ("  contents: read", "  contents: write", "top-level permissions grant more than read: "
+     "contents"),
     ("permissions:\n  contents: read", "permissions:\n  contents: read\n  packages: write",
-     "grants a write permission"),
-    ("actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1", "actions/checkout@v4",
-     "actions not pinned by commit SHA: actions/checkout@v4"),
+     "top-level permissions grant more than read: packages"),
+    ("permissions:\n  contents: read", "permissions: read-all", "permissions is 'read-all'"),
+    ("permissions:\n  contents: read\n", "", "no top-level 'permissions:'"),
+    ("    timeout-minutes: 15", "    timeout-minutes: 15\n    permissions:\n      contents: write",
+     "job 'evaluate' permissions grant more than read: contents"),
+    (CHECKOUT, "actions/checkout@v4", "actions not pinned by commit SHA: actions/checkout@v4"),
+    # flow style, which a line-oriented reader never saw
+    (f"      - uses: {CHECKOUT}\n        with:\n          persist-credentials: false",
+     '      - {uses: "actions/checkout@main"}',
+     "actions not pinned by commit SHA: actions/checkout@main"),
     ('"aau-harness==', '"aau-harness>=', "does not install aau-harness=="),
+    # the pin only in a comment
+    ('python -m pip install "aau-harness==2.0.0.dev0"',
+     "python -m pip install aau-harness  # aau-harness==2.0.0.dev0",
+     "does not install aau-harness=="),
     ("permissions:\n  contents: read", "permissions: write-all\npermissions:\n  contents: read",
-     "grants a write permission"),
+     "duplicate key 'permissions'"),
+    ("name: aau evaluation", "name: aau evaluation\n: : [", "not valid YAML"),
+    ("        run: aau doctor .", "        run: echo skipped", "no step runs 'aau doctor'"),
+    ("--fail-under exact_rate=1.0 ", "", "no step runs 'aau evaluate' with --fail-under"),
+    ("  pull_request:", "  pull_request_target:", "triggers on pull_request_target"),
 ])
 def test_ci_workflow_rules(project: Path, old: str, new: str, expected: str) -> None:
     edit(project / ".github" / "workflows" / "aau-evaluation.yml", old, new)
@@ -222,5 +242,5 @@ def test_a_1_6_manifest_passes_the_manifest_check(tmp_path: Path) -> None:
 
 def test_a_step_merely_named_write_is_not_a_write_permission(project: Path) -> None:
     edit(project / ".github" / "workflows" / "aau-evaluation.yml", "      - name: Test both adapters",
-         "      - name: write-up\n        run: echo write: done\n      - name: Test both adapters")
+         "      - name: write-up\n        run: 'echo write: done'\n      - name: Test both adapters")
     assert checks(project)["ci-workflow"]["status"] == "pass"

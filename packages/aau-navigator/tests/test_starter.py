@@ -218,6 +218,10 @@ def test_init_creates_missing_parents_and_only_the_project(tmp_path: Path) -> No
     written = sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_file())
     assert written == sorted([*GENERATED_FILES, MANIFEST_NAME])  # no __pycache__ from the check
     assert os.access(project / "adapter_endpoint.py", os.X_OK)
+    # init ran both adapters; its report says so (not "not run (use --run-adapter)")
+    adapter_check = next(c for c in report.checks if c.id == "adapter-contract")
+    assert adapter_check.message.startswith("command adapter: exact_rate 1.000 over"), \
+        adapter_check.message
 
 
 # ---------------------------------------------------------------- the new user's path

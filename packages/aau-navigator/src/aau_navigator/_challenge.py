@@ -67,7 +67,8 @@ def missing_starter_labs(root: Path, catalog: dict[str, Any]) -> list[tuple[int,
 
 
 def achievements_for(item: dict[str, Any]) -> list[str]:
-    """Achievement ids a Gallery item's evidence earns (1.6): receipt-ready always;
+    """Achievement ids a Gallery item's evidence earns (1.6); only a finished entry shows them
+    (``gallery_row``): receipt-ready always;
     failure-hunter (>= 3 observed failures); repeat-runner (a real result, n >= 3);
     cross-model-witness (>= 2 models); domain-grounder (>= 2 ledger links and a named review);
     boundary-keeper (protected-authority check passed)."""
@@ -214,7 +215,8 @@ def gallery_row(item: dict[str, Any], challenges: dict[str, dict[str, Any]]) -> 
         "entry_id": item["id"], "type": row_type, "track": track, "challenge_id": challenge_id,
         "title": item["title"], "lab_path": item["lab_path"], "contributor": item["contributor"],
         "trust": item["trust"], "evidence": item["evidence"],
-        "achievements": achievements_for(item), "finish": finished, "finish_detail": detail,
+        "achievements": achievements_for(item) if finished else [], "finish": finished,
+        "finish_detail": detail,
         "record_path": item["record_path"],
     }
 

@@ -57,7 +57,8 @@ def list_command(root: Path | None, track: str | None, as_json: bool) -> int:
     Example:
       aau challenge list --root . --track Adapt
 
-    Exit 0; 2 for an invalid catalog, receipt or Gallery entry.
+    Exit 0; 2 for an invalid catalog, receipt or Gallery entry (an entry whose lab is missing
+    is listed as Draft, not an error).
     """
     data = build_challenge(root or find_root())
     missions = [c for c in data["challenges"] if track is None or c["track"] == track]
@@ -162,6 +163,7 @@ def validate_command(target: str | None, root: Path | None, as_json: bool) -> in
     else:
         click.echo("\n\n".join(
             f"{'PASS' if r['finish'] else 'NEXT'} · {r['entry_id']} · {r['track']}\n"
-            f"{r['finish_detail']}\nAchievements: {', '.join(r['achievements'])}"
+            f"{r['finish_detail']}"
+            + (f"\nAchievements: {', '.join(r['achievements'])}" if r["finish"] else "")
             for r in rows) if rows else "No community challenge entry yet.")
     return 0 if all(r["finish"] for r in rows) else 1

@@ -55,7 +55,8 @@ def list_command(root: Path | None, trust: str | None, as_json: bool) -> int:
     Example:
       aau gallery list --root . --trust Verified --json
 
-    Exit 0; 2 for an invalid entry, a missing lab, or no root.
+    Exit 0; 2 for an invalid entry or no root (an entry whose lab folder is missing is listed
+    as Draft, with the reason in its "runnable package" check).
     """
     gallery = build_gallery(root or find_root())
     items = [i for i in gallery["entries"] if trust is None or i["trust"]["level"] == trust]

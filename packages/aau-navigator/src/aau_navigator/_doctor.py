@@ -19,9 +19,12 @@ The checks, in order (aau-harness 1.6's ids; reference §1.5 "Starter"):
 ``first-receipt``     ``artifacts/first-receipt.json`` is a schema-valid receipt (v1 or v2) that
                       recomputes (``aau_adapters.check_receipt``), of this suite (id and
                       ``suite_sha256``), with exact_rate 1.0.
-``ci-workflow``       ``.github/workflows/aau-evaluation.yml`` grants ``contents: read`` only (no
-                      ``write`` anywhere), pins every ``uses:`` by a 40-hex commit SHA, and
-                      installs ``aau-harness==<the manifest's package_version>``.
+``ci-workflow``       ``.github/workflows/aau-evaluation.yml``, parsed as YAML
+                      (``_doctor_workflow``): grants ``contents: read`` and nothing wider, pins
+                      every ``uses`` by a 40-hex commit SHA, installs
+                      ``aau-harness==<the manifest's package_version>`` with pip, runs ``aau
+                      doctor`` and ``aau evaluate --fail-under``, never triggers on
+                      ``pull_request_target``.
 ``template-drift``    files changed since generation (SHA-256 differs from the manifest): a
                       warning, never a failure.
 
@@ -33,13 +36,13 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-import re
 import stat
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from ._doctor_workflow import workflow_problems
 from ._starter import GENERATED_FILES, INSTALL_PACKAGE, MANIFEST_NAME
 
 DOCTOR_VERSION = "aau-agent-evidence-doctor/1.0"
@@ -51,10 +54,6 @@ MAX_MANIFEST_BYTES = 200_000
 MAX_FILE_BYTES = 2_000_000
 WORKFLOW = ".github/workflows/aau-evaluation.yml"
 
-_USES = re.compile(r"^\s*(?:-\s+)?uses:\s*(\S+)", re.MULTILINE)
-_PINNED = re.compile(r"[^@\s]+@[0-9a-f]{40}")
-_READ_ONLY = re.compile(r"^permissions:[ \t]*\n[ \t]+contents:[ \t]*read[ \t]*$", re.MULTILINE)
-_WRITE = re.compile(r"^\s*(?:permissions|[\w-]+):[ \t]*(?:write|write-all)[ \t]*(?:#.*)?$", re.MULTILINE)
 
 
 @attrs.frozen
@@ -285,7 +284,9 @@ def _check_receipt(root: Path, suite: Any) -> Check:
     if doc["suite_id"] != suite.suite_id:
         problems.append(("$.suite_id", f"is {doc['suite_id']!r}, the suite's is {suite.suite_id!r}"))
     elif doc["suite_sha256"] != suite.suite_sha256:
-        problems.append(("$.suite_sha256", "does not match suite.json (the suite changed since)"))
+        problems.append(("$.suite_sha256", "does not match suite.json (the suite changed since; "
+                         "make a new one: aau evaluate suite.json --mock --out "
+                         "artifacts/first-receipt.json --force)"))
     if not problems and doc["metrics"]["exact_rate"] != 1.0:
         problems.append(("$.metrics.exact_rate", f"is {doc['metrics']['exact_rate']}, not 1.0"))
     if problems:
@@ -302,25 +303,14 @@ def _check_workflow(root: Path, manifest: dict[str, Any] | None) -> Check:
         return Check("ci-workflow", "fail", str(exc))
     except UnicodeDecodeError:
         return Check("ci-workflow", "fail", f"{WORKFLOW}: not UTF-8 text")
-    problems = []
-    if not _READ_ONLY.search(text):
-        problems.append("no top-level 'permissions:' with 'contents: read'")
-    if _WRITE.search(text):
-        problems.append("grants a write permission")
-    uses = _USES.findall(text)
-    unpinned = [u for u in uses if not _PINNED.fullmatch(u)]
-    if not uses:
-        problems.append("uses no actions (expected checkout and setup-python)")
-    if unpinned:
-        problems.append(f"actions not pinned by commit SHA: {', '.join(unpinned)}")
     version = (manifest or {}).get("package_version")
-    spec = f"{INSTALL_PACKAGE}=={version}"
-    if not isinstance(version, str) or spec not in text:
-        problems.append(f"does not install {spec if isinstance(version, str) else INSTALL_PACKAGE + '==<version>'}")
+    problems, actions = workflow_problems(text, version if isinstance(version, str) else None,
+                                          package=INSTALL_PACKAGE)
     if problems:
         return Check("ci-workflow", "fail", f"{WORKFLOW}: " + "; ".join(problems))
-    return Check("ci-workflow", "pass", f"read-only token, {len(uses)} actions pinned by commit "
-                 f"SHA, installs {spec}")
+    return Check("ci-workflow", "pass", f"read-only token, {actions} actions pinned by commit "
+                 f"SHA, installs {INSTALL_PACKAGE}=={version}, runs aau doctor and aau evaluate "
+                 "--fail-under")
 
 
 def _check_drift(root: Path, manifest: dict[str, Any] | None) -> Check:

@@ -10,8 +10,10 @@ stage                 checks (all of a stage and of every earlier stage must pas
 ====================  ===================================================================
 Generated             runnable package (README.md, pyproject.toml, tests/, evals/); Forge
                       provenance (aau-forge.json; a maintainer reference: listed in the
-                      root's catalog); contract blueprint (contract-blueprint.json; a
-                      maintainer reference: a contract named in docs/studio-data.json)
+                      root's catalog); contract blueprint (``generator.blueprint`` of
+                      aau-forge.json, where ``aau forge`` writes it, or 1.6's
+                      contract-blueprint.json; a maintainer reference: a contract named in
+                      docs/studio-data.json)
 Domain reviewed       no domain placeholders; a named review (reviewer, role, scope, date
                       and ledger all filled in); a source ledger with >= 2 http(s) links
 Reproduced            >= 20 committed scenarios; a mock result; >= 1 real model; real
@@ -191,16 +193,13 @@ def evaluate_entry(context: GalleryContext, entry: dict[str, Any], *,
         github, profile_url}, review, challenge, trust{level, score{passed, total}, checks,
         next_level}, evidence{...}, commands{validate, run}``, plus ``record_path``.
 
-    Raises:
-        aau_core.InputError: the lab folder does not exist (``record: $.lab_path: ...``).
+    An entry whose lab folder does not exist is not an error of the whole gallery: it is
+    evaluated like an empty lab, so it is ``Draft``, its "runnable package" check saying
+    ``no lab folder '<lab_path>' under <root>`` (``aau gallery validate`` exits 1 for it).
     """
-    from aau_core import InputError
-
     root = context.root
     lab = root / entry["lab_path"]
-    if not lab.is_dir():
-        raise InputError(f"no lab folder {entry['lab_path']!r} under {root}",
-                         source=record_path, path="$.lab_path")
+    missing_lab = not lab.is_dir()
     studio = context.studio.get(entry["lab_path"], {})
     reference = entry["origin"] == "maintainer-reference"
     review = entry["review"]
@@ -211,12 +210,14 @@ def evaluate_entry(context: GalleryContext, entry: dict[str, Any], *,
     failures = observed_failures(lab)
     placeholders = domain_placeholders(lab)
     manifest = _json_object(lab / "aau-forge.json")
-    blueprint = _json_object(lab / "contract-blueprint.json")
+    forged_blueprint = _mapping(manifest, "generator").get("blueprint")
+    blueprint = (_json_object(lab / "contract-blueprint.json")
+                 or (forged_blueprint if isinstance(forged_blueprint, dict) else {}))
     brief = _json_object(lab / "evaluation-brief.json")
     in_catalog = context.catalog_paths is not None and entry["lab_path"] in context.catalog_paths
 
-    package = all((lab / name).exists() for name in ("README.md", "pyproject.toml", "tests",
-                                                     "evals"))
+    package = not missing_lab and all((lab / name).exists() for name in (
+        "README.md", "pyproject.toml", "tests", "evals"))
     studio_contract = _mapping(studio, "contract").get("name")
     if reference:
         provenance = (in_catalog, "maintainer reference, listed in the catalog"
@@ -226,17 +227,23 @@ def evaluate_entry(context: GalleryContext, entry: dict[str, Any], *,
                         if (lab / "contract-blueprint.json").is_file() else "contract missing")))
     else:
         has_manifest = (lab / "aau-forge.json").is_file()
-        has_blueprint = (lab / "contract-blueprint.json").is_file()
+        has_file = (lab / "contract-blueprint.json").is_file()
+        in_manifest = isinstance(forged_blueprint, dict) and bool(forged_blueprint)
         provenance = (has_manifest, "aau-forge.json committed" if has_manifest
                       else "aau-forge.json missing")
-        contract = (has_blueprint, "contract-blueprint.json committed" if has_blueprint
-                    else "contract-blueprint.json missing")
+        contract = (has_file or in_manifest,
+                    "contract-blueprint.json committed" if has_file
+                    else "blueprint in aau-forge.json (generator.blueprint)" if in_manifest
+                    else "contract blueprint missing (no generator.blueprint in aau-forge.json, "
+                         "no contract-blueprint.json)")
     review_done = all(isinstance(review.get(f), str) and review[f].strip() for f in REVIEW_FIELDS)
     boundary = states_human_boundary(lab)
     catalog_ci = in_catalog and entry["lab_path"] in context.workflows
     checks = [
         _check("runnable package", package,
-               "README, package, tests, and eval directory committed", "Generated"),
+               f"no lab folder {entry['lab_path']!r} under {root}" if missing_lab
+               else "README, package, tests, and eval directory committed" if package
+               else "README.md, pyproject.toml, tests/ or evals/ missing", "Generated"),
         _check("Forge provenance", provenance[0], provenance[1], "Generated"),
         _check("contract blueprint", contract[0], contract[1], "Generated"),
         _check("domain placeholders", not placeholders, "none remain" if not placeholders
@@ -318,7 +325,8 @@ def build_gallery(root: Path) -> dict[str, Any]:
         counted under ``"Draft"``).
 
     Raises:
-        aau_core.InputError: an invalid entry or root file, or a missing lab.
+        aau_core.InputError: an invalid entry or root file (a missing lab only makes its entry
+            Draft).
     """
     context = GalleryContext(root)
     items = [evaluate_entry(context, entry, record_path=_record_path(root, path))

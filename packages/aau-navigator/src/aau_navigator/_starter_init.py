@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import attrs
 from aau_core import OutputError, check_parent
 
 from ._doctor import DoctorReport, doctor_project
@@ -86,4 +87,10 @@ def init_project(config: StarterConfig, destination: str | os.PathLike[str]) -> 
     finally:
         if stage.exists():
             shutil.rmtree(stage, ignore_errors=True)
-    return doctor_project(dest)
+    # the published folder, checked again; its adapter-contract is the run made on the stage
+    # (both adapters answered every case), not "not run"
+    final = doctor_project(dest)
+    ran = {c.id: c for c in report.checks}
+    return attrs.evolve(final, checks=tuple(
+        ran["adapter-contract"] if c.id == "adapter-contract" and "adapter-contract" in ran
+        else c for c in final.checks))

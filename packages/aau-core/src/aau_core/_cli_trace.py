@@ -30,7 +30,8 @@ def trace_group() -> None:
 
     \b
     Examples:
-      aau trace score examples/traces/*.json --require-artifact report.md --min-tool-calls 2
+      aau trace score examples/traces/refactor-pass.json --require-artifact src/report.py \
+          --min-tool-calls 2
       aau trace import examples/traces/praison-harness-run --out trace.json
     """
 
@@ -142,7 +143,8 @@ def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_c
 
     \b
     Examples:
-      aau trace score run1.json run2.json --require-artifact out.txt --min-tool-calls 1
+      aau trace score examples/traces/refactor-pass.json --require-artifact src/report.py \
+          --min-tool-calls 2
       aau trace score traces/*.json --judge-threshold 8 --junit junit.xml --markdown table.md
     """
     from ._eval_report import EvalReport
@@ -215,13 +217,14 @@ def import_command(folder: str, out_file: str | None, force: bool) -> int:
     under workspace/; tool_calls come from the JSONL, artifacts are the workspace files as
     relative paths, judge_score is the judge's score.
 
-    Exit 0 on success, 2 when the folder is missing or a file is malformed (one line naming
+    Exit 0 on success, 2 when the folder is missing, an entry has the wrong type
+    (tool_trace.jsonl a folder, workspace a file) or a file is malformed (one line naming
     the file and the line or JSON path).
 
     \b
     Example:
       aau trace import examples/traces/praison-harness-run --out trace.json
-      aau trace score trace.json --require-artifact hello.py
+      aau trace score trace.json --require-artifact src/greet.py
     """
     from ._io import atomic_write_json, check_writable, render_json
     from ._trace_import import import_harness_dir

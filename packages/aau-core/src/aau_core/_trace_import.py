@@ -100,6 +100,14 @@ def workspace_files(folder: Path) -> list[str]:
     return sorted(found)
 
 
+def _entry_type(path: Path) -> str:
+    if path.is_dir():
+        return "a folder"
+    if path.is_file():
+        return "a file"
+    return "a special file (a device, pipe or socket)"
+
+
 def import_harness_dir(folder: str | os.PathLike[str]) -> dict[str, Any]:
     """Build a trace from an ``InteractiveTestHarness`` output folder (see the module docstring).
 
@@ -110,12 +118,21 @@ def import_harness_dir(folder: str | os.PathLike[str]) -> dict[str, Any]:
         the trace dict (valid against the ``trace`` schema).
 
     Raises:
-        InputError: not a folder, none of the harness files present, or a malformed file.
+        InputError: not a folder, none of the harness files present, a harness file that is
+            not a file (``tool_trace.jsonl`` a folder) or ``workspace`` that is not a folder, or
+            a malformed file.
     """
     root = Path(folder)
     if not root.is_dir():
         raise InputError("not a folder (want an InteractiveTestHarness output folder)",
                          source=str(root))
+    for name in HARNESS_FILES:
+        if (root / name).exists() and not (root / name).is_file():
+            raise InputError(f"{_entry_type(root / name)}, not a file (the harness writes "
+                             f"{name} as a file)", source=str(root / name))
+    if (root / "workspace").exists() and not (root / "workspace").is_dir():
+        raise InputError(f"{_entry_type(root / 'workspace')}, not a folder (the harness writes "
+                         "the agent's files under workspace/)", source=str(root / "workspace"))
     present = [name for name in HARNESS_FILES if (root / name).is_file()]
     has_workspace = (root / "workspace").is_dir()
     if not present and not has_workspace:

@@ -54,7 +54,12 @@ def first_present(trace: Mapping[str, Any], keys: Iterable[str]) -> tuple[str | 
 
     Returns:
         ``(key, value)``, or ``(None, None)`` when every value is missing or falsy.
+
+    Raises:
+        TraceError: ``trace`` is not a mapping (``$: a trace must be an object, not array``).
     """
+    if not isinstance(trace, Mapping):
+        raise TraceError(f"a trace must be an object, not {_type_name(trace)}")
     for key in keys:
         value = trace.get(key)
         if value:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -115,6 +116,62 @@ def _adapter_notes(units: Any) -> list[str]:
     return lines
 
 
+def _quiet_line(receipt: dict[str, Any], verdicts: list[dict[str, Any]], out: str | None) -> str:
+    """The one line ``--quiet`` prints: suite, units, exact rate, bars, receipt path."""
+    units = len(receipt["results"])
+    failed = [v["metric"] for v in verdicts if not v["passed"]]
+    bars = (f"; bars NOT MET: {', '.join(failed)}" if failed
+            else f"; {len(verdicts)} bar(s) met" if verdicts else "")
+    return (f"{receipt['suite_id']}: {units} unit(s), exact_rate "
+            f"{receipt['metrics']['exact_rate']:.4f}{bars}; receipt: {out or '(stdout)'}")
+
+
+def checkpoint_path(out: str | None, *, resume: bool, force: bool) -> Path | None:
+    """Where ``aau evaluate`` keeps its checkpoint: ``OUT.checkpoint.jsonl`` beside ``--out``
+    (none without ``--out``).
+
+    Raises:
+        UsageError: ``--resume`` without ``--out``; or a checkpoint is already there and
+            neither ``--resume`` nor ``--force`` says what to do with it.
+    """
+    if out is None:
+        if resume:
+            raise UsageError("--resume needs --out: the checkpoint is OUT.checkpoint.jsonl")
+        return None
+    path = Path(out).with_name(Path(out).name + ".checkpoint.jsonl")
+    if not resume and not force and os.path.lexists(path):
+        raise UsageError(f"{path}: an interrupted run's checkpoint is here; add --resume to "
+                         "continue it, or --force to start over")
+    return path
+
+
+def evaluate_binding(loaded: Any, *, command: str | None, endpoint: str | None, repeats: int,
+                     timeout: float, fmt: str, private: bool) -> dict[str, Any]:
+    """The checkpoint binding of an ``aau evaluate`` run: the suite's RFC 8785 digest, the
+    adapter kind with the SHA-256 of its full command or URL (neither is written out: they may
+    hold secrets), and the settings that change results (repeats, timeout, format, whether
+    private detail is kept). Concurrency and executor are not bound: a resume may change them."""
+    import hashlib
+
+    from aau_core import canonical_json
+
+    if command is not None:
+        adapter = {"kind": "command",
+                   "command_sha256": hashlib.sha256(command.encode("utf-8")).hexdigest()}
+    elif endpoint is not None:
+        adapter = {"kind": "endpoint",
+                   "url_sha256": hashlib.sha256(endpoint.encode("utf-8")).hexdigest()}
+    else:
+        adapter = {"kind": "mock"}
+    try:
+        digest = loaded.suite_digest()
+    except Exception:  # noqa: BLE001 - a 1.x suite that cannot be canonicalised: hash its JSON
+        digest = "sha256:" + hashlib.sha256(canonical_json(loaded.doc).encode()).hexdigest()
+    return {"suite_digest": digest, "adapter": adapter,
+            "config": {"repeats": repeats, "timeout_s": timeout, "format": fmt,
+                       "private": private}}
+
+
 def _json_summary(receipt: dict[str, Any], out: str | None, bars_ok: bool) -> dict[str, Any]:
     keys = ("receipt_version", "suite_id", "suite_sha256", "suite_digest", "adapter_kind",
             "scenario_count", "repeats", "metrics", "metric_ci95", "pass_hat_k",
@@ -134,9 +191,9 @@ Examples:
 
 \b
 Exit codes: 0 done and every --fail-under bar holds; 1 a bar is not met;
-2 usage or input error (nothing is run); 130 interrupted (finished units are kept in
-OUT.partial.jsonl when --out is given; no receipt is written); 70 a bug in aau
-(rerun with --debug and report the traceback).
+2 usage or input error (nothing is run); 130 interrupted (no receipt is written; with --out,
+finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue, and their
+rows in OUT.partial.jsonl); 70 a bug in aau (rerun with --debug and report the traceback).
 """
 
 
@@ -168,17 +225,31 @@ OUT.partial.jsonl when --out is given; no receipt is written); 70 a bug in aau
               show_default=True, help="Largest suite file accepted.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print a JSON summary on stdout (human output stays on stderr).")
-@click.option("--force", is_flag=True, help="Replace existing --out / --private-out files.")
+@click.option("--force", is_flag=True, help="Replace existing --out / --private-out files "
+              "(and start over when OUT.checkpoint.jsonl exists).")
+@click.option("--resume", is_flag=True, help="Continue an interrupted run from OUT.checkpoint.jsonl: "
+              "finished units are not run again.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Run units in local threads, or as Ray tasks (needs aau-core[ray]).")
+@click.option("--ray-address", metavar="ADDR", help="Ray cluster to join (ray://host:10001 or "
+              "auto); default: start a local one.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and one summary line (CI logs).")
+@click.option("--store", "store", metavar="PATH|URL", help="Record the run in this run store "
+              "(default: $AAU_RUN_STORE, else .aau/runs.sqlite here; see aau runs).")
+@click.option("--no-store", is_flag=True, help="Do not record the run in the run store.")
 def evaluate_command(
     suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
     concurrency: int, timeout: float, out: str | None, private_out: str | None, fmt: str,
     fail_under: tuple[str, ...], max_suite_bytes: int, as_json: bool, force: bool,
+    resume: bool, executor: str, ray_address: str | None, quiet: bool, store: str | None,
+    no_store: bool,
 ) -> int:
     """Measure an existing agent on SUITE and write a schema-valid, hash-bound receipt.
 
     Choose exactly one adapter: --command, --endpoint or --mock.
     """
     import aau_schemas
+    from aau_core import open_checkpoint, utc_timestamp
 
     from ._evaluate import evaluate
     from ._progress import DelayedProgress
@@ -191,6 +262,17 @@ def evaluate_command(
     if fmt == "aau-1.0" and repeats != 1:
         raise UsageError("--format aau-1.0 holds one repeat only; use --format v2 with --repeats")
     check_outputs({"--out": out, "--private-out": private_out}, inputs=[suite], force=force)
+    from aau_core._run_store import record_run_or_warn, store_choice
+
+    run_store = store_choice(store, no_store)
+    ckpt_path = checkpoint_path(out, resume=resume, force=force)
+    if ray_address is not None and executor != "ray":
+        raise UsageError("--ray-address needs --executor ray")
+    run_units_with = None
+    if executor == "ray":
+        from aau_core import ray_executor
+
+        run_units_with = ray_executor(address=ray_address)
 
     loaded = load_suite(suite, max_bytes=max_suite_bytes)
     if fmt == "aau-1.0" and loaded.version != SUITE_V1:
@@ -201,18 +283,28 @@ def evaluate_command(
                          "expected.tool_calls; this suite has none")
     if fmt == "v2":
         loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed
+    total = len(loaded.cases) * repeats
+    ckpt = None
+    if ckpt_path is not None:
+        binding = evaluate_binding(loaded, command=command, endpoint=endpoint, repeats=repeats,
+                                   timeout=timeout, fmt=fmt, private=private_out is not None)
+        ckpt = open_checkpoint(ckpt_path, producer="aau evaluate", units=total, binding=binding,
+                               created_at=utc_timestamp(), resume=resume, force=force)
     adapter = make_adapter()
 
-    total = len(loaded.cases) * repeats
     partial_rows: list[dict[str, Any]] = []
     try:
-        with DelayedProgress(total, f"{loaded.suite_id}") as progress:
+        done_before = len(ckpt.finished) if ckpt is not None else 0
+        with DelayedProgress(total, f"{loaded.suite_id}", quiet=quiet,
+                             completed=done_before) as progress:
             def on_unit(unit: Any) -> None:
                 partial_rows.append(unit.row)
                 progress.advance(not unit.row["exact"])
 
             run = evaluate(loaded, adapter, repeats=repeats, concurrency=concurrency,
-                           timeout_s=timeout, on_unit=on_unit)
+                           timeout_s=timeout, on_unit=on_unit, checkpoint=ckpt,
+                           private=private_out is not None, executor=run_units_with,
+                           adapter_factory=make_adapter if run_units_with else None)
     except Interrupted as exc:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
@@ -223,10 +315,14 @@ def evaluate_command(
             text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in partial_rows)
             atomic_write_text(partial, text, force=True)
             kept = f"; finished units kept in {partial}"
+        if ckpt is not None:
+            kept += f"; resume with --resume (checkpoint {ckpt.path})"
         raise Interrupted(f"interrupted after {finished} of {total} unit(s){kept}; "
                           "no receipt written", finished=exc.finished) from None
     finally:
         adapter.close()
+        if ckpt is not None:
+            ckpt.close()
 
     if fmt == "aau-1.0":
         receipt = build_receipt_v1(run)
@@ -247,17 +343,24 @@ def evaluate_command(
         outputs[private_out] = json_content(private, ensure_ascii=ascii_only)
     if out:
         outputs[out] = json_content(receipt, ensure_ascii=ascii_only)
-    write_outputs(outputs, force=force, private=[private_out] if private_out else ())
+    write_outputs(outputs, force=force or resume,
+                  private=[private_out] if private_out else ())
+    if ckpt is not None:
+        ckpt.remove()  # the receipt now holds every unit
+    record_run_or_warn(receipt, store=run_store, source=out)  # a failure only warns
     if not out and not as_json:
         sys.stdout.write(render_json(receipt, ensure_ascii=ascii_only))
         sys.stdout.flush()
 
     bars_ok = all(v["passed"] for v in verdicts)
     where = out or ("(inside the JSON summary on stdout)" if as_json else None)
-    for line in _summary_lines({**receipt, "fail_under": verdicts}, where):
-        click.echo(line, err=True)
-    for line in _adapter_notes(run.units):
-        click.echo(line, err=True)
+    if quiet:
+        click.echo(_quiet_line(receipt, verdicts, where), err=True)
+    else:
+        for line in _summary_lines({**receipt, "fail_under": verdicts}, where):
+            click.echo(line, err=True)
+        for line in _adapter_notes(run.units):
+            click.echo(line, err=True)
     if as_json:
         summary = _json_summary(receipt, out, bars_ok)
         if not out:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+import uuid
 from collections.abc import Callable
+from typing import Any
 
 from aau_core import (
+    Checkpoint,
+    Interrupted,
+    ToolCallMatch,
     package_version,
     platform_string,
     python_version,
@@ -15,7 +21,7 @@ from aau_core import (
 from . import _failure_codes as fc
 from ._adapter import Adapter, AdapterAnswer
 from ._protocol import build_request
-from ._receipt import EvaluationRun
+from ._receipt import EvaluationRun, private_row
 from ._scoring import UnitResult, score, score_unit
 from ._suite import Case, Suite
 
@@ -28,6 +34,10 @@ def evaluate(
     concurrency: int = 1,
     timeout_s: float = 30.0,
     on_unit: Callable[[UnitResult], None] | None = None,
+    checkpoint: Checkpoint | None = None,
+    private: bool = False,
+    executor: Callable[..., list[Any]] | None = None,
+    adapter_factory: Callable[[], Adapter] | None = None,
 ) -> EvaluationRun:
     """Send every case of ``suite`` to ``adapter`` ``repeats`` times and score the answers.
 
@@ -41,7 +51,18 @@ def evaluate(
         repeats: runs per scenario (>= 1).
         concurrency: units in flight at once (>= 1).
         timeout_s: per-unit timeout in seconds, recorded in the run (the adapter enforces it).
-        on_unit: called in the calling thread as each unit finishes (progress).
+        on_unit: called in the calling thread as each unit finishes (progress); not called for
+            units taken from a resumed checkpoint.
+        checkpoint: an open checkpoint (``aau_core.open_checkpoint``, producer
+            ``"aau evaluate"``): its finished units are not run again, and every new unit is
+            appended to it (``unit_to_checkpoint``) as it finishes; the run's start time is the
+            checkpoint's ``created_at``.
+        private: record each unit's private receipt row in the checkpoint too (needed to
+            write a private receipt from a resumed run).
+        executor: a callable with ``aau_core.run_units``' signature (default ``run_units``).
+        adapter_factory: with a distributed ``executor`` (``aau_core.ray_executor``), the
+            picklable function that builds the adapter: each worker process builds its own
+            (``adapter`` stays local and only its ``describe``/``cancel`` are used).
 
     Returns:
         the ``EvaluationRun``.
@@ -70,10 +91,34 @@ def evaluate(
         row["repeat"] = repeat
         return UnitResult(case=case, repeat=repeat, answer=answer, row=row)
 
-    done_cb = None if on_unit is None else (lambda _i, result: on_unit(result))
     started_at = utc_timestamp()
-    results = run_units(units, run_one, on_error=on_error, concurrency=concurrency,
-                        on_done=done_cb, cancel=adapter.cancel)
+    recorded: dict[int, UnitResult] = {}
+    if checkpoint is not None:
+        started_at = checkpoint.created_at
+        for index, doc in checkpoint.finished.items():
+            case, repeat = units[index]
+            recorded[index] = unit_from_checkpoint(case, repeat, doc)
+    todo = [i for i in range(len(units)) if i not in recorded]
+    kind = adapter.describe().get("kind", "")
+
+    def done_cb(k: int, result: UnitResult) -> None:
+        if checkpoint is not None:
+            checkpoint.append(todo[k], unit_to_checkpoint(result, str(kind), private=private))
+        if on_unit is not None:
+            on_unit(result)
+
+    execute = executor or run_units
+    unit_fn: Callable[[tuple[Case, int]], UnitResult] = run_one
+    if adapter_factory is not None:
+        unit_fn = RemoteUnit(suite.suite_id, adapter_factory)
+    try:
+        fresh = execute([units[i] for i in todo], unit_fn, on_error=on_error,
+                        concurrency=concurrency, on_done=done_cb, cancel=adapter.cancel)
+    except Interrupted as exc:
+        finished = {todo[k]: r for k, r in (exc.finished or {}).items()}
+        raise Interrupted(str(exc), finished={**recorded, **finished}) from None
+    recorded.update(zip(todo, fresh, strict=True))
+    results = [recorded[i] for i in range(len(units))]
     return EvaluationRun(
         suite=suite,
         adapter=adapter.describe(),
@@ -87,3 +132,67 @@ def evaluate(
         python=python_version(),
         platform=platform_string(),
     )
+
+
+_WORKER_ADAPTERS: dict[str, Adapter] = {}
+_WORKER_LOCK = threading.Lock()
+
+
+class RemoteUnit:
+    """A picklable unit function for distributed executors: builds the adapter once per worker
+    process from ``factory`` (keyed by a random token), then invokes and scores one unit.
+
+    Args:
+        suite_id: the suite's id (sent in every request).
+        factory: a picklable function returning the adapter.
+    """
+
+    def __init__(self, suite_id: str, factory: Callable[[], Adapter]) -> None:
+        self.suite_id = suite_id
+        self.factory = factory
+        self.token = uuid.uuid4().hex
+
+    def __call__(self, unit: tuple[Case, int]) -> UnitResult:
+        """Run one ``(case, repeat)`` unit on this worker's adapter."""
+        case, repeat = unit
+        with _WORKER_LOCK:
+            adapter = _WORKER_ADAPTERS.get(self.token)
+            if adapter is None:
+                adapter = _WORKER_ADAPTERS[self.token] = self.factory()
+        answer = adapter.invoke(build_request(self.suite_id, case), case)
+        row, tool_match = score_unit(case, answer)
+        row["repeat"] = repeat
+        return UnitResult(case=case, repeat=repeat, answer=answer, row=row,
+                          tool_match=tool_match)
+
+
+def unit_to_checkpoint(unit: UnitResult, adapter_kind: str, *, private: bool) -> dict[str, Any]:
+    """A finished unit as a checkpoint unit result (schema ``checkpoint``, ``evaluate_unit``):
+    ``{"row", "adapter_error"[, "private"]}``; ``private`` adds the private receipt v2 row
+    (inputs, response, stderr tail, error detail), so keep it only when the run writes one."""
+    doc: dict[str, Any] = {"row": unit.row, "adapter_error": unit.answer.error}
+    if private:
+        doc["private"] = private_row(unit, adapter_kind, legacy=False)
+    return doc
+
+
+def unit_from_checkpoint(case: Case, repeat: int, doc: dict[str, Any]) -> UnitResult:
+    """Rebuild a ``UnitResult`` from its checkpoint unit result (``unit_to_checkpoint``).
+
+    The answer's response, stderr tail and detail come from the private row when one was
+    recorded, else they are ``None``; the tool-call verdict keeps only ``matched`` and the
+    mismatch reasons (what receipts hold). The public row is taken as recorded.
+    """
+    row = doc["row"]
+    priv = doc.get("private")
+    error = doc["adapter_error"]
+    response = priv["response"] if priv is not None and error is None else None
+    answer = AdapterAnswer(response, error, float(row["latency_s"]),
+                           stderr_tail=priv["stderr_tail"] if priv else None,
+                           detail=priv["error_detail"] if priv else None)
+    tool_match = None
+    if "tool_calls_match" in row and error is None:
+        reasons = tuple(priv.get("tool_call_mismatches", ())) if priv else ()
+        tool_match = ToolCallMatch(matched=bool(row["tool_calls_match"]), mode="", expected_count=0,
+                                   actual_count=0, pairs=(), reasons=reasons)
+    return UnitResult(case=case, repeat=repeat, answer=answer, row=row, tool_match=tool_match)

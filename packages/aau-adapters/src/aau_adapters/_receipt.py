@@ -160,7 +160,9 @@ def build_receipt_v1(run: EvaluationRun) -> dict[str, Any]:
     }
 
 
-def _private_row(unit: UnitResult, adapter_kind: str, *, legacy: bool) -> dict[str, Any]:
+def private_row(unit: UnitResult, adapter_kind: str, *, legacy: bool) -> dict[str, Any]:
+    """One unit's private receipt row (1.0 when ``legacy``, else 2.0; checkpoints keep the 2.0
+    row)."""
     error = unit.answer.error
     if legacy and error is not None:
         error = legacy_failure_code(error, adapter_kind)
@@ -189,7 +191,7 @@ def build_private_v1(run: EvaluationRun) -> dict[str, Any]:
     return {
         "private_receipt_version": PRIVATE_V1,
         "suite_id": run.suite.suite_id,
-        "results": [_private_row(u, run.adapter_kind, legacy=True) for u in run.units],
+        "results": [private_row(u, run.adapter_kind, legacy=True) for u in run.units],
         "warning": PRIVATE_WARNING,
     }
 
@@ -201,7 +203,7 @@ def build_private_v2(run: EvaluationRun) -> dict[str, Any]:
     return {
         "private_receipt_version": PRIVATE_V2,
         "suite_id": run.suite.suite_id,
-        "results": [_private_row(u, run.adapter_kind, legacy=False) for u in run.units],
+        "results": [private_row(u, run.adapter_kind, legacy=False) for u in run.units],
         "warning": PRIVATE_WARNING,
     }
 

@@ -12,18 +12,28 @@ Public API::
                 receipt_failure_code_counts, receipt_rows_by_scenario, RECEIPT_RATE_METRICS,
                 RECEIPT_TOOL_CALLS_METRIC (what a receipt's schema cannot say: rows vs
                 repeats, duplicate rows, scenario_count, metrics and failure codes recomputed)
+    terminal    terminal_text(text) (C0/C1 controls but \n/\t, ESC, BEL and bidi overrides shown
+                as visible escapes), terminal_safe_streams(), TerminalSafeStream (aau_core.run
+                applies them to every command's stdout and stderr)
     packs       safe_slug, check_relative_path, check_relative_name, build_manifest,
                 verify_manifest_dir, write_pack, check_pack_output, intoto_statement,
                 INTOTO_STATEMENT_TYPE
                 (one manifest/pack layer for every pack family)
     execution   run_units
+    checkpoints open_checkpoint, read_checkpoint, Checkpoint, binding_sha256, canonical_json,
+                CHECKPOINT_VERSION (resumable runs: append-only JSONL of finished units)
+    ray         ray_executor (run_units on Ray tasks; needs the extra aau-core[ray])
     runner      run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
                 default_provenance, AGGREGATE_VERSION, CI_METHODS
     report      render_report
     junit       JUnitCase, JUnitSuite, render_junit
     markdown    markdown_table
     reports     load_report_document, DocumentReport, ScenarioRecord, report_junit,
-                report_markdown, report_json (what `aau report` renders)
+                report_markdown, report_json (what `aau report` renders),
+                render_html_report (`aau report --html`: one self-contained page)
+    run store   record_run, RunStore, RunSummary, StoredScenario, resolve_store,
+                compare_runs, RunComparison, MetricDelta, RUN_STORE_SCHEMA_VERSION
+                (`aau runs`, `aau view`: every run in one SQLite file)
     statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, bootstrap_cis,
                 compat_bootstrap_ci, clustered_stderr, fleiss_kappa, Z95
     provenance  package_version, python_version, platform_string, utc_timestamp
@@ -52,6 +62,9 @@ Public API::
                 value_matches, standardize_string, normalize_tool_calls, check_expected_calls,
                 check_matchers, check_functions, functions_by_name, calls_from_bfcl, example_calls,
                 tool_call_contradictions, TOOL_CALL_MODES, TOOL_CALL_MATCHERS
+    agentdojo   AgentDojoSuite, AgentDojoTask, AgentDojoSession, GroundTruthReplay,
+                run_agentdojo_bench, write_bench_result, AGENTDOJO_SUITES
+                (`aau bench agentdojo`; needs the extra aau-core[agentdojo])
 """
 
 from __future__ import annotations
@@ -158,6 +171,16 @@ _EXPORTS = {
     "report_json": "._report_formats",
     "report_junit": "._report_formats",
     "report_markdown": "._report_formats",
+    "render_html_report": "._html_report",
+    "record_run": "._run_store",
+    "RunStore": "._run_store",
+    "RunSummary": "._run_store",
+    "StoredScenario": "._run_store",
+    "resolve_store": "._run_store",
+    "RUN_STORE_SCHEMA_VERSION": "._run_store",
+    "compare_runs": "._run_store_compare",
+    "RunComparison": "._run_store_compare",
+    "MetricDelta": "._run_store_compare",
     "make_backend": "._backends",
     "markdown_table": "._markdown",
     "package_version": "._provenance",
@@ -179,6 +202,13 @@ _EXPORTS = {
     "run_eval": "._runner",
     "run_tool_agent": "._agent_loop",
     "run_units": "._execution",
+    "open_checkpoint": "._checkpoint",
+    "read_checkpoint": "._checkpoint",
+    "Checkpoint": "._checkpoint",
+    "binding_sha256": "._checkpoint",
+    "canonical_json": "._checkpoint",
+    "CHECKPOINT_VERSION": "._checkpoint",
+    "ray_executor": "._ray_executor",
     "shipped_pricing": "._cost",
     "snapshot": "._provenance",
     "turn_limit_error": "._agent_loop",
@@ -261,8 +291,18 @@ _EXPORTS = {
     "verify_manifest_dir": "._manifest",
     "write_pack": "._manifest",
     "check_relative_name": "._safe_path",
+    "TerminalSafeStream": "._terminal",
+    "terminal_safe_streams": "._terminal",
+    "terminal_text": "._terminal",
     "check_relative_path": "._safe_path",
     "safe_slug": "._safe_path",
+    "AGENTDOJO_SUITES": "._agentdojo_suite",
+    "AgentDojoSession": "._agentdojo_suite",
+    "AgentDojoSuite": "._agentdojo_suite",
+    "AgentDojoTask": "._agentdojo_suite",
+    "GroundTruthReplay": "._agentdojo_replay",
+    "run_agentdojo_bench": "._bench_agentdojo",
+    "write_bench_result": "._bench_agentdojo",
 }
 
 
@@ -279,6 +319,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         run_tool_agent,
         turn_limit_error,
     )
+    from ._agentdojo_replay import GroundTruthReplay
+    from ._agentdojo_suite import (
+        AGENTDOJO_SUITES,
+        AgentDojoSession,
+        AgentDojoSuite,
+        AgentDojoTask,
+    )
     from ._anthropic_backend import AnthropicBackend
     from ._backend_errors import (
         BackendConfigError,
@@ -290,6 +337,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         UnknownBackendError,
     )
     from ._backends import PROVIDERS, backend_kinds, base_url_env, make_backend
+    from ._bench_agentdojo import run_agentdojo_bench, write_bench_result
+    from ._checkpoint import (
+        CHECKPOINT_VERSION,
+        Checkpoint,
+        binding_sha256,
+        canonical_json,
+        open_checkpoint,
+        read_checkpoint,
+    )
     from ._cli import PluginGroup, cli, run
     from ._cost import (
         CostTracker,
@@ -309,12 +365,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         make_delegate_tool,
         run_crew,
     )
+    from ._document_check import check_document
     from ._errors import (
         EXIT_BAR_NOT_MET,
         EXIT_INTERNAL,
         EXIT_INTERRUPTED,
         EXIT_OK,
         EXIT_USAGE,
+        MAX_LISTED_VIOLATIONS,
         AauError,
         BarNotMetError,
         InputError,
@@ -323,8 +381,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         OutputError,
         UsageError,
     )
-    from ._document_check import check_document
-    from ._errors import MAX_LISTED_VIOLATIONS
     from ._eval_report import EVAL_REPORT_VERSION, EvalCase, EvalReport, EvalResult
     from ._eval_suite import EvalSuite, EvalSuiteResult
     from ._execution import run_units
@@ -336,6 +392,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         provider_error_rate,
     )
     from ._harness_eval import HarnessEvaluator, HarnessResult, harness_row_to_eval_case
+    from ._html_report import render_html_report
     from ._io import (
         atomic_write_json,
         atomic_write_text,
@@ -424,6 +481,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         PublicValueTrace,
         score_public_value,
     )
+    from ._ray_executor import ray_executor
     from ._receipt_consistency import (
         RECEIPT_RATE_METRICS,
         RECEIPT_TOOL_CALLS_METRIC,
@@ -443,6 +501,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         claims_success,
     )
     from ._report_formats import report_json, report_junit, report_markdown
+    from ._run_store import (
+        RUN_STORE_SCHEMA_VERSION,
+        RunStore,
+        RunSummary,
+        StoredScenario,
+        record_run,
+        resolve_store,
+    )
+    from ._run_store_compare import MetricDelta, RunComparison, compare_runs
     from ._runner import (
         AGGREGATE_VERSION,
         CI_METHODS,
@@ -467,6 +534,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         wilson_interval,
     )
     from ._strict_json import loads_strict, read_json_file
+    from ._terminal import TerminalSafeStream, terminal_safe_streams, terminal_text
     from ._tool_calls import (
         TOOL_CALL_MATCHERS,
         TOOL_CALL_MODES,
@@ -501,6 +569,9 @@ __all__ = [
     "check_relative_name",
     "check_relative_path",
     "safe_slug",
+    "terminal_safe_streams",
+    "terminal_text",
+    "TerminalSafeStream",
     "EVAL_REPORT_VERSION",
     "EvalCase",
     "EvalReport",
@@ -596,6 +667,16 @@ __all__ = [
     "report_json",
     "report_junit",
     "report_markdown",
+    "render_html_report",
+    "record_run",
+    "RunStore",
+    "RunSummary",
+    "StoredScenario",
+    "resolve_store",
+    "compare_runs",
+    "RunComparison",
+    "MetricDelta",
+    "RUN_STORE_SCHEMA_VERSION",
     "make_backend",
     "markdown_table",
     "package_version",
@@ -617,6 +698,13 @@ __all__ = [
     "run_eval",
     "run_tool_agent",
     "run_units",
+    "open_checkpoint",
+    "read_checkpoint",
+    "Checkpoint",
+    "binding_sha256",
+    "canonical_json",
+    "CHECKPOINT_VERSION",
+    "ray_executor",
     "shipped_pricing",
     "snapshot",
     "turn_limit_error",
@@ -692,4 +780,11 @@ __all__ = [
     "save_gate_results",
     "save_gate_scenarios",
     "load_gate_scenarios",
+    "AGENTDOJO_SUITES",
+    "AgentDojoSession",
+    "AgentDojoSuite",
+    "AgentDojoTask",
+    "GroundTruthReplay",
+    "run_agentdojo_bench",
+    "write_bench_result",
 ]

@@ -36,6 +36,7 @@ Where 1.6 was silent, aau is strict (decisions recorded here and in docs/runner.
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -43,7 +44,7 @@ from typing import Any
 
 import attrs
 
-from ._errors import AauError
+from ._errors import AauError, Interrupted
 from ._execution import run_units
 from ._statistics import bootstrap_cis, clustered_stderr, compat_bootstrap_ci
 
@@ -384,6 +385,8 @@ def run_eval(
     executor: Callable[..., list[Any]] | None = None,
     ci_method: str = "bootstrap",
     optional_metrics: Sequence[str] = (),
+    checkpoint: str | os.PathLike[str] | None = None,
+    resume: bool = False,
 ) -> EvalAggregate:
     """Run ``run_one(scenario, repeat)`` for every repeat x scenario and aggregate.
 
@@ -404,6 +407,14 @@ def run_eval(
         ci_method: ``"bootstrap"`` (default: numpy percentile bootstrap, 2,000 resamples,
             seed 0) or ``"aau-compat"`` (1.6's intervals bit for bit).
         optional_metrics: metrics a run may leave out (see ``aggregate_results``).
+        checkpoint: a JSONL file to record each finished unit in (``aau_core.open_checkpoint``;
+            schema kind ``checkpoint``), bound to the scenarios (the SHA-256 of their canonical
+            JSON, or of their ids when they are not JSON), ``run_one``'s qualified name and
+            ``repeats``/``ci_method``/``optional_metrics``. Each ``ScenarioResult`` must be
+            JSON-serialisable (its ``detail`` plain JSON); one that is not becomes that unit's
+            error. Without ``resume`` the file must not exist yet.
+        resume: reopen ``checkpoint`` and run only the units it does not hold; the aggregate
+            is built from the recorded and the new results alike.
 
     Returns:
         the ``EvalAggregate``; ``results`` are repeat-major, as in 1.6.
@@ -413,7 +424,11 @@ def run_eval(
         MetricError: see ``aggregate_results``; its ``.results`` holds every finished
             ``ScenarioResult``, so the run is not lost.
         Interrupted: Ctrl-C; ``.finished`` maps unit index -> ``ScenarioResult``.
+        aau_core.InputError / OutputError: the checkpoint cannot be resumed (another binding,
+            a corrupt line) or, without ``resume``, already exists.
     """
+    if resume and checkpoint is None:
+        raise ValueError("resume=True needs checkpoint=PATH")
     if repeats < 1:
         raise ValueError("repeats must be >= 1")
     if ci_method not in CI_METHODS:
@@ -442,7 +457,12 @@ def run_eval(
                      f"{shown} ${res.cost_usd:.4f}")
 
     execute = executor or run_units
-    results = execute(units, one, on_error=failed, concurrency=concurrency, on_done=done)
+    if checkpoint is None:
+        results = execute(units, one, on_error=failed, concurrency=concurrency, on_done=done)
+    else:
+        results = _run_checkpointed(execute, units, one, failed, done, concurrency, scenarios,
+                                    run_one, repeats, ci_method, optional_metrics, checkpoint,
+                                    resume)
     try:
         return aggregate_results(results, repeats, ci_method=ci_method,
                                  optional_metrics=optional_metrics)
@@ -450,3 +470,79 @@ def run_eval(
         raise MetricError(f"{exc}; the {len(results)} finished results are on this error's "
                           ".results (fix them and call aggregate_results)", metric=exc.metric,
                           units=exc.units, results=results) from None
+
+
+def result_to_json(res: ScenarioResult) -> dict[str, Any]:
+    """A ``ScenarioResult`` as a checkpoint unit result: unrounded, bool metrics as 1.0 / 0.0.
+
+    Raises:
+        TypeError / ValueError: ``detail`` or a value is not plain, finite JSON.
+    """
+    from ._checkpoint import canonical_json
+
+    doc = {"scenario_id": res.scenario_id, "repeat": res.repeat,
+           "metrics": {m: float(v) if isinstance(v, bool) else v for m, v in res.metrics.items()},
+           "cost_usd": res.cost_usd, "latency_s": res.latency_s,
+           "n_api_calls": res.n_api_calls, "detail": res.detail}
+    canonical_json(doc)  # fail here, in the unit, not when recording it
+    return doc
+
+
+def result_from_json(doc: Mapping[str, Any]) -> ScenarioResult:
+    """The ``ScenarioResult`` a checkpoint unit result records (inverse of ``result_to_json``)."""
+    return ScenarioResult(scenario_id=doc["scenario_id"], repeat=int(doc["repeat"]),
+                          metrics=dict(doc["metrics"]), cost_usd=doc["cost_usd"],
+                          latency_s=doc["latency_s"], n_api_calls=int(doc["n_api_calls"]),
+                          detail=dict(doc["detail"]))
+
+
+def _scenarios_digest(scenarios: Sequence[Any]) -> str:
+    import hashlib
+
+    from ._checkpoint import canonical_json
+
+    try:
+        text = canonical_json(list(scenarios))
+    except (TypeError, ValueError):
+        text = canonical_json([_scenario_id(sc, i) for i, sc in enumerate(scenarios)])
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _run_checkpointed(execute: Callable[..., list[Any]], units: list[Any], one: Callable[..., Any],
+                      failed: Callable[..., Any], done: Callable[[int, Any], None],
+                      concurrency: int, scenarios: Sequence[Any], run_one: Callable[..., Any],
+                      repeats: int, ci_method: str, optional_metrics: Sequence[str],
+                      path: str | os.PathLike[str], resume: bool) -> list[ScenarioResult]:
+    from ._checkpoint import open_checkpoint
+    from ._provenance import utc_timestamp
+
+    name = f"{getattr(run_one, '__module__', '?')}:{getattr(run_one, '__qualname__', '?')}"
+    binding = {"suite_digest": _scenarios_digest(scenarios), "adapter": {"run_one": name},
+               "config": {"repeats": repeats, "ci_method": ci_method,
+                          "optional_metrics": sorted(optional_metrics)}}
+    with open_checkpoint(path, producer="run_eval", units=len(units), binding=binding,
+                         created_at=utc_timestamp(), resume=resume) as ckpt:
+        recorded = {i: result_from_json(doc) for i, doc in ckpt.finished.items()}
+        todo = [i for i in range(len(units)) if i not in recorded]
+
+        def one_json(i: int) -> ScenarioResult:
+            res = one(units[i])
+            result_to_json(res)
+            return res
+
+        def failed_json(i: int, exc: BaseException) -> ScenarioResult:
+            return failed(units[i], exc)
+
+        def record(k: int, res: ScenarioResult) -> None:
+            ckpt.append(todo[k], result_to_json(res))
+            done(todo[k], res)
+
+        try:
+            new = execute(todo, one_json, on_error=failed_json, concurrency=concurrency,
+                          on_done=record)
+        except Interrupted as exc:
+            finished = {todo[k]: r for k, r in (exc.finished or {}).items()}
+            raise Interrupted(f"{exc}; finished units are kept in {path} (resume=True)",
+                              finished={**recorded, **finished}) from None
+        recorded.update(zip(todo, new, strict=True))
+    return [recorded[i] for i in range(len(units))]

@@ -1,0 +1,143 @@
+"""Checkpoints: run_eval(checkpoint=..., resume=True), torn lines, bindings, schema-valid lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import aau_schemas
+import pytest
+from aau_core import (
+    InputError,
+    Interrupted,
+    OutputError,
+    ScenarioResult,
+    open_checkpoint,
+    read_checkpoint,
+    run_eval,
+    run_units,
+)
+
+SCENARIOS = [{"scenario_id": f"c-{i:02d}", "p": i / 12} for i in range(12)]
+CALLS: list[tuple[str, int]] = []
+
+
+def run_one(scenario: dict, repeat: int) -> ScenarioResult:
+    CALLS.append((scenario["scenario_id"], repeat))
+    if scenario["scenario_id"] == "c-05" and repeat == 1:
+        raise TimeoutError("agent hung")
+    ok = (hash((scenario["scenario_id"], repeat)) % 7) / 7 > scenario["p"] / 2
+    return ScenarioResult(scenario["scenario_id"], repeat, {"correct": ok, "score": 0.25 + repeat / 8},
+                          cost_usd=0.001 * (repeat + 1), latency_s=0.01 * (repeat + 1),
+                          n_api_calls=2, detail={"answer": ["x", repeat]})
+
+
+def stop_after(n: int):
+    def execute(items, fn, *, on_error, concurrency=1, on_done=None, cancel=None):
+        count = [0]
+
+        def done(i, r):
+            on_done(i, r)
+            count[0] += 1
+            if count[0] == n:
+                raise Interrupted("stop", finished={})
+        return run_units(items, fn, on_error=on_error, concurrency=concurrency, on_done=done)
+    return execute
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_run_eval_resumes_without_rerunning_finished_units(tmp_path: Path) -> None:
+    CALLS.clear()
+    whole = run_eval(SCENARIOS, run_one, repeats=3)
+    CALLS.clear()
+    ckpt = tmp_path / "run.jsonl"
+    for n in (7, 9, 4):  # three interruptions, each after n more units
+        with pytest.raises(Interrupted) as info:
+            run_eval(SCENARIOS, run_one, repeats=3, checkpoint=ckpt, resume=ckpt.exists(),
+                     executor=stop_after(n))
+        assert str(ckpt) in str(info.value)
+    assert len(CALLS) == 20 and len(set(CALLS)) == 20
+    agg = run_eval(SCENARIOS, run_one, repeats=3, checkpoint=ckpt, resume=True)
+    assert len(CALLS) == 36 and len(set(CALLS)) == 36  # every unit run exactly once
+    assert agg.as_dict({"generated_at": "t"}) == whole.as_dict({"generated_at": "t"})
+    assert agg.n_errors == 1
+    lines = _lines(ckpt)
+    for line in lines:
+        aau_schemas.validate("checkpoint", line, source=str(ckpt))
+    assert lines[0]["producer"] == "run_eval" and lines[0]["units"] == 36
+    assert sorted(x["index"] for x in lines[1:]) == list(range(36))
+    # a complete checkpoint resumes to the same aggregate without running anything
+    again = run_eval(SCENARIOS, run_one, repeats=3, checkpoint=ckpt, resume=True)
+    assert len(CALLS) == 36 and again.metric_means == whole.metric_means
+
+
+def test_run_eval_refuses_other_bindings_and_an_existing_file(tmp_path: Path) -> None:
+    ckpt = tmp_path / "run.jsonl"
+    run_eval(SCENARIOS[:3], run_one, repeats=2, checkpoint=ckpt)
+    with pytest.raises(OutputError, match="already exists"):
+        run_eval(SCENARIOS[:3], run_one, repeats=2, checkpoint=ckpt)
+    with pytest.raises(InputError, match=r"different configuration \(repeats\)"):
+        run_eval(SCENARIOS[:3], run_one, repeats=3, checkpoint=ckpt, resume=True)
+    with pytest.raises(InputError, match=r"different configuration \(ci_method\)"):
+        run_eval(SCENARIOS[:3], run_one, repeats=2, checkpoint=ckpt, resume=True,
+                 ci_method="aau-compat")
+    with pytest.raises(InputError, match="different suite"):
+        run_eval(SCENARIOS[:4], run_one, repeats=2, checkpoint=ckpt, resume=True)
+    with pytest.raises(InputError, match="different adapter"):
+        run_eval(SCENARIOS[:3], lambda s, r: run_one(s, r), repeats=2, checkpoint=ckpt,
+                 resume=True)
+    with pytest.raises(ValueError, match="needs checkpoint"):
+        run_eval(SCENARIOS, run_one, resume=True)
+
+
+def test_unserialisable_detail_is_that_units_error(tmp_path: Path) -> None:
+    def bad(scenario: dict, repeat: int) -> ScenarioResult:
+        return ScenarioResult(scenario["scenario_id"], repeat, {"m": 1.0}, detail={"o": object()})
+
+    agg = run_eval(SCENARIOS[:2], bad, repeats=1, checkpoint=tmp_path / "c.jsonl")
+    assert agg.n_errors == 2 and "TypeError" in agg.results[0].detail["error"]
+
+
+BINDING = {"suite_digest": "sha256:" + "0" * 64, "adapter": {"kind": "mock"}, "config": {}}
+ROW = {"scenario_id": "a", "repeat": 0, "metrics": {}, "cost_usd": 0, "latency_s": 0,
+       "n_api_calls": 0, "detail": {}}
+
+
+def test_torn_tail_truncated_and_bad_lines_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    with open_checkpoint(path, producer="run_eval", units=3, binding=BINDING,
+                         created_at="2026-11-30T00:00:00Z", resume=False) as c:
+        c.append(0, ROW)
+    whole = path.read_bytes()
+    for torn in (b'{"record":"unit","ind', b'\x00\x00\x00\n', b'{"record":"unit","index":1}'):
+        path.write_bytes(whole + torn)
+        with open_checkpoint(path, producer="run_eval", units=3, binding=BINDING,
+                             created_at="x", resume=True) as c:
+            assert list(c.finished) == [0]
+        assert path.read_bytes() == whole, torn
+    # the torn write was a whole unit without its newline: it is dropped, not trusted
+    path.write_bytes(whole + json.dumps({"record": "unit", "index": 1, "result": ROW}).encode())
+    assert list(read_checkpoint(path)[1]) == [0]
+    dup = json.dumps({"record": "unit", "index": 0, "result": ROW}) + "\n"
+    path.write_bytes(whole + dup.encode())
+    with pytest.raises(InputError, match=r"c.jsonl:3: \$.index: unit 0 is recorded twice"):
+        read_checkpoint(path)
+    far = json.dumps({"record": "unit", "index": 3, "result": ROW}) + "\n"
+    path.write_bytes(whole + far.encode())
+    with pytest.raises(InputError, match="outside the run's 3 unit"):
+        read_checkpoint(path)
+    path.write_bytes(whole + b"{not json}\n" + dup.encode())
+    with pytest.raises(InputError, match=r"c.jsonl:3: \$: not a JSON line"):
+        read_checkpoint(path)
+    path.write_bytes(b"")
+    with pytest.raises(InputError, match="empty checkpoint"):
+        read_checkpoint(path)
+    # killed while writing the header: resuming starts a new checkpoint
+    path.write_bytes(b'{"checkpoint_version":"aau-che')
+    with open_checkpoint(path, producer="run_eval", units=3, binding=BINDING,
+                         created_at="2026-11-30T00:00:00Z", resume=True) as c:
+        assert c.finished == {}
+    assert read_checkpoint(path)[0]["units"] == 3

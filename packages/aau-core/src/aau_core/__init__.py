@@ -23,6 +23,7 @@ Public API::
     checkpoints open_checkpoint, read_checkpoint, Checkpoint, binding_sha256, canonical_json,
                 CHECKPOINT_VERSION (resumable runs: append-only JSONL of finished units)
     ray         ray_executor (run_units on Ray tasks; needs the extra aau-core[ray])
+    progress    DelayedProgress (the progress bar of long runs: rate, ETA, cost; quiet)
     runner      run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
                 default_provenance, AGGREGATE_VERSION, CI_METHODS
     report      render_report
@@ -209,6 +210,7 @@ _EXPORTS = {
     "canonical_json": "._checkpoint",
     "CHECKPOINT_VERSION": "._checkpoint",
     "ray_executor": "._ray_executor",
+    "DelayedProgress": "._progress",
     "shipped_pricing": "._cost",
     "snapshot": "._provenance",
     "turn_limit_error": "._agent_loop",
@@ -463,6 +465,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     )
     from ._markdown import markdown_table
     from ._openai_compat import ModelResponse, OpenAICompatBackend, ProviderSpec
+    from ._progress import DelayedProgress
     from ._provenance import (
         FLOATING_MARKERS,
         active_backend,
@@ -705,6 +708,7 @@ __all__ = [
     "canonical_json",
     "CHECKPOINT_VERSION",
     "ray_executor",
+    "DelayedProgress",
     "shipped_pricing",
     "snapshot",
     "turn_limit_error",

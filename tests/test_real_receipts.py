@@ -1,0 +1,106 @@
+"""The committed real run (examples/real/) is what it says it is.
+
+- every suite loads (aau's suite reader, suite v2 schema and contradiction checks);
+- every receipt and private receipt validates against its schema, each receipt's numbers agree
+  with its own rows (``aau_core.check_receipt_consistency``) and it names its committed suite by
+  hash; the private receipt has one row per public row, same verdicts;
+- provenance.json names the pinned model hash, the llama-cpp-python version and the machine;
+- the table in examples/real/README.md is exactly what ``tools/demo_llm.py --table-only`` makes
+  of the receipts;
+- every recorded exchange in tests/fixtures/llm/ is a real chat completion of the same model.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import aau_schemas
+import pytest
+from aau_adapters import load_suite
+from aau_core import check_receipt_consistency
+
+REPO = Path(__file__).resolve().parents[1]
+REAL = REPO / "examples" / "real"
+FIXTURES = REPO / "tests" / "fixtures" / "llm"
+NAMES = sorted(p.stem for p in (REAL / "receipts").glob("*.json"))
+
+
+def _demo() -> Any:
+    spec = importlib.util.spec_from_file_location("demo_llm", REPO / "tools" / "demo_llm.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _read(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_the_run_covers_bfcl_and_tau2() -> None:
+    assert "bfcl-simple_python" in NAMES and "tau2-mock" in NAMES
+    assert {p.stem for p in (REAL / "suites").glob("*.json")} == set(NAMES)
+    assert {p.stem for p in (REAL / "private").glob("*.json")} == set(NAMES)
+    assert len(_read(REAL / "receipts" / "bfcl-simple_python.json")["results"]) == 30
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_receipt_validates_and_matches_its_suite(name: str) -> None:
+    suite = load_suite(REAL / "suites" / f"{name}.json")
+    receipt = _read(REAL / "receipts" / f"{name}.json")
+    private = _read(REAL / "private" / f"{name}.json")
+    aau_schemas.validate("receipt-v2", receipt, source=name)
+    aau_schemas.validate("private-receipt-v2", private, source=name)
+    assert check_receipt_consistency(receipt) == []
+    assert receipt["suite_digest"] == suite.suite_digest()
+    assert receipt["suite_sha256"] == suite.suite_sha256
+    assert receipt["adapter_kind"] == "command"
+    assert [r["scenario_id"] for r in receipt["results"]] == [
+        c.scenario_id for c in suite.cases]
+    assert [r["scenario_id"] for r in private["results"]] == [
+        r["scenario_id"] for r in receipt["results"]]
+    for public_row, private_row in zip(receipt["results"], private["results"], strict=True):
+        # a real answer for every unit: the model server never failed during the run
+        assert private_row["error"] is None, private_row
+        assert (private_row["tool_call_mismatches"] == []) == public_row["tool_calls_match"]
+
+
+def test_provenance() -> None:
+    demo = _demo()
+    provenance = _read(REAL / "provenance.json")
+    model = provenance["model"]
+    assert model["sha256"] == demo.MODELS["0.5b"]["sha256"]
+    assert model["bytes"] == demo.MODELS["0.5b"]["bytes"]
+    assert provenance["server"]["llama_cpp_python"] == demo.LLAMA_CPP_VERSION
+    assert provenance["server"]["build_cmake_args"] == demo.CMAKE_ARGS
+    assert provenance["date"][:4].isdigit() and provenance["date"].endswith("Z")
+    assert provenance["machine"]["cores"] >= 1 and provenance["machine"]["cpu"]
+    assert set(provenance["suites"]) == set(NAMES)
+
+
+def test_readme_table_matches_the_receipts() -> None:
+    demo = _demo()
+    expected = demo.results_table(demo.load_receipts(REAL, demo.receipt_names(REAL)))
+    assert demo.readme_table(REAL / "README.md") == expected
+    # and the table is not vacuous: it reads the real numbers
+    receipt = _read(REAL / "receipts" / "bfcl-simple_python.json")
+    exact = sum(r["exact"] for r in receipt["results"])
+    assert f"| bfcl-simple_python | 30 | {exact} |" in expected
+
+
+def test_recorded_replies_are_real_completions() -> None:
+    provenance = _read(REAL / "provenance.json")
+    for path in sorted(FIXTURES.glob("*.json")):
+        fixture = _read(path)
+        assert fixture["recorded_with"]["sha256"] == provenance["model"]["sha256"]
+        assert fixture["exchanges"], path
+        for exchange in fixture["exchanges"]:
+            assert exchange["path"] == "/v1/chat/completions"
+            assert exchange["status"] == 200
+            body = json.loads(exchange["response_body"])
+            assert body["object"] == "chat.completion"
+            assert body["model"] == provenance["model"]["model_id"]
+            assert body["choices"][0]["message"]["role"] == "assistant"

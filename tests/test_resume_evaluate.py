@@ -57,6 +57,13 @@ def _stable(receipt: dict) -> dict:
     return doc
 
 
+def _count(ckpt: Path) -> int:
+    try:
+        return max(ckpt.read_bytes().count(b"\n") - 1, 0)
+    except FileNotFoundError:
+        return 0
+
+
 def _recorded(ckpt: Path) -> set[str]:
     if not ckpt.exists():
         return set()
@@ -71,7 +78,7 @@ def _recorded(ckpt: Path) -> set[str]:
 
 
 def test_sigkill_many_times_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
-    n = 30
+    n = 90
     suite = _suite(tmp_path, n)
     agent = tmp_path / "agent.py"
     agent.write_text(AGENT, encoding="utf-8")
@@ -86,7 +93,7 @@ def test_sigkill_many_times_then_resume_equals_uninterrupted(tmp_path: Path) -> 
     env["AAU_SIDE"] = str(side)
     rng = random.Random(7)
     kills = 0
-    for _ in range(60):
+    for _ in range(25):
         if out.exists():
             break
         before = _recorded(ckpt)
@@ -96,7 +103,17 @@ def test_sigkill_many_times_then_resume_equals_uninterrupted(tmp_path: Path) -> 
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 start_new_session=True)
         if kills < 20:
-            time.sleep(rng.uniform(0.35, 0.9))
+            # kill at a random moment: either a random time after start (maybe before any
+            # unit, maybe while writing the header), or just after 1-2 more units were recorded
+            # (mid-run, with units in flight); the latter bounds the work done per attempt
+            by_time = rng.random() < 0.3
+            deadline = time.monotonic() + (rng.uniform(0.2, 0.9) if by_time else 10.0)
+            wanted = len(before) + rng.randint(1, 2)
+            while proc.poll() is None and time.monotonic() < deadline:
+                if not by_time and _count(ckpt) >= wanted:
+                    time.sleep(rng.uniform(0.0, 0.05))
+                    break
+                time.sleep(0.01)
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)  # the harness and its agent children
                 kills += 1
@@ -111,11 +128,11 @@ def test_sigkill_many_times_then_resume_equals_uninterrupted(tmp_path: Path) -> 
                 except ValueError:
                     continue  # a torn write, discarded on resume
                 aau_schemas.validate("checkpoint", line, source=str(ckpt))
-    assert kills >= 15 and out.exists() and not ckpt.exists()
+    assert kills == 20 and out.exists() and not ckpt.exists()
     receipt = json.loads(out.read_text(encoding="utf-8"))
     aau_schemas.validate("receipt-v2", receipt, source="resumed receipt")
     assert _stable(receipt) == _stable(reference)
-    assert receipt["metrics"]["exact_rate"] == pytest.approx(20 / 30, abs=1e-6)
+    assert receipt["metrics"]["exact_rate"] == pytest.approx(60 / 90, abs=1e-6)
     assert sorted(r["scenario_id"] for r in receipt["results"]) == [f"s-{i:03d}" for i in range(n)]
     asked = side.read_text().splitlines()
     assert set(asked) == {f"s-{i:03d}" for i in range(n)}

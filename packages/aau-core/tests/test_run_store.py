@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import aau_schemas
 import numpy as np
 import pytest
 from aau_core import run
@@ -210,6 +211,7 @@ def test_runs_list_filters_by_suite_digest_and_since(filled, capsys):
     rc, out, _ = cli(capsys, "runs", "list", "--store", filled, "--json")
     runs = json.loads(out)
     assert rc == 0 and len(runs) == 5
+    aau_schemas.validate("run-list", runs)
     assert [r["run_at"] for r in runs] == sorted((r["run_at"] for r in runs), reverse=True)
     rc, out, _ = cli(capsys, "runs", "list", "--store", filled, "--json", "--suite",
                      "public-service-routing-smoke")
@@ -239,6 +241,7 @@ def test_runs_show_text_and_json(filled, capsys):
     assert "| route-002 | FAIL | 1/2 | adapter-timeout, not-submitted |" in out
     rc, out, _ = cli(capsys, "runs", "show", str(receipt_id), "--store", filled, "--json")
     shown = json.loads(out)
+    aau_schemas.validate("run-show", shown)
     assert shown["document"] == load(RECEIPT_V2)
     assert shown["run"]["adapter"] == "command:python3"
     assert [s["passed"] for s in shown["scenarios"]] == [True, False, False]
@@ -338,6 +341,7 @@ def test_runs_compare_cli_on_real_receipts(tmp_path, capsys):
     rc, out, _ = cli(capsys, "runs", "compare", a, b, "--store", store_path, "--json")
     assert rc == 0, out
     result = json.loads(out)
+    aau_schemas.validate("run-compare", result)
     assert result["same_suite"] and result["shared"] == 3
     assert result["fail_to_pass"] == ["route-003"] and result["pass_to_fail"] == []
     exact = next(m for m in result["metrics"] if m["name"] == "exact")
@@ -378,3 +382,18 @@ def test_eight_processes_adding_at_once_never_corrupt_the_store(tmp_path):
     assert db.execute("SELECT COUNT(*) FROM run_metrics").fetchone()[0] == 8 * 6
     assert [v for (v,) in db.execute("SELECT version FROM schema_version")] == [1, 2]
     db.close()
+
+
+def test_every_stored_kind_shows_and_lists_under_the_schemas(tmp_path, capsys):
+    store_path = tmp_path / "runs.sqlite"
+    ids = [record_run(load(p), store=store_path, source=p.name) for p in ALL_RUN_DOCS]
+    rc, out, _ = cli(capsys, "runs", "list", "--store", store_path, "--json")
+    aau_schemas.validate("run-list", json.loads(out))
+    for run_id in ids:
+        rc, out, _ = cli(capsys, "runs", "show", run_id, "--store", store_path, "--json")
+        assert rc == 0
+        aau_schemas.validate("run-show", json.loads(out))
+    rc, out, _ = cli(capsys, "runs", "compare", ids[0], ids[-1], "--store", store_path, "--json")
+    result = json.loads(out)
+    aau_schemas.validate("run-compare", result)
+    assert result["shared"] == 0 and not result["same_suite"] and result["metrics"] == []

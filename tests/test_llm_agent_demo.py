@@ -1,0 +1,139 @@
+"""tools/demo_llm.py without a model: the server is stopped on every exit path, models are pinned.
+
+A stand-in ``llama_cpp.server`` (a standard-library HTTP server answering ``GET /v1/models``, put
+first on ``PYTHONPATH``) is started by the demo's own ``llama_server`` context manager, exactly as
+the real one is (``python -m llama_cpp.server --port P ...``, own process group). The tests leave
+the block normally, by an exception and by Ctrl-C (``KeyboardInterrupt``), and check that the
+process group is gone each time; a server that dies before it is ready is a one-line step error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import textwrap
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+FAKE_SERVER = textwrap.dedent("""
+    import argparse, json, os, sys
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int)
+    args, _ = parser.parse_known_args()
+    if os.environ.get("FAKE_LLAMA_FAIL"):
+        sys.exit(3)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps({"object": "list", "data": [{"id": "fake"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    HTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
+""")
+
+
+def _demo() -> Any:
+    spec = importlib.util.spec_from_file_location("demo_llm", REPO / "tools" / "demo_llm.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture()
+def fake_llama(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    package = tmp_path / "fake" / "llama_cpp"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "server.py").write_text(FAKE_SERVER)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "fake"))
+    return tmp_path
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _start(demo: Any, tmp_path: Path, *, timeout: float = 60) -> Any:
+    return demo.llama_server(Path(sys.executable), tmp_path / "m.gguf", "fake",
+                             tmp_path / "server.log", timeout)
+
+
+def _server_pids(base: str) -> list[int]:
+    """The pids of processes running the fake server on this base URL's port."""
+    port = base.rsplit(":", 1)[1].split("/")[0]
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmd = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"llama_cpp.server" in cmd and port.encode() in cmd:
+                pids.append(int(proc.name))
+    return pids
+
+
+@pytest.mark.parametrize("exit_path", ["normal", "error", "ctrl-c"])
+def test_server_is_stopped_on_every_exit_path(fake_llama: Path, exit_path: str) -> None:
+    demo = _demo()
+    raised = {"normal": None, "error": RuntimeError, "ctrl-c": KeyboardInterrupt}[exit_path]
+    pids: list[int] = []
+    try:
+        with _start(demo, fake_llama) as base:
+            with urllib.request.urlopen(f"{base}/models", timeout=5) as answer:
+                assert answer.status == 200
+            pids = _server_pids(base)
+            assert pids and all(_alive(pid) for pid in pids)
+            if raised is not None:
+                raise raised("stop")
+    except (RuntimeError, KeyboardInterrupt) as error:
+        assert raised is not None and isinstance(error, raised)
+    assert pids
+    assert not any(_alive(pid) for pid in pids)
+
+
+def test_a_server_that_dies_before_it_is_ready_is_a_step_error(
+        fake_llama: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = _demo()
+    monkeypatch.setenv("FAKE_LLAMA_FAIL", "1")
+    with pytest.raises(demo.StepError, match="exited with code 3 before it was ready"):
+        with _start(demo, fake_llama):
+            pass
+
+
+def test_models_are_pinned_and_a_gguf_path_is_hashed(tmp_path: Path) -> None:
+    demo = _demo()
+    for choice, count in (("0.5b", 6), ("1.5b", 22)):
+        pin = demo.MODELS[choice]
+        assert len(pin["wheels"]) == count
+        assert all(len(digest) == 64 for _, digest in pin["wheels"])
+        lines = demo._requirements(pin).splitlines()
+        assert lines[0].endswith(f"=={pin['version']} --hash=sha256:{pin['wheels'][0][1]}")
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(100))
+    path, facts = demo.ensure_model(tmp_path, str(gguf))
+    assert path == gguf.resolve()
+    assert facts["sha256"] == hashlib.sha256(gguf.read_bytes()).hexdigest()
+    assert facts["bytes"] == 104 and "not pinned" in facts["source"]
+    with pytest.raises(demo.StepError, match="not 0.5b, 1.5b or an existing GGUF file"):
+        demo.ensure_model(tmp_path, str(tmp_path / "missing.gguf"))

@@ -10,7 +10,6 @@ process group is gone each time; a server that dies before it is ready is a one-
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import sys
 import textwrap
@@ -21,6 +20,9 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+
+import demo_llm as demo  # noqa: E402
 
 FAKE_SERVER = textwrap.dedent("""
     import argparse, json, os, sys
@@ -45,14 +47,6 @@ FAKE_SERVER = textwrap.dedent("""
 
     HTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
 """)
-
-
-def _demo() -> Any:
-    spec = importlib.util.spec_from_file_location("demo_llm", REPO / "tools" / "demo_llm.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture()
@@ -95,7 +89,6 @@ def _server_pids(base: str) -> list[int]:
 
 @pytest.mark.parametrize("exit_path", ["normal", "error", "ctrl-c"])
 def test_server_is_stopped_on_every_exit_path(fake_llama: Path, exit_path: str) -> None:
-    demo = _demo()
     raised = {"normal": None, "error": RuntimeError, "ctrl-c": KeyboardInterrupt}[exit_path]
     pids: list[int] = []
     try:
@@ -114,7 +107,6 @@ def test_server_is_stopped_on_every_exit_path(fake_llama: Path, exit_path: str) 
 
 def test_a_server_that_dies_before_it_is_ready_is_a_step_error(
         fake_llama: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    demo = _demo()
     monkeypatch.setenv("FAKE_LLAMA_FAIL", "1")
     with pytest.raises(demo.StepError, match="exited with code 3 before it was ready"):
         with _start(demo, fake_llama):
@@ -122,7 +114,6 @@ def test_a_server_that_dies_before_it_is_ready_is_a_step_error(
 
 
 def test_models_are_pinned_and_a_gguf_path_is_hashed(tmp_path: Path) -> None:
-    demo = _demo()
     for choice, count in (("0.5b", 6), ("1.5b", 22)):
         pin = demo.MODELS[choice]
         assert len(pin["wheels"]) == count

@@ -12,8 +12,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +23,13 @@ from aau_adapters import load_suite
 from aau_core import check_receipt_consistency
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+
+import demo_llm as demo  # noqa: E402
+
 REAL = REPO / "examples" / "real"
 FIXTURES = REPO / "tests" / "fixtures" / "llm"
 NAMES = sorted(p.stem for p in (REAL / "receipts").glob("*.json"))
-
-
-def _demo() -> Any:
-    spec = importlib.util.spec_from_file_location("demo_llm", REPO / "tools" / "demo_llm.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _read(path: Path) -> Any:
@@ -69,7 +65,6 @@ def test_receipt_validates_and_matches_its_suite(name: str) -> None:
 
 
 def test_provenance() -> None:
-    demo = _demo()
     provenance = _read(REAL / "provenance.json")
     model = provenance["model"]
     assert model["sha256"] == demo.MODELS["0.5b"]["sha256"]
@@ -82,7 +77,6 @@ def test_provenance() -> None:
 
 
 def test_readme_table_matches_the_receipts() -> None:
-    demo = _demo()
     expected = demo.results_table(demo.load_receipts(REAL, demo.receipt_names(REAL)))
     assert demo.readme_table(REAL / "README.md") == expected
     # and the table is not vacuous: it reads the real numbers

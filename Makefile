@@ -8,7 +8,7 @@ HATCH := $(TOOLS)/bin/hatch
 export HATCH_DATA_DIR := $(CURDIR)/.hatch
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo demo-llm test lint bench bench-run-eval wheels env clean
+.PHONY: demo demo-llm test lint docs bench bench-run-eval wheels env clean
 
 $(HATCH):
 	$(PYTHON) -m venv $(TOOLS)
@@ -41,6 +41,11 @@ test: $(HATCH)
 
 lint: $(HATCH)
 	$(HATCH) run lint
+
+## Build the docs site into site/ (mkdocs --strict, offline): docs/*.md, a page per schema kind and
+## the command-line reference, generated at build time by tools/docs_site.py.
+docs: $(HATCH)
+	$(HATCH) run docs
 
 ## Speed and memory benchmarks against aau-harness 1.6.0 (not part of `make test`):
 ## `aau evaluate` (bench_evaluate.py), then `run_eval` with intervals (bench_run_eval.py).

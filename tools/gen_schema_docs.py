@@ -317,7 +317,9 @@ def main() -> int:
                   file=sys.stderr)
             return 1
         return 0
-    OUT.write_text(text, encoding="utf-8")
+    from aau_core import atomic_write_text
+
+    atomic_write_text(OUT, text, force=True)
     print(f"wrote {OUT.relative_to(ROOT)}", file=sys.stderr)
     return 0
 

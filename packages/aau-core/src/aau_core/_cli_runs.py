@@ -76,7 +76,10 @@ def _headline(metrics: Any) -> str:
 
 @click.group("runs", context_settings={"help_option_names": ["-h", "--help"]})
 def runs_group() -> None:
-    """The run store: every aau evaluate / aau lab run result, and files you add.
+    """The run store: list, show and compare recorded runs; import result files.
+
+    Every receipt written by `aau evaluate` and every `aau lab run` result is recorded (see
+    docs/runs.md); `aau runs add` imports existing files.
 
     \b
     Examples:

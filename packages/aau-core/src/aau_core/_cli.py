@@ -6,7 +6,8 @@ Plugins load lazily, only when their command is named (or when ``--help`` lists 
 plugin that fails to import is reported on stderr without breaking the others.
 
 ``main()`` turns every expected error into one line on stderr and an exit code (see
-``aau_core._errors``); ``--debug`` (or ``AAU_DEBUG=1``) shows tracebacks instead.
+``aau_core._errors``); ``--debug`` (or ``AAU_DEBUG=1``) shows tracebacks instead. What a command
+prints is made safe for a terminal (``aau_core._terminal``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import click
 
 from ._errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, AauError
+from ._terminal import terminal_safe_streams
 
 ENTRY_POINT_GROUP = "aau.commands"
 # click >= 8.2 raises this for a bare group (click 8.1 prints the help and exits 0 itself)
@@ -155,7 +157,16 @@ def run(argv: Sequence[str] | None = None, *, command: click.Command | None = No
 
     Returns:
         0 success, 1 bar not met, 2 usage or input error, 130 interrupted, 70 internal error.
+
+    Everything the command writes to stdout and stderr passes through
+    ``aau_core.terminal_text`` (``terminal_safe_streams``): text from a document cannot
+    control the terminal.
     """
+    with terminal_safe_streams():
+        return _run(argv, command, prog_name)
+
+
+def _run(argv: Sequence[str] | None, command: click.Command | None, prog_name: str) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = _wants_debug(args)
     # `--debug` is accepted anywhere on the line, not only before the subcommand

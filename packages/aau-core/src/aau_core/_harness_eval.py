@@ -140,13 +140,17 @@ class HarnessResult:
         """Print a rich table of every gate (incl. tool calls, missing artifacts and the schema
         hash, which 1.7.17 leaves out) to ``file`` (default stdout)."""
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
-        table = Table(title=f"Harness evaluation: {self.name}")
+        from ._terminal import terminal_text
+
+        # rich writes its own escape codes unchanged: make the document's text safe first
+        table = Table(title=f"Harness evaluation: {escape(terminal_text(str(self.name)))}")
         table.add_column("Metric", style="cyan")
         table.add_column("Value", style="green" if self.passed else "red")
         for metric, value in self.summary_rows():
-            table.add_row(metric, value)
+            table.add_row(escape(terminal_text(metric)), escape(terminal_text(value)))
         Console(file=file or sys.stdout, soft_wrap=True).print(table)
 
 

@@ -159,7 +159,10 @@ def test_symlinked_artifacts_are_refused(chain: Any, tmp_path: Path) -> None:
     study.unlink()
     (chain.root / "human").rename(tmp_path / "human-real")
     (chain.root / "human").symlink_to(tmp_path / "human-real")  # a symlinked folder
-    assert any("'human' is a symlink" in line for line in problems(chain, doc))
+    lines = [line for line in problems(chain, doc) if "'human' is a symlink" in line]
+    assert lines, problems(chain, doc)
+    for line in lines:  # the capsule and the JSON path once, not twice
+        assert line.count("c.json") == 1 and line.count("$.artifacts.") == 1, line
 
 
 def test_receipt_content_cross_checks(chain: Any) -> None:

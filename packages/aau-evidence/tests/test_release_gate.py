@@ -711,6 +711,19 @@ def test_assess_refuses_a_pack_folder_that_is_or_contains_an_input(ws: Path) -> 
     assert sorted(p.name for p in ws.rglob("*")) == names
 
 
+def test_unsorted_required_component_kinds_says_the_sorted_list(ws: Path) -> None:
+    policy = ws / "release-policy.json"
+    doc = json.loads(policy.read_text())
+    kinds = sorted(doc["required_component_kinds"])
+    if len(kinds) < 2:
+        kinds = ["agent_code", "prompt"]
+    doc["required_component_kinds"] = list(reversed(kinds))
+    policy.write_text(json.dumps(doc))
+    proc = run_aau(*assess_args(ws, ws / "pack", "--mock"))
+    assert proc.returncode == 2, proc.stderr
+    assert f"$.required_component_kinds: must be sorted: {json.dumps(kinds)}" in proc.stderr
+
+
 def test_assess_force_replaces_only_a_release_pack(ws: Path) -> None:
     """--force replaces a release pack, never a folder of documents nor another kind of pack."""
     docs = ws / "mydocs"

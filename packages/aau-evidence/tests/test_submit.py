@@ -694,3 +694,25 @@ def test_submit_never_replaces_a_device_pipe_or_link(tmp_path: Path, suite, kind
     after = os.lstat(dest)
     assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_privacy_findings_in_json_name_the_json_path(tmp_path: Path) -> None:
+    """A finding in a JSON document names the string's JSON path and the offset within it."""
+    suite = make_suite()
+    suite["cases"][0]["input"]["note"] = "ask alice.smith@agency.gov"
+    starter = make_starter(tmp_path / "starter", suite)
+    result = aau("submit", str(starter), *write_receipts(tmp_path, [receipt_v1(suite)]), *BUILD,
+                 "--out", str(tmp_path / "p"))
+    assert result.exit_code == 2
+    assert "$.cases[0].input.note: email_address at character 4" in result.stderr, result.stderr
+    assert "suite.cases: email_address" not in result.stderr
+
+
+def test_json_findings_fall_back_to_the_text_for_key_value_spans() -> None:
+    from aau_evidence._privacy_scan import json_findings
+
+    doc = {"a": [{"b": "mail bob.jones@agency.gov"}], "password": "hunter2hunter2"}
+    found = json_findings(doc, json.dumps(doc), "x.json")
+    assert ("$.a[0].b", "email_address at character 5") in found
+    assert any(where == "$" and "x.json: credential_assignment" in message
+               for where, message in found)

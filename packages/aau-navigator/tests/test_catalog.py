@@ -224,3 +224,14 @@ def test_bad_catalogs_are_one_line_exit_2(capsys, tmp_path: Path) -> None:
     assert code == 2 and err.startswith(f"aau: error: {broken}: $: invalid JSON")
     code, _, err = _aau(capsys, "list", "--catalog", str(tmp_path / "missing.json"))
     assert (code, err) == (2, f"aau: error: {tmp_path / 'missing.json'}: no such file\n")
+
+
+@pytest.mark.parametrize("value", ["null", "5", '"x"'])
+def test_a_catalog_that_is_neither_object_nor_array_says_both_are_accepted(
+        capsys, tmp_path: Path, value: str) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(value)
+    code, _, err = _aau(capsys, "list", "--catalog", str(path))
+    assert (code, err) == (2, f"aau: error: {path}: $: {value} is neither an aau-catalog/1.0 "
+                              "object nor a use-cases array (aau-harness 1.6's "
+                              "docs/use-cases.json)\n")

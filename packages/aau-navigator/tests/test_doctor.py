@@ -147,6 +147,14 @@ def test_symlinked_or_missing_file_fails_required_files(project: Path, tmp_path:
     assert message == "README.md: is a symlink; assets/evidence-flow.svg: missing"
 
 
+def test_a_symlinked_folder_is_named_itself(project: Path, tmp_path: Path) -> None:
+    moved = tmp_path / "real-tests"
+    shutil.move(str(project / "tests"), moved)
+    (project / "tests").symlink_to(moved, target_is_directory=True)
+    message = checks(project)["required-files"]["message"]
+    assert message.startswith("tests: is a symlink (a folder on the way to tests/"), message
+
+
 def test_edited_file_is_drift_a_warning_not_a_failure(project: Path) -> None:
     edit(project / "README.md", "## First run", "## Getting started")
     found = checks(project)

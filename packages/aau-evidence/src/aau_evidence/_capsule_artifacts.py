@@ -79,7 +79,9 @@ def artifact_problems(capsule: dict[str, Any], locate: Locator) -> Problems:
             path = locate(slot, entry)
             data = read_artifact_bytes(path)
         except InputError as exc:
-            p.append((f"{at}.path", str(exc)))
+            # an error that already names its JSON path in the capsule (check_relative_path)
+            # gives its message alone: the capsule and the path are added once, by the caller
+            p.append((exc.path, exc.message) if exc.path else (f"{at}.path", str(exc)))
             continue
         if hashlib.sha256(data).hexdigest() != entry["sha256"]:
             p.append((f"{at}.sha256", f"{path}: the file's SHA-256 differs (hash drift)"))

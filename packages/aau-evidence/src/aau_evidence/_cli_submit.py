@@ -59,8 +59,11 @@ def submit_command(starter: Path | None, pack: Path | None, receipts: tuple[Path
 
     The evidence level (Generated < Domain reviewed < Reproduced < Verified; Draft below) is
     derived from the artifacts, never chosen: Reproduced needs three receipt v2 runs that do not
-    overlap in time, from two provenances; Verified needs a named reproducer whose receipt comes
-    from another provenance than every other receipt. See docs/submit.md.
+    overlap in time and are not copies of each other (same latencies), from two environments
+    (spellings of one interpreter, python/python3/env python, count once); Verified needs a
+    named reproducer whose receipt comes from an environment that differs from every other
+    receipt's in more than the adapter invocation. Provenance is self-reported: see the limits
+    in docs/submit.md.
 
     \b
     Example:

@@ -44,8 +44,10 @@ networks publish them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from aau_schemas import json_path
 
 PRIVACY_VERSION = "aau-community-evidence-privacy/1.0"
 PRIVACY_STATUS = "passed_no_common_sensitive_pattern_detected"
@@ -255,3 +257,45 @@ def privacy_scan_document(receipt_files: Iterable[str]) -> dict[str, object]:
         "scanned": ["submission metadata", "suite.json", *receipt_files],
         "boundary": PRIVACY_BOUNDARY,
     }
+
+
+def json_findings(doc: Any, rendered: str, field: str,
+                  base: Sequence[str | int] = ()) -> list[tuple[str, str]]:
+    """The findings of a parsed JSON document as ``(json_path, message)`` problems.
+
+    Each string, key and integer of ``doc`` is scanned on its own and a finding is reported at
+    its JSON path (``$.cases[0].input.note``, ``email_address at character 12`` -- the offset
+    within that string). ``rendered`` (the document's text) is scanned too, for what spans a
+    key and its value (``"password": "..."``); a finding of a kind no single value showed is
+    reported as before, ``("$", "<field>: <finding> at character <offset>")``.
+
+    Args:
+        doc: the parsed document (or a part of it, whose path is ``base``).
+        rendered: its text as written or rendered.
+        field: the name for findings only the text shows.
+        base: the JSON path parts of ``doc`` within its file.
+    """
+    found: list[tuple[str, str]] = []
+    kinds: set[str] = set()
+
+    def add(parts: list[str | int], text: str) -> None:
+        for f in scan_text(text, ""):
+            found.append((json_path(parts), f"{f.finding} at character {f.offset}"))
+            kinds.add(f.finding)
+
+    def walk(value: Any, parts: list[str | int]) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                add([*parts, key], str(key))
+                walk(item, [*parts, key])
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, [*parts, i])
+        elif isinstance(value, str):
+            add(parts, value)
+        elif isinstance(value, int) and not isinstance(value, bool):
+            add(parts, str(value))
+
+    walk(doc, list(base))
+    found += [("$", f.line()) for f in scan_text(rendered, field) if f.finding not in kinds]
+    return found

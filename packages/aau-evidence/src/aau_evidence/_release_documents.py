@@ -18,6 +18,7 @@ what the schema cannot say (listed in each schema's ``description``); both raise
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,7 @@ def _date_problems(doc: dict[str, Any], keys: tuple[str, ...]) -> list[tuple[str
 
 def _sorted_problems(values: list[Any], where: str) -> list[tuple[str, str]]:
     if values != sorted(values):
-        return [(where, "must be sorted")]
+        return [(where, f"must be sorted: {json.dumps(sorted(values))}")]
     return []
 
 

@@ -37,6 +37,7 @@ from aau_core import (
     check_pack_output,
     check_relative_path,
     intoto_statement,
+    loads_strict,
     verify_manifest_dir,
     write_pack,
 )
@@ -48,7 +49,7 @@ from ._evidence_levels import (
     PackedReceipt,
     derive_checks,
 )
-from ._privacy_scan import privacy_scan_document, scan_fields
+from ._privacy_scan import json_findings, privacy_scan_document, scan_fields
 from ._submit_documents import (
     MAX_RECEIPTS,
     check_metadata,
@@ -335,7 +336,12 @@ def _scan_files(root: Path, names: Sequence[str], out: _Collector) -> None:
         except UnicodeDecodeError:
             out.add(name, [("$", "not UTF-8 text")])
             continue
-        out.add(name, [("$", f.line()) for f in scan_fields({name: text})])
+        try:
+            doc = loads_strict(text) if name.endswith(".json") else None
+        except InputError:
+            doc = None  # reported by the document's own check
+        out.add(name, json_findings(doc, text, name) if doc is not None
+                else [("$", f.line()) for f in scan_fields({name: text})])
         if name.endswith(".svg") and (not text.lstrip().startswith("<svg")
                                       or _ACTIVE_SVG.search(text)):
             out.add(name, [("$", "the card must be a passive SVG (no script, handlers or "

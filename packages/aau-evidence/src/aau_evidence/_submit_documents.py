@@ -23,7 +23,7 @@ from aau_core import (
     read_json_file,
 )
 
-from ._privacy_scan import scan_fields
+from ._privacy_scan import json_findings, scan_fields
 
 SUBMISSION_VERSION = "aau-community-evidence/1.0"
 SUBMISSION_KIND = "submission"
@@ -221,9 +221,9 @@ def check_starter(manifest: Any, suite_doc: Any) -> list[tuple[str, str]]:
     if not isinstance(suite_doc, dict) or suite_doc.get("human_authority") != manifest[
             "human_authority"]:
         problems.append(("$.human_authority", "differs from the suite's human_authority"))
-    findings = scan_fields({"starter-manifest.json": aau_schemas.legacy_render_json(
-        {k: v for k, v in manifest.items() if k != "generated_file_sha256"})})
-    problems.extend(("$", f.line()) for f in findings)
+    scanned = {k: v for k, v in manifest.items() if k != "generated_file_sha256"}
+    problems.extend(json_findings(scanned, aau_schemas.legacy_render_json(scanned),
+                                  "starter-manifest.json"))
     return problems
 
 
@@ -243,9 +243,10 @@ def check_suite(doc: Any, source: str) -> list[tuple[str, str]]:
             for k in ("accountable_role", "protected_action")):
         problems.append(("$.human_authority", "a submission needs accountable_role and "
                          "protected_action (the human who keeps the protected decision)"))
-    findings = scan_fields({"suite.description": str(doc.get("description", "")),
-                            "suite.cases": aau_schemas.legacy_render_json(doc["cases"])})
-    problems.extend(("$", f.line()) for f in findings)
+    findings = scan_fields({"suite.description": str(doc.get("description", ""))})
+    problems.extend(("$.description", f"{f.finding} at character {f.offset}") for f in findings)
+    problems.extend(json_findings(doc["cases"], aau_schemas.legacy_render_json(doc["cases"]),
+                                  "suite.cases", ["cases"]))
     return problems
 
 
@@ -285,8 +286,7 @@ def check_receipt_for_suite(receipt: Any, suite_doc: Mapping[str, Any]) -> list[
     if problems:
         return problems
     problems.extend(check_receipt(receipt))
-    problems.extend(("$", f.line()) for f in scan_fields(
-        {"receipt": aau_schemas.legacy_render_json(receipt)}))
+    problems.extend(json_findings(receipt, aau_schemas.legacy_render_json(receipt), "receipt"))
     return problems
 
 

@@ -15,6 +15,7 @@ a unique query match.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections.abc import Iterable, Sequence
@@ -144,6 +145,10 @@ def load_catalog(path: str | Path | None = None, *, root: str | Path | None = No
     bundled = path is None
     source = BUNDLED_CATALOG if bundled else Path(path)
     doc = read_json(source, max_bytes=MAX_CATALOG_BYTES)
+    if not isinstance(doc, (list, dict)):  # both are catalogs: say so, not "not an object"
+        raise InvalidDocumentError([("$", f"{json.dumps(doc)[:40]} is neither an aau-catalog/1.0 "
+                                     "object nor a use-cases array (aau-harness 1.6's "
+                                     "docs/use-cases.json)")], source=str(source))
     kind = USE_CASES_KIND if isinstance(doc, list) else CATALOG_KIND
     check_document(kind, doc, str(source))
     items = doc if kind == USE_CASES_KIND else doc["entries"]

@@ -123,7 +123,9 @@ def read_project_file(root: Path, relative: str, max_bytes: int = MAX_FILE_BYTES
         except OSError:
             raise _Unsafe(f"{relative}: missing") from None
         if stat.S_ISLNK(info.st_mode):
-            raise _Unsafe(f"{relative}: is a symlink") from None
+            link = "/".join(parts[:i + 1])
+            raise _Unsafe(f"{link}: is a symlink" if link == relative else
+                          f"{link}: is a symlink (a folder on the way to {relative})") from None
         last = i == len(parts) - 1
         if last and not stat.S_ISREG(info.st_mode):
             raise _Unsafe(f"{relative}: not a regular file")

@@ -3,7 +3,10 @@
 python-jsonschema's own messages use Python reprs (``False was expected``, ``'x' is a required
 property``); aau's users read JSON, so the common keywords get messages built from the error's
 data (``false was expected``, ``"x" is a required property``), and other keywords keep the
-library's message with a leading Python value rewritten as JSON.
+library's message with a leading Python value rewritten as JSON. A failed ``pattern`` says the
+rule in words (``"http://x.org" is not an https:// URL``) when the pattern is one the schemas
+share or its schema's ``description`` names the rule; ``not`` of a ``const`` says ``"x" is not
+allowed here``: a user never reads a raw regex or a schema fragment.
 """
 
 from __future__ import annotations
@@ -136,8 +139,48 @@ def _msg_not(error: Any) -> str:
     if present:
         verb = "is" if len(present) == 1 else "are"
         return f"{_literals(present)} {verb} not allowed here"
+    forbidden = error.validator_value
+    if isinstance(forbidden, dict) and (set(forbidden) == {"const"} or set(forbidden) == {"enum"}):
+        return f"{_literal(error.instance)} is not allowed here"
     return f"{_literal(error.instance)} should not be valid under " \
            f"{_literal(error.validator_value, 200)}"
+
+
+# What a pattern means, for the patterns aau's schemas share (a user never sees the regex)
+_PATTERN_RULES: tuple[tuple[Callable[[str], bool], str], ...] = (
+    (lambda p: p.startswith("^https://github\\.com/"), "an https://github.com/<handle> URL"),
+    (lambda p: p.startswith("^https://"), "an https:// URL"),
+    (lambda p: "(?!\\.{1,2}(?:/|$" in p,
+     'a safe relative POSIX path (no "..", ".", ".git", empty or absolute segments)'),
+    (lambda p: p.startswith("[^\\t\\n\\u000b"), "non-blank text"),
+    (lambda p: p.startswith("^[^\\t\\n\\u000b") and "[\\s\\S]*" in p,
+     "text without leading or trailing whitespace"),
+    (lambda p: p.startswith("^[^\\t\\n\\u000b"), "text without whitespace at either end"),
+)
+_ARTICLE = re.compile(r"^(A|An|One) ")
+
+
+def _rule_description(error: Any) -> str | None:
+    """The rule a failed ``pattern`` stands for, as a noun phrase (``an https:// URL``): from
+    the shared patterns above, else from the (sub)schema's own ``description`` when it starts
+    with "A"/"An"/"One" (its first sentence, lower-cased first letter)."""
+    pattern = error.validator_value if isinstance(error.validator_value, str) else ""
+    for matches, phrase in _PATTERN_RULES:
+        if matches(pattern):
+            return phrase
+    description = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if isinstance(description, str) and _ARTICLE.match(description):
+        first = re.split(r"(?<=[a-z0-9)])\. ", description.strip(), maxsplit=1)[0].rstrip(".")
+        if len(first) <= 160:
+            return first[0].lower() + first[1:]
+    return None
+
+
+def _msg_pattern(error: Any) -> str:
+    rule = _rule_description(error)
+    if rule is not None:
+        return f"{_literal(error.instance)} is not {rule}"
+    return f"{_literal(error.instance)} does not match {_literal(error.validator_value, 200)}"
 
 
 _MESSAGES: dict[str, Callable[[Any], str | None]] = {
@@ -153,7 +196,7 @@ _MESSAGES: dict[str, Callable[[Any], str | None]] = {
     "maxItems": _msg_items,
     "minProperties": _msg_properties,
     "maxProperties": _msg_properties,
-    "pattern": lambda e: f"{_literal(e.instance)} does not match {_literal(e.validator_value, 200)}",
+    "pattern": _msg_pattern,
     "format": lambda e: f"{_literal(e.instance)} is not a valid {_literal(e.validator_value)}",
     "uniqueItems": lambda e: f"{_literal(e.instance)} has repeated items",
     "not": _msg_not,

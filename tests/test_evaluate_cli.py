@@ -444,3 +444,14 @@ def test_timeout_kills_the_agent_and_scores_adapter_timeout(tmp_path, capsys):
     assert rc == 0
     receipt = json.loads(out.read_text(encoding="utf-8"))
     assert receipt["failure_code_counts"] == {"adapter-timeout": 2, "not-submitted": 2}
+
+
+def test_out_in_a_new_subfolder_is_created_with_its_checkpoint(tmp_path, capsys, monkeypatch):
+    # the checkpoint beside --out is opened before the receipt is written: its folder must be
+    # created by the same rule (below the current directory), not fail as an internal error
+    monkeypatch.chdir(tmp_path)
+    suite = write_json(tmp_path / "s.json", valid_suite(2))
+    rc, _, stderr = aau(capsys, str(suite), "--mock", "--out", "runs/today/r.json")
+    assert rc == 0, stderr
+    aau_schemas.validate("receipt-v2", json.loads((tmp_path / "runs/today/r.json").read_text()))
+    assert not (tmp_path / "runs/today/r.json.checkpoint.jsonl").exists()  # removed when done

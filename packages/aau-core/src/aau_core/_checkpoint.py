@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._errors import InputError, InvalidDocumentError
+from ._errors import InputError, InvalidDocumentError, OutputError
 from ._io import check_writable
 
 CHECKPOINT_VERSION = "aau-checkpoint/1.0"
@@ -251,8 +251,12 @@ def open_checkpoint(path: str | os.PathLike[str], *, producer: str, units: int,
     header = {"checkpoint_version": CHECKPOINT_VERSION, "record": "header", "producer": producer,
               "created_at": created_at, "units": units, "binding": binding,
               "binding_sha256": digest}
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
-    os.write(fd, (canonical_json(header) + "\n").encode("utf-8"))
-    os.fsync(fd)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # allowed by check_writable's rules
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
+        os.write(fd, (canonical_json(header) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
     _fsync_dir(target)
     return Checkpoint(target, header, {}, fd)

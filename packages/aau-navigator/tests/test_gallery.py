@@ -194,3 +194,25 @@ def test_16_gallery_files_load_as_is(tmp_path: Path, capsys) -> None:
         assert path.read_bytes() == (NAV / f"gallery-entry-aau-1.6-{name}.json").read_bytes()
         code, _, err = _aau(capsys, "schema", "validate", str(path))
         assert code == 0, err
+
+
+def test_a_lab_made_by_aau_forge_reaches_generated(tmp_path: Path) -> None:
+    """End to end: `aau forge` writes its blueprint into aau-forge.json, and the gallery reads it
+    there (1.6 required a contract-blueprint.json that forge never writes)."""
+    from aau_navigator._forge import forge
+
+    examples = Path(__file__).resolve().parents[3] / "schemas" / "navigator" / "v1" / "examples"
+    root = tmp_path / "root"
+    root.mkdir()
+    lab = forge(examples / "valid" / "studio-brief-minimal-decision-gate.json", "renewal-gate",
+                root, verify=False).path
+    assert not (lab / "contract-blueprint.json").exists()
+    entry = json.loads((examples / "valid" / "gallery-entry-aau-1.6-example-unreviewed.json")
+                       .read_text())
+    entry.update(id="renewal-gate-eval", lab_path=lab.relative_to(root).as_posix())
+    entry.pop("challenge", None)
+    (root / "gallery" / "entries").mkdir(parents=True)
+    (root / "gallery" / "entries" / "renewal-gate-eval.json").write_text(json.dumps(entry))
+    item = build_gallery(root)["entries"][0]
+    assert item["trust"]["level"] == "Generated", item["trust"]["checks"][:3]
+    assert item["contract"]["name"] == "Decision Gate"

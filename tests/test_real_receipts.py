@@ -66,6 +66,7 @@ def test_receipt_validates_and_matches_its_suite(name: str) -> None:
 
 def test_provenance() -> None:
     provenance = _read(REAL / "provenance.json")
+    aau_schemas.validate("demo-llm-provenance", provenance)
     model = provenance["model"]
     assert model["sha256"] == demo.MODELS["0.5b"]["sha256"]
     assert model["bytes"] == demo.MODELS["0.5b"]["bytes"]

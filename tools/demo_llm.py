@@ -614,6 +614,7 @@ def main(argv: list[str] | None = None) -> int:
         only = set(args.suites.split(",")) if args.suites else None
         suites = import_suites(out, args.bfcl_source, tau2_source, args.scale, only)
         provenance = {
+            "provenance_version": "aau-demo-llm-provenance/1.0",  # kind demo-llm-provenance
             "model": facts,
             "server": {"program": "python -m llama_cpp.server",
                        "llama_cpp_python": llama_cpp_version(python),

@@ -32,6 +32,9 @@ def test_results_verify_and_report_read_a_lab_result(result, capsys, tmp_path):
     aggregate = json.loads(result.read_text())["aggregate"]
     assert doc  # the report is the aggregate's scenarios
     assert f"/{len({r['scenario_id'] for r in aggregate['results']})} scenarios" in err
+    lab = json.loads(result.read_text())["lab"]
+    suite = f"{lab}/{aggregate['backend']}/{aggregate['model']}"  # the lab first
+    assert f'classname="{suite}"' in (tmp_path / "j.xml").read_text()
 
 
 def test_results_verify_reports_drift_in_a_lab_result_under_aggregate(capsys, tmp_path):

@@ -208,6 +208,24 @@ def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def serve(server: ThreadingHTTPServer) -> int:
+    """Announce ``listening on http://HOST:PORT/evaluate`` (flushed) and serve until SIGTERM or
+    Ctrl-C; then close the socket and return 0. Shared by ``llm_agent_http.py``."""
+    host, port = server.server_address[:2]
+    shown_host = f"[{host}]" if ":" in host else host
+    # the handler is in place before we announce, and the announcement is inside the try: a
+    # caller may stop us the moment it reads the line
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        print(f"listening on http://{shown_host}:{port}{EVALUATE_PATH}", flush=True)
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Example HTTP agent for `aau evaluate --endpoint URL` (POST /evaluate).",
@@ -228,19 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"http_agent: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
         return 2
-    host, port = server.server_address[:2]
-    shown_host = f"[{host}]" if ":" in host else host
-    # the handler is in place before we announce, and the announcement is inside the try: a
-    # caller may stop us the moment it reads the line
-    signal.signal(signal.SIGTERM, _stop)
-    try:
-        print(f"listening on http://{shown_host}:{port}{EVALUATE_PATH}", flush=True)
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+    return serve(server)
 
 
 if __name__ == "__main__":

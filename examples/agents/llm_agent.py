@@ -1,11 +1,13 @@
 """A real LLM agent for tool-call suites: one request on stdin, one response on stdout.
 
 It shows a chat model the case's tools, asks it once, reads the tool calls out of its reply
-strictly (``llm_agent_parse.py``) and answers ``aau evaluate`` with the four response fields plus
+strictly (``aau_core.parse_tool_call_reply``) and answers ``aau evaluate`` with the four response fields plus
 ``tool_calls``. It works against any OpenAI-compatible server (llama.cpp's ``llama_cpp.server``
 and ``llama-server``, vLLM, Ollama, a hosted provider) through aau's backend layer
-(``aau_core.make_backend("local", model=..., base_url=...)``: ``temperature: 0``, retries on
-429/5xx and connection failures, transport errors named so the guards recognise them).
+(``aau_core.make_backend("local", model=..., base_url=..., text_tool_calls="off")``:
+``temperature: 0``, retries on 429/5xx and connection failures, transport errors named so the
+guards recognise them; the backend leaves the text alone so that this agent reads it itself and
+can say why a reply has no call).
 
 Input (``request["input"]``, as ``aau import bfcl`` and ``aau import tau2`` write it):
 
@@ -43,13 +45,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from llm_agent_parse import ParsedReply, parse_reply  # noqa: E402
+from aau_core import ParsedReply, parse_tool_call_reply
 
 DEFAULT_INSTRUCTIONS = (
     "You are a function-calling assistant. When the user's request can be done with the "
@@ -198,7 +197,7 @@ def respond(request: dict[str, Any], backend: Any) -> tuple[dict[str, Any], Pars
         raise RequestError("the request must be a JSON object")
     system, messages, tools, names = build_prompt(request.get("input"))
     text, structured = read_reply(backend.create(system, messages, tools))
-    parsed = parse_reply(text, structured)
+    parsed = parse_tool_call_reply(text, structured)
     calls = decode_tool_calls(parsed.calls, names)
     if calls:
         outcome = "called_tools"
@@ -215,11 +214,12 @@ def respond(request: dict[str, Any], backend: Any) -> tuple[dict[str, Any], Pars
 
 
 def make_llm_backend(base_url: str | None, model: str | None) -> Any:
-    """``aau_core.make_backend("local", model=model, base_url=base_url)``; ``None`` values fall
-    back to ``AAU_LOCAL_BASE_URL`` / ``AAU_LOCAL_MODEL``. Raises aau_core's backend errors."""
+    """``aau_core.make_backend("local", model=model, base_url=base_url, text_tool_calls="off")``
+    (this agent parses the text itself); ``None`` values fall back to ``AAU_LOCAL_BASE_URL`` /
+    ``AAU_LOCAL_MODEL``. Raises aau_core's backend errors."""
     from aau_core import make_backend
 
-    return make_backend("local", model=model, base_url=base_url)
+    return make_backend("local", model=model, base_url=base_url, text_tool_calls="off")
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 import threading
 from http.server import ThreadingHTTPServer
@@ -29,7 +28,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from http_agent import EVALUATE_PATH, AgentHandler, AgentServer, _BodyError, _stop  # noqa: E402
+from http_agent import EVALUATE_PATH, AgentHandler, AgentServer, _BodyError, serve  # noqa: E402
 from llm_agent import RequestError, add_server_options, make_llm_backend, respond  # noqa: E402
 
 
@@ -97,16 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"llm_agent_http: cannot listen on {args.host}:{args.port}: {error}",
               file=sys.stderr)
         return 2
-    host, port = server.server_address[:2]
-    signal.signal(signal.SIGTERM, _stop)
-    try:
-        print(f"listening on http://{host}:{port}{EVALUATE_PATH}", flush=True)
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+    return serve(server)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,11 @@ Real HTTP on 127.0.0.1, port 0 (the OS picks). Speaks:
   across chunks, usage in a final chunk, then ``data: [DONE]``).
 - ``POST /v1/messages``: the same logic in Anthropic's shape (``tool_use`` blocks).
 
+``answer`` replaces that logic: a function of the request body returning ``(text, calls)`` with
+calls as ``{"id", "name", "arguments" (JSON text)}``. ``text_calls`` set (as llama.cpp's server
+does) writes the calls into ``content`` as a fenced ```` ```json ```` block (``"fenced"``),
+``<tool_call>`` tags (``"tags"``) or bare JSON (``"json"``) instead of ``tool_calls``.
+
 ``plan`` is a list of canned failures served first, one per request, e.g.
 ``{"status": 429, "headers": {"Retry-After": "0"}}`` or ``{"status": 500}`` or
 ``{"status": 400, "body": {"error": {"code": "tool_use_failed", ...}}}``. Every request is
@@ -44,6 +49,18 @@ def _answer_openai(body: dict[str, Any]) -> tuple[str | None, list[dict[str, Any
         args = json.dumps({"answer": results[-1]["content"]})
         return None, [{"id": f"call_{len(results) + 1}", "name": "submit", "arguments": args}]
     return "done", []
+
+
+def _as_text(calls: list[dict[str, Any]], style: str, prose: str | None) -> str:
+    """The calls written as text, the way models served by llama.cpp write them."""
+    objs = [{"name": c["name"], "arguments": json.loads(c["arguments"])} for c in calls]
+    if style == "tags":
+        body = "".join(f"<tool_call>{json.dumps(o)}</tool_call>" for o in objs)
+    elif style == "json":
+        body = json.dumps(objs if len(objs) > 1 else objs[0])
+    else:
+        body = "```json\n" + json.dumps(objs if len(objs) > 1 else objs[0], indent=2) + "\n```"
+    return f"{prose}\n{body}" if prose and style != "json" else body
 
 
 def _answer_anthropic(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -100,7 +117,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         served = body["model"] + SERVED_SUFFIX
-        text, calls = _answer_openai(body)
+        text, calls = (self.server.answer or _answer_openai)(body)
+        if calls and self.server.text_calls:
+            text, calls = _as_text(calls, self.server.text_calls, text), []
         if self.server.stream_only and not body.get("stream"):
             msg = "This model only supports streaming requests; set stream to true"
             self._send(400, {"error": {"message": msg, "type": "invalid_request_error"}})
@@ -221,6 +240,8 @@ class FakeServer(ThreadingHTTPServer):
         self.plan: list[dict[str, Any]] = []
         self.stream_only = False
         self.usage: dict[str, Any] | None = None
+        self.answer: Any = None  # body -> (text, calls); None: the default logic
+        self.text_calls: str | None = None  # "fenced", "tags", "json": calls as text
         self._thread = threading.Thread(target=self.serve_forever, args=(0.02,), daemon=True)
 
     @property

@@ -275,3 +275,47 @@ def test_replay_backend_refuses_an_unknown_prompt():
     assert replay.create("s", [{"role": "user", "content": "p"}], []).content[0].text == "answer"
     with pytest.raises(KeyError, match="no ground-truth script"):
         replay.create("s", [{"role": "user", "content": "q"}], [])
+
+
+def test_local_backend_reading_fenced_json_calls_reaches_utility_1(capsys, tmp_path, monkeypatch):
+    """llama.cpp's server returns tool calls as TEXT (a fenced ```json block): a scripted server
+    replying banking's ground-truth calls that way must score utility 1, turn after turn."""
+    from aau_core._cost import _reset_pricing
+
+    banking = AgentDojoSuite("banking")
+    ids = ["user_task_0", "user_task_3"]
+    tasks = banking.tasks(ids)
+    scripts = {t.prompt: (banking.ground_truth(t), str(t.task.GROUND_TRUTH_OUTPUT))
+               for t in tasks}
+
+    def answer(body):
+        messages = body["messages"]
+        calls, final = scripts[next(m["content"] for m in messages if m["role"] == "user")]
+        turn = sum(m["role"] == "assistant" for m in messages)
+        if turn < len(calls):
+            call = calls[turn]
+            return "I will call a tool.", [{"id": "x", "name": call["name"],
+                                            "arguments": json.dumps(call["arguments"])}]
+        return final, []
+
+    monkeypatch.delenv("AAU_LOCAL_API_KEY", raising=False)
+    with fake.FakeServer() as server:
+        server.answer, server.text_calls = answer, "fenced"
+        try:
+            rc, out, err = aau(capsys, "--suite", "banking", "--backend", "local", "--model",
+                               "tiny-llm", "--base-url", server.url + "/v1", "--tasks",
+                               ",".join(ids), "--out", tmp_path, "--json", "--quiet")
+            off_rc, off_out, off_err = aau(
+                capsys, "--suite", "banking", "--backend", "local", "--model", "tiny-llm",
+                "--base-url", server.url + "/v1", "--tasks", ",".join(ids), "--out",
+                tmp_path / "off", "--json", "--quiet", "--text-tool-calls", "off")
+        finally:
+            _reset_pricing()
+        replies = [r for r in server.requests if r["body"].get("tools")]
+    assert rc == 0, err
+    summary = json.loads(out)
+    assert summary["metric_means"] == {"tool_call_match": 1.0, "utility": 1.0}
+    assert summary["utility_passed"] == 2 and summary["n_errors"] == 0
+    assert "tool_calls" not in json.dumps(replies[0]["body"]["messages"])  # a plain first turn
+    assert off_rc == 0, off_err
+    assert json.loads(off_out)["utility_passed"] == 0  # text calls ignored: one turn, no call

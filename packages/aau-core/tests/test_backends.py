@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 from aau_core import _provenance
-from aau_core._agent_loop import NO_SUBMISSION_ERROR, run_tool_agent
+from aau_core._agent_loop import NO_SUBMISSION_ERROR, Block, run_tool_agent
 from aau_core._backend_errors import (
     BackendConfigError,
     MissingCredentialError,
@@ -479,3 +479,56 @@ def test_usage_mapping():
     assert (u.input_tokens, u.output_tokens, u.cache_read_input_tokens) == (10, 3, 0)
     u = usage_from_openai({"prompt_tokens": 10, "prompt_tokens_details": {"cached_tokens": 4}})
     assert (u.input_tokens, u.cache_read_input_tokens) == (6, 4)
+
+
+@pytest.mark.parametrize("style", ["fenced", "tags", "json"])
+def test_tool_calls_written_as_text_drive_the_agent_loop(style, server, monkeypatch):
+    """llama.cpp's server returns tool calls as text in ``content``: with the default
+    ``text_tool_calls="auto"`` the loop still sees them as calls and runs to the submission."""
+    server.text_calls = style
+    backend, _ = provider_backend("local", server, monkeypatch)
+    assert backend.text_tool_calls == "auto"
+    out, _cost = agent(backend, backend.model)
+    assert out.submitted and out.submission == {"answer": "lookup:first"} and out.n_turns == 2
+    assistant = server.requests[1]["body"]["messages"][2]
+    assert assistant["tool_calls"][0]["id"] == "text_call_1"
+    assert assistant["tool_calls"][0]["function"]["name"] == "lookup"
+
+
+def test_text_tool_calls_off_and_without_tools_leave_the_text(server, monkeypatch):
+    server.text_calls = "fenced"
+    monkeypatch.setenv("AAU_LOCAL_MODEL", "m")
+    backend = make_backend("local", base_url=f"{server.url}/v1", text_tool_calls="off")
+    quiet(backend)
+    out, _cost = agent(backend, backend.model)
+    assert not out.submitted and out.n_turns == 1  # the loop ends after one turn
+    server.answer = lambda body: (None, [{"id": "c", "name": "lookup", "arguments": "{}"}])
+    auto = make_backend("local", base_url=f"{server.url}/v1")
+    reply = auto.create("s", [{"role": "user", "content": "hi"}], [])  # no tools offered
+    assert [b.type for b in reply.content] == ["text"] and reply.stop_reason == "stop"
+    with pytest.raises(BackendConfigError, match="text_tool_calls must be one of auto, off"):
+        make_backend("local", base_url=f"{server.url}/v1", text_tool_calls="always")
+
+
+def test_text_tool_calls_strictness():
+    """Prose with JSON in it, malformed markup and structured calls are left as they are."""
+    from aau_core import with_text_tool_calls
+    from aau_core._openai_compat import ModelResponse, Usage
+
+    def reply(text, *extra, stop="stop"):
+        return ModelResponse([Block(type="text", text=text), *extra], stop, Usage())
+
+    call = '```json\n{"name": "lookup", "arguments": {"q": "x"}}\n```'
+    got = with_text_tool_calls(reply("Let me look.\n" + call))
+    assert got.stop_reason == "tool_calls" and got.content[0].text.startswith("Let me look.")
+    assert (got.content[1].name, got.content[1].input, got.content[1].id) == \
+        ("lookup", {"q": "x"}, "text_call_1")
+    for text in ('You could call {"name": "lookup", "arguments": {}}.',
+                 '```json\n{"name": "lookup", "arguments": {}, "id": 3}\n```',
+                 "<tool_call>{\"name\": \"lookup\"", ""):
+        same = reply(text)
+        assert with_text_tool_calls(same) is same
+    structured = reply(call, Block(type="tool_use", id="c1", name="other", input={}))
+    assert with_text_tool_calls(structured) is structured
+    refusal = reply(call, stop="refusal")
+    assert with_text_tool_calls(refusal) is refusal

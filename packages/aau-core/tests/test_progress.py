@@ -79,3 +79,37 @@ def test_rate_eta_and_cost_are_drawn(monkeypatch):
         progress._progress.refresh()
     shown = fake.getvalue()
     assert "7/10" in shown and "$0.3750" in shown and "/s" in shown and "ETA" in shown
+
+
+def test_per_run_lines_drive_the_bar_on_a_terminal_and_print_in_a_log(monkeypatch):
+    """`aau lab run` / `aau bench agentdojo`: run_eval's per-run lines advance the bar on a
+    terminal (an errored run counts as failed), are printed in a log, and vanish with quiet."""
+    printed: list[str] = []
+    monkeypatch.setattr(sys, "stderr", _Tty())
+    with _progress.DelayedProgress(2, "lab") as progress:
+        sink = progress.lines(printed.append)
+        sink("repeat 1/1 scenario s-1: {'exact': 1.0} $0.0000")
+        sink("repeat 1/1 scenario s-2: error: ProviderError: HTTP 500 $0.0000")
+    assert (progress.completed, progress.failed, printed) == (2, 1, [])
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    with _progress.DelayedProgress(1, "lab") as progress:
+        assert progress.lines(printed.append) == printed.append
+    with _progress.DelayedProgress(1, "lab", quiet=True) as progress:
+        assert progress.lines(printed.append) is None
+
+
+def test_lab_run_and_bench_quiet_print_no_progress(tmp_path):
+    """Both commands: one line per run in a log, none with --quiet (the summary line stays)."""
+    import subprocess
+    from pathlib import Path
+
+    lab = Path(__file__).resolve().parents[3] / "examples" / "labs" / "river-permit-desk.json"
+    script = str(Path(sys.executable).parent / "aau")
+    base = [script, "lab", "run", str(lab), "--mock", "--repeats", "1", "--no-store"]
+    loud = subprocess.run([*base, "--out", str(tmp_path / "a")], capture_output=True,
+                          text=True, timeout=300)
+    quiet = subprocess.run([*base, "--out", str(tmp_path / "b"), "--quiet"],
+                           capture_output=True, text=True, timeout=300)
+    assert loud.returncode == quiet.returncode == 0, loud.stderr + quiet.stderr
+    assert loud.stderr.count("repeat 1/1 scenario ") > 1
+    assert "repeat 1/1" not in quiet.stderr and "eval_mock.json" in quiet.stderr

@@ -1,5 +1,6 @@
-"""aau evaluate and aau lab run record their runs (--store / --no-store / AAU_RUN_STORE); a store
-failure never loses the receipt; two evaluations finishing at once both land."""
+"""aau evaluate, aau lab run and aau bench agentdojo record their runs (--store / --no-store /
+AAU_RUN_STORE); a store failure never loses the receipt; two evaluations finishing at once both
+land."""
 
 from __future__ import annotations
 
@@ -116,3 +117,23 @@ def test_lab_run_records_its_result(tmp_path):
     done = aau("lab", "run", LAB, "--mock", "--repeats", "1", "--out", "lab2", "--quiet",
                "--no-store", cwd=tmp_path, env={"AAU_RUN_STORE": str(tmp_path / "x.sqlite")})
     assert done.returncode == 0 and not (tmp_path / "x.sqlite").exists()
+
+
+def test_bench_agentdojo_records_its_result(tmp_path):
+    import pytest
+
+    pytest.importorskip("agentdojo", reason="pip install 'aau-core[agentdojo]'")
+    args = ("bench", "agentdojo", "--suite", "banking", "--mock-ground-truth", "--tasks",
+            "user_task_0", "--quiet")
+    done = aau(*args, "--out", "b", "--store", "runs.sqlite", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [(run_id, kind, suite, adapter, source)] = stored(tmp_path / "runs.sqlite")
+    assert (run_id, kind, adapter) == (1, "eval-aggregate-v2", "ground-truth")
+    assert suite.startswith("agentdojo ") and suite.endswith(" banking")
+    assert source == str(Path("b") / "agentdojo-banking_ground-truth.json")
+    done = aau(*args, "--out", "b2", "--no-store", cwd=tmp_path,
+               env={"AAU_RUN_STORE": str(tmp_path / "x.sqlite")})
+    assert done.returncode == 0 and not (tmp_path / "x.sqlite").exists()
+    done = aau(*args, "--out", "b3", "--store", "x", "--no-store", cwd=tmp_path)
+    assert done.returncode == 2 and "contradict" in done.stderr
+    assert not (tmp_path / "b3").exists()  # refused before any run

@@ -32,8 +32,10 @@ Public API::
     reports     load_report_document, DocumentReport, ScenarioRecord, report_junit,
                 report_markdown, report_json (what `aau report` renders),
                 render_html_report (`aau report --html`: one self-contained page)
-    run store   record_run, RunStore, RunSummary, StoredScenario, resolve_store,
-                compare_runs, RunComparison, MetricDelta, RUN_STORE_SCHEMA_VERSION
+    run store   record_run, record_run_or_warn, record_file_or_warn (a failure warns),
+                store_choice (--store/--no-store checked before a run), store_options (those
+                two click options), RunStore, RunSummary,
+                StoredScenario, resolve_store, compare_runs, RunComparison, MetricDelta, RUN_STORE_SCHEMA_VERSION
                 (`aau runs`, `aau view`: every run in one SQLite file)
     statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, bootstrap_cis,
                 compat_bootstrap_ci, clustered_stderr, fleiss_kappa, Z95
@@ -63,6 +65,10 @@ Public API::
                 value_matches, standardize_string, normalize_tool_calls, check_expected_calls,
                 check_matchers, check_functions, functions_by_name, calls_from_bfcl, example_calls,
                 tool_call_contradictions, TOOL_CALL_MODES, TOOL_CALL_MATCHERS
+    text calls  parse_tool_call_text, parse_tool_call_reply, ParsedReply, NO_TOOL_CALL_NOTE
+                (strict reading of calls a model writes as text: fences, tags, bare JSON),
+                with_text_tool_calls, TEXT_TOOL_CALL_MODES (the OpenAI-compatible backend's
+                text_tool_calls="auto"|"off")
     agentdojo   AgentDojoSuite, AgentDojoTask, AgentDojoSession, GroundTruthReplay,
                 run_agentdojo_bench, write_bench_result, AGENTDOJO_SUITES
                 (`aau bench agentdojo`; needs the extra aau-core[agentdojo])
@@ -129,6 +135,12 @@ _EXPORTS = {
     "PricingError": "._cost",
     "ProviderError": "._backend_errors",
     "ProviderSpec": "._openai_compat",
+    "TEXT_TOOL_CALL_MODES": "._openai_compat",
+    "with_text_tool_calls": "._openai_compat",
+    "NO_TOOL_CALL_NOTE": "._tool_call_text",
+    "ParsedReply": "._tool_call_text",
+    "parse_tool_call_reply": "._tool_call_text",
+    "parse_tool_call_text": "._tool_call_text",
     "ProviderUnavailable": "._guards",
     "ScenarioRecord": "._scenario_report",
     "ScenarioResult": "._runner",
@@ -174,6 +186,10 @@ _EXPORTS = {
     "report_markdown": "._report_formats",
     "render_html_report": "._html_report",
     "record_run": "._run_store",
+    "record_run_or_warn": "._run_store",
+    "record_file_or_warn": "._run_store",
+    "store_choice": "._run_store",
+    "store_options": "._store_options",
     "RunStore": "._run_store",
     "RunSummary": "._run_store",
     "StoredScenario": "._run_store",
@@ -464,7 +480,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         write_pack,
     )
     from ._markdown import markdown_table
-    from ._openai_compat import ModelResponse, OpenAICompatBackend, ProviderSpec
+    from ._openai_compat import (
+        TEXT_TOOL_CALL_MODES,
+        ModelResponse,
+        OpenAICompatBackend,
+        ProviderSpec,
+        with_text_tool_calls,
+    )
     from ._progress import DelayedProgress
     from ._provenance import (
         FLOATING_MARKERS,
@@ -509,8 +531,11 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         RunStore,
         RunSummary,
         StoredScenario,
+        record_file_or_warn,
         record_run,
+        record_run_or_warn,
         resolve_store,
+        store_choice,
     )
     from ._run_store_compare import MetricDelta, RunComparison, compare_runs
     from ._runner import (
@@ -536,8 +561,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         pass_hat_k,
         wilson_interval,
     )
+    from ._store_options import store_options
     from ._strict_json import loads_strict, read_json_file
     from ._terminal import TerminalSafeStream, terminal_safe_streams, terminal_text
+    from ._tool_call_text import (
+        NO_TOOL_CALL_NOTE,
+        ParsedReply,
+        parse_tool_call_reply,
+        parse_tool_call_text,
+    )
     from ._tool_calls import (
         TOOL_CALL_MATCHERS,
         TOOL_CALL_MODES,
@@ -672,6 +704,10 @@ __all__ = [
     "report_markdown",
     "render_html_report",
     "record_run",
+    "record_run_or_warn",
+    "record_file_or_warn",
+    "store_choice",
+    "store_options",
     "RunStore",
     "RunSummary",
     "StoredScenario",
@@ -791,4 +827,10 @@ __all__ = [
     "GroundTruthReplay",
     "run_agentdojo_bench",
     "write_bench_result",
+    "TEXT_TOOL_CALL_MODES",
+    "with_text_tool_calls",
+    "NO_TOOL_CALL_NOTE",
+    "ParsedReply",
+    "parse_tool_call_reply",
+    "parse_tool_call_text",
 ]

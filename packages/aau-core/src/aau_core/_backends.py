@@ -118,6 +118,7 @@ def make_backend(
     model: str | None = None,
     mock_factory: Callable[[], Any] | None = None,
     base_url: str | None = None,
+    text_tool_calls: str = "auto",
 ) -> Any:
     """Build the backend named ``kind`` (module docstring) and register it for provenance.
 
@@ -127,6 +128,9 @@ def make_backend(
             have none: name one, or set ``AAU_LOCAL_MODEL`` for ``local``).
         mock_factory: for ``mock``, a callable returning the backend.
         base_url: the API root, overriding ``AAU_<KIND>_BASE_URL`` and the public URL.
+        text_tool_calls: for the OpenAI-compatible kinds, ``"auto"`` (read tool calls a model
+            writes as text, as llama.cpp's server returns them, when the answer has no
+            structured ``tool_calls``) or ``"off"``; see ``OpenAICompatBackend``.
 
     Returns:
         a backend with ``create(system, messages, tools)``, ``model`` and ``served_model``.
@@ -134,7 +138,7 @@ def make_backend(
     Raises:
         UnknownBackendError: unknown ``kind`` (lists the known ones).
         BackendConfigError: ``mock`` without a factory; ``local`` without a URL or a model;
-            ``openai`` without a model.
+            ``openai`` without a model; an unknown ``text_tool_calls``.
         MissingCredentialError: the provider's key variable is unset or empty.
         MissingExtraError: the provider's SDK is not installed (says what to ``pip install``).
     """
@@ -168,7 +172,9 @@ def make_backend(
         if chosen is None:
             hint = f" or set {LOCAL_MODEL_ENV}" if kind == "local" else ""
             raise BackendConfigError(f"the {kind} backend needs a model: pass model={hint}")
-        backend = OpenAICompatBackend(spec, chosen, key, url.rstrip("/"))
+        backend = OpenAICompatBackend(
+            spec, chosen, key, url.rstrip("/"), text_tool_calls=text_tool_calls
+        )
     else:
         raise UnknownBackendError(f"unknown backend {kind!r}; known: {', '.join(backend_kinds())}")
     register_backend(backend)

@@ -105,6 +105,7 @@ def run_agentdojo_bench(
     repeats: int = 1,
     max_turns: int = DEFAULT_MAX_TURNS,
     progress: Callable[[str], None] | None = None,
+    text_tool_calls: str = "auto",
 ) -> EvalAggregate:
     """Run the agent on every task ``repeats`` times and score each run (module docstring).
 
@@ -120,6 +121,8 @@ def run_agentdojo_bench(
         max_turns: most model calls per run (>= 1); the replay always gets at least one more
             than its task's ground-truth calls.
         progress: called after each run with one line (``run_eval``).
+        text_tool_calls: ``make_backend``'s option for OpenAI-compatible kinds: ``"auto"`` reads
+            tool calls a model writes as text (llama.cpp's server), ``"off"`` does not.
 
     Returns:
         the ``EvalAggregate`` (metrics ``utility`` and ``tool_call_match``, USD, seconds).
@@ -146,7 +149,7 @@ def run_agentdojo_bench(
         backend = make_backend("mock", mock_factory=lambda: GroundTruthReplay(scripts))
     else:
         backend = make_backend(backend_kind, model, mock_factory=mock_factory,
-                               base_url=base_url)
+                               base_url=base_url, text_tool_calls=text_tool_calls)
     cost_model = _cost_model(backend, backend_kind)
     system_prompt = suite.system_prompt()
     tool_schemas = suite.tool_schemas()

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from ._errors import EXIT_OK, AauError, UsageError
+from ._store_options import store_options
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 _SUITES = ("banking", "slack", "travel", "workspace")  # == AGENTDOJO_SUITES (kept import-free)
@@ -55,6 +56,11 @@ def _parse_tasks(value: str | None) -> list[str] | None:
 @click.option("--model", default=None, help="The model id for --backend.")
 @click.option("--base-url", default=None,
               help="The API root for --backend (e.g. a local llama.cpp server's /v1).")
+@click.option("--text-tool-calls", type=click.Choice(["auto", "off"]), default="auto",
+              show_default=True,
+              help="For OpenAI-compatible backends: read tool calls the model writes as text "
+                   "(fenced JSON, <tool_call> tags, bare JSON; llama.cpp's server) when the "
+                   "reply has no structured tool_calls.")
 @click.option("--mock-ground-truth", "ground_truth", is_flag=True,
               help="Replay each task's ground truth through the same loop (no model).")
 @click.option("--repeats", type=click.IntRange(min=1, max=1000), default=1, show_default=True,
@@ -68,18 +74,23 @@ def _parse_tasks(value: str | None) -> list[str] | None:
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Folder for agentdojo-<suite>_<tag>.json and .md.")
 @click.option("--force", is_flag=True, help="Replace existing result files.")
-@click.option("--quiet", is_flag=True, help="No per-run progress lines on stderr.")
+@click.option("--quiet", is_flag=True, help="No progress on stderr (a bar on a terminal, else one "
+              "line per run).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@store_options("result")
 def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
-                      base_url: str | None, ground_truth: bool, repeats: int,
+                      base_url: str | None, text_tool_calls: str, ground_truth: bool,
+                      repeats: int,
                       tasks_arg: str | None, benchmark_version: str | None, max_turns: int,
-                      out_dir: str, force: bool, quiet: bool, as_json: bool) -> int:
+                      out_dir: str, force: bool, quiet: bool, as_json: bool,
+                      store: str | None, no_store: bool) -> int:
     """Run AgentDojo's SUITE tasks through aau's agent loop and write the scored result.
 
     Choose --mock-ground-truth (the tasks' ground truth replayed; every task must score
     utility 1) or --backend KIND with --model M. Each run gets a fresh copy of the suite's
     environment; the model's calls execute against it; AgentDojo's utility check and aau's
     tool-call match against the ground truth score it. No prompt injections (utility only).
+    The result is recorded in the run store (aau runs) unless --no-store.
 
     Exit 0 when written; 2 for bad flags, a missing extra (pip install 'aau-core[agentdojo]'),
     an existing result without --force, or a backend that cannot be built.
@@ -108,11 +119,17 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
     ids = _parse_tasks(tasks_arg)
     json_path, md_path = result_paths(out_dir, suite, kind, model)
     check_outputs({"--out (result)": json_path, "--out (report)": md_path}, force=force)
+    from ._run_store import record_file_or_warn, store_choice
+
+    run_store = store_choice(store, no_store)  # a bad --store fails before any run
     bench = AgentDojoSuite(suite, benchmark_version or DEFAULT_BENCHMARK_VERSION)
     tasks = bench.tasks(ids)
-    agg = run_agentdojo_bench(bench, tasks, backend_kind=kind, model=model, base_url=base_url,
-                              repeats=repeats, max_turns=max_turns,
-                              progress=None if quiet else _progress)
+    from ._progress import DelayedProgress
+
+    with DelayedProgress(len(tasks) * repeats, f"agentdojo {suite}", quiet=quiet) as bar:
+        agg = run_agentdojo_bench(bench, tasks, backend_kind=kind, model=model,
+                                  base_url=base_url, repeats=repeats, max_turns=max_turns,
+                                  progress=bar.lines(_progress), text_tool_calls=text_tool_calls)
     if HEADLINE_METRIC not in agg.metric_means:
         raise AauError(f"every run failed ({agg.n_errors} errored; see a run's detail.error "
                        "with --json or in the progress lines): nothing to score, nothing written")
@@ -122,6 +139,7 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
         check_results_are_measurements(agg.results)
     shown = model or kind
     json_path, md_path = write_bench_result(out_dir, bench, agg, kind, model, force=force)
+    record_file_or_warn(json_path, store=run_store)  # a failure only warns
     mean = agg.metric_means[HEADLINE_METRIC]
     low, high = agg.metric_ci95[HEADLINE_METRIC]
     click.echo(f"{json_path}: agentdojo {suite} ({bench.benchmark_version}) utility {mean:.3f} "

@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from ._errors import EXIT_BAR_NOT_MET, EXIT_OK, AauError, UsageError
+from ._store_options import store_options
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -115,19 +116,18 @@ def _parse_bars(values: tuple[str, ...]) -> dict[str, float]:
 @click.option("--force", is_flag=True, help="Replace existing result files.")
 @click.option("--fail-under", "fail_under", multiple=True, metavar="METRIC=VALUE",
               help="Exit 1 when METRIC's mean is below VALUE (repeatable).")
-@click.option("--quiet", is_flag=True, help="No per-run progress lines on stderr.")
+@click.option("--quiet", is_flag=True, help="No progress on stderr (a bar on a terminal, else one "
+              "line per run).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
-@click.option("--store", "store", metavar="PATH|URL", help="Record the result in this run "
-              "store (default: $AAU_RUN_STORE, else .aau/runs.sqlite here; see aau runs).")
-@click.option("--no-store", is_flag=True, help="Do not record the result in the run store.")
+@store_options("result")
 def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kind: str | None,
                 model: str | None, repeats: int, out_dir: str, force: bool,
                 fail_under: tuple[str, ...], quiet: bool, as_json: bool, store: str | None,
                 no_store: bool) -> int:
     """Run the lab of CONFIG on its scenarios and write the result to OUT.
 
-    Choose --mock, or --backend KIND (with --model M). Progress goes to stderr, one line per
-    run; the summary line names the headline metric, its mean and 95 % interval.
+    Choose --mock, or --backend KIND (with --model M). Progress goes to stderr: a bar on a
+    terminal (done/total, failures, rate, ETA), one line per run in a log; the summary line names the headline metric, its mean and 95 % interval.
 
     Exit 0 when written (a lab measures; it has no bar) — or, with --fail-under, 1 when a
     metric's mean is below its value; 2 for a bad config or scenario file (one line naming the
@@ -174,8 +174,11 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     unknown = [m for m in bars if m not in _metric_names(spec, cfg, scenarios)] if bars else []
     if unknown:
         raise UsageError(f"--fail-under: unknown metric {unknown[0]!r} for lab {spec.name}")
-    agg = spec.evaluate(cfg, scenarios, backend_kind=kind, model=model, repeats=repeats,
-                        progress=None if quiet else _progress)
+    from ._progress import DelayedProgress
+
+    with DelayedProgress(len(scenarios) * repeats, spec.name, quiet=quiet) as bar:
+        agg = spec.evaluate(cfg, scenarios, backend_kind=kind, model=model, repeats=repeats,
+                            progress=bar.lines(_progress))
     headline = spec.headline_for(cfg)
     if headline not in agg.metric_means:
         raise AauError(f"every run failed ({agg.n_errors} errored; see a run's detail.error "

@@ -29,6 +29,13 @@ Behaviour (as aau-harness 1.6 ``llm_providers.py``, on the official SDK instead 
 - **Tool arguments** that are not JSON arrive as ``{"_unparseable": "<raw text>"}``.
 - **Refusals**: an answer with a ``refusal`` message gets ``stop_reason="refusal"``; otherwise
   ``stop_reason`` is the provider's ``finish_reason`` (``"tool_calls"``, ``"stop"``, ...).
+- **Tool calls written as text** (``text_tool_calls="auto"``, the default): llama.cpp's
+  ``llama_cpp.server`` and many small models return their calls as text in ``content`` (fenced
+  ```` ```json ```` blocks, ``<tool_call>`` tags, a reply that is JSON as a whole). When the
+  request offered tools and the answer has no structured ``tool_calls``, the text is read with
+  the strict parser of ``_tool_call_text`` (all or nothing; JSON in prose is not a call) and its
+  calls become ``tool_use`` blocks (ids ``text_call_<n>``, ``stop_reason="tool_calls"``); the text
+  block is kept. ``"off"`` leaves the text alone.
 """
 
 from __future__ import annotations
@@ -41,13 +48,22 @@ from typing import Any
 import attrs
 
 from ._agent_loop import Block
-from ._backend_errors import MissingExtraError, ProviderError, StreamingRequiredError
+from ._backend_errors import (
+    BackendConfigError,
+    MissingExtraError,
+    ProviderError,
+    StreamingRequiredError,
+)
+from ._tool_call_text import parse_tool_call_text
 
 DEFAULT_TIMEOUT_S = 120.0
 """Seconds allowed for one non-streaming request."""
 
 STREAM_TIMEOUT_S = 300.0
 """Seconds allowed for one streaming request."""
+
+TEXT_TOOL_CALL_MODES = ("auto", "off")
+"""Values of ``text_tool_calls``: ``auto`` reads calls written as text (module docstring)."""
 
 
 @attrs.frozen
@@ -227,6 +243,31 @@ def response_from_openai(data: Mapping[str, Any]) -> ModelResponse:
     )
 
 
+def with_text_tool_calls(response: ModelResponse) -> ModelResponse:
+    """``response`` with the tool calls written in its text added as ``tool_use`` blocks.
+
+    Only when it has no ``tool_use`` block already and is not a refusal; a text that holds no
+    call, or call markup that cannot be read strictly, leaves ``response`` unchanged.
+    """
+    if response.stop_reason == "refusal" or any(
+        getattr(b, "type", None) == "tool_use" for b in response.content
+    ):
+        return response
+    text = "\n".join(
+        getattr(b, "text", "") or ""
+        for b in response.content
+        if getattr(b, "type", None) == "text"
+    )
+    parsed = parse_tool_call_text(text)
+    if not parsed.calls:
+        return response
+    uses = [
+        Block(type="tool_use", id=f"text_call_{n + 1}", name=call["name"], input=call["arguments"])
+        for n, call in enumerate(parsed.calls)
+    ]
+    return attrs.evolve(response, content=[*response.content, *uses], stop_reason="tool_calls")
+
+
 def _dump(obj: Any) -> dict[str, Any]:
     if isinstance(obj, Mapping):
         return dict(obj)
@@ -323,6 +364,8 @@ class OpenAICompatBackend:
         base_url: the API root, e.g. ``https://api.groq.com/openai/v1``.
         max_attempts: tries per call on 429/5xx/connection failures (>= 1).
         sleep: the function used to wait (tests pass a recorder).
+        text_tool_calls: ``"auto"`` (read calls written as text when the request offered tools
+            and the answer has no structured ``tool_calls``) or ``"off"``.
 
     Attributes:
         name: the provider's name; ``model``: the requested id; ``served_model``: the id of the
@@ -331,6 +374,7 @@ class OpenAICompatBackend:
 
     Raises:
         MissingExtraError: the ``openai`` package is not installed.
+        BackendConfigError: ``text_tool_calls`` is not one of ``TEXT_TOOL_CALL_MODES``.
     """
 
     def __init__(
@@ -342,8 +386,15 @@ class OpenAICompatBackend:
         *,
         max_attempts: int = 6,
         sleep: Callable[[float], None] = time.sleep,
+        text_tool_calls: str = "auto",
     ) -> None:
+        if text_tool_calls not in TEXT_TOOL_CALL_MODES:
+            raise BackendConfigError(
+                f"text_tool_calls must be one of {', '.join(TEXT_TOOL_CALL_MODES)}, "
+                f"got {text_tool_calls!r}"
+            )
         openai = _import_openai()
+        self.text_tool_calls = text_tool_calls
         self.spec = spec
         self.name = spec.name
         self.model = model
@@ -455,6 +506,8 @@ class OpenAICompatBackend:
                 usage=Usage(),
             )
         response = response_from_openai(data)
+        if tools and self.text_tool_calls == "auto":
+            response = with_text_tool_calls(response)
         if self.served_model is None:
             self.served_model = response.model or self.model
         return response

@@ -2,7 +2,9 @@
 
 ``DelayedProgress`` is what the long-running commands show (``aau evaluate``; any command that runs
 units): done/total, percent, failures, rate, elapsed, ETA and, given a cost callback, the cost so
-far; nothing when stderr is not a terminal or with ``--quiet``.
+far; nothing when stderr is not a terminal or with ``--quiet``. Commands whose runner reports
+one line per run (``aau lab run``, ``aau bench agentdojo``) pass ``lines(echo)`` as that callback:
+on a terminal the lines advance the bar; in a log (stderr not a terminal) they are printed.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 SHOW_AFTER_SECONDS = 1.0
@@ -88,6 +91,23 @@ class DelayedProgress:
         rate = f"{done / elapsed:.1f}/s" if elapsed > 0 and done else "-/s"
         cost = f"${float(self.cost()):.4f}" if self.cost is not None else ""
         return {"rate": rate, "cost": cost}
+
+    def lines(self, echo: Callable[[str], None]) -> Callable[[str], None] | None:
+        """A per-run line callback (``run_eval``'s ``progress``) for this bar.
+
+        Returns ``None`` with ``quiet``; else a callable that, on a terminal, advances the bar
+        (a line with ``": error: "`` counts as failed, as ``run_eval`` writes an errored run)
+        and otherwise passes the line to ``echo`` (CI logs keep one line per run).
+        """
+        if self.quiet:
+            return None
+        if not sys.stderr.isatty():
+            return echo
+
+        def advance(line: str) -> None:
+            self.advance(": error: " in line)
+
+        return advance
 
     def advance(self, failed: bool) -> None:
         """Record one finished unit (``failed``: it did not score ``exact``)."""

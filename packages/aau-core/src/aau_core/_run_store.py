@@ -462,23 +462,9 @@ def document_report(doc: Any, source: str) -> Any:
         InputError: not a receipt, aggregate or lab result; invalid under its schema; a receipt
             inconsistent with its own rows.
     """
-    from ._labs._common import check_document
-    from ._scenario_report import (
-        _aggregate_report,
-        _receipt_report,
-        check_consistent_receipt,
-        detect_document_kind,
-    )
+    from ._scenario_report import document_report as report
 
-    kind = detect_document_kind(doc, source)
-    check_document(kind, doc, source)
-    if kind.startswith("receipt"):
-        check_consistent_receipt(doc, source, kind)
-        return _receipt_report(source, kind, doc)
-    if kind == "lab-result":
-        return attrs.evolve(_aggregate_report(source, "eval-aggregate-v2", doc["aggregate"], {}),
-                            kind=kind)
-    return _aggregate_report(source, kind, doc, {})
+    return report(doc, source)
 
 
 def _adapter_identity(doc: Mapping[str, Any]) -> str:
@@ -496,7 +482,8 @@ def _index_columns(kind: str, doc: Mapping[str, Any]) -> dict[str, Any]:
     agg = doc["aggregate"] if kind == "lab-result" else doc
     provenance = agg.get("provenance") or {}
     lab = kind == "lab-result"
-    return {"suite": doc.get("lab") if lab else None,
+    variant = agg.get("variant")  # what an aggregate ran, e.g. "agentdojo 0.1.35 v1.2.2 banking"
+    return {"suite": doc.get("lab") if lab else variant if isinstance(variant, str) else None,
             "suite_digest": doc.get("scenarios_sha256") if lab else None,
             "suite_sha256": None, "adapter": doc.get("backend") or agg.get("backend"),
             "model": doc.get("model") or agg.get("model") or provenance.get("requested_model"),

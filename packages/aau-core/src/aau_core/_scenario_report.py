@@ -122,7 +122,8 @@ class DocumentReport:
     Attributes:
         source: the file name as given.
         kind: one of ``KINDS``.
-        suite: the JUnit classname: a receipt's ``suite_id``; an aggregate's ``backend/model``.
+        suite: the JUnit classname: a receipt's ``suite_id``; an aggregate's ``backend/model``;
+            a lab result's ``lab/backend/model``.
         repeats: repeats requested (receipt ``repeats``, 1 for v1; aggregate ``n_repeats``).
         timestamp: when the run started or the file was made (receipt v2 ``started_at``,
             aggregate ``provenance.generated_at``), or ``None``.
@@ -242,10 +243,19 @@ def load_report_document(source: str, pass_metrics: Mapping[str, float] | None =
             a ``--pass-metric`` naming a metric that no run of this aggregate carries.
         UsageError: ``pass_metrics`` given for a receipt.
     """
-    from ._labs._common import check_document
     from ._strict_json import read_json_file
 
     doc = read_json_file(source, max_bytes=MAX_DOCUMENT_BYTES)
+    return document_report(doc, source, pass_metrics)
+
+
+def document_report(doc: Any, source: str, pass_metrics: Mapping[str, float] | None = None
+                    ) -> DocumentReport:
+    """``load_report_document`` for a document already parsed (the run store's ``aau runs add``
+    and its recording hook): detect, validate and summarise ``doc``, read from ``source``.
+    Raises as ``load_report_document``."""
+    from ._labs._common import check_document
+
     kind = detect_document_kind(doc, source)
     check_document(kind, doc, source)
     if kind.startswith("receipt"):
@@ -256,10 +266,17 @@ def load_report_document(source: str, pass_metrics: Mapping[str, float] | None =
         check_consistent_receipt(doc, source, kind)
         return _receipt_report(source, kind, doc)
     if kind == "lab-result":
-        report = _aggregate_report(source, "eval-aggregate-v2", doc["aggregate"],
-                                   dict(pass_metrics or {}))
-        return attrs.evolve(report, kind=kind)
+        return lab_result_report(source, doc, dict(pass_metrics or {}))
     return _aggregate_report(source, kind, doc, dict(pass_metrics or {}))
+
+
+def lab_result_report(source: str, doc: Mapping[str, Any],
+                      pass_metrics: dict[str, float]) -> DocumentReport:
+    """The report of a validated lab result: its ``aggregate``'s, with kind ``lab-result`` and
+    the suite named ``<lab>/<backend>/<model>`` (the lab first: two labs run on the same model
+    must not look alike)."""
+    report = _aggregate_report(source, "eval-aggregate-v2", doc["aggregate"], pass_metrics)
+    return attrs.evolve(report, kind="lab-result", suite=f"{doc['lab']}/{report.suite}")
 
 
 def check_consistent_receipt(doc: Mapping[str, Any], source: str, kind: str) -> None:

@@ -1,4 +1,4 @@
-"""The strict tool-call parser of examples/agents/llm_agent_parse.py, on tricky replies.
+"""The strict tool-call parser (aau_core._tool_call_text), on tricky replies.
 
 Every reply is one a chat model can write (the Qwen ones are shaped like the recorded replies in
 tests/fixtures/llm/). The rules under test: calls come from structured ``tool_calls``,
@@ -9,14 +9,11 @@ not at all; mixing sources is ambiguous; JSON in prose is not a call.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "agents"))
-
-from llm_agent_parse import NO_CALL_NOTE, parse_reply, parse_text  # noqa: E402
+from aau_core import NO_TOOL_CALL_NOTE as NO_CALL_NOTE
+from aau_core import parse_tool_call_reply as parse_reply
+from aau_core import parse_tool_call_text as parse_text
 
 FACT = {"name": "math_factorial", "arguments": {"number": 5}}
 PLAY_A = {"name": "spotify_play", "arguments": {"artist": "Taylor Swift", "duration": 20}}

@@ -1,4 +1,8 @@
-"""Strict parsing of tool calls out of a chat model's reply (used by ``llm_agent.py``).
+"""Strict parsing of tool calls out of a chat model's reply text.
+
+Used by ``OpenAICompatBackend`` (``text_tool_calls="auto"``: a reply without structured
+``tool_calls`` to a request that offered tools is read here, so the agent loop sees ``tool_use``
+blocks) and by ``examples/agents/llm_agent.py`` (which reads the reply itself, with the notes).
 
 A model served through an OpenAI-compatible API may return its tool calls in three ways, and
 llama.cpp's ``llama_cpp.server`` uses the last two (it returns the calls as text in ``content``):
@@ -44,10 +48,11 @@ _TAG_CLOSE = "</tool_call>"
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.DOTALL)
 _JSON_FENCE_LANGS = {"", "json", "jsonc", "json5"}
 
-NO_CALL_NOTE = "no tool call in the reply"
+NO_TOOL_CALL_NOTE = "no tool call in the reply"
+"""The note of a reply without any call markup."""
 
 
-class ReplyError(ValueError):
+class _ReplyError(ValueError):
     """A reply that holds call markup which cannot be read unambiguously."""
 
 
@@ -59,7 +64,7 @@ class ParsedReply:
         calls: ``[{"name": str, "arguments": dict}, ...]`` in the order written; ``[]`` when none
             or when the reply was malformed.
         source: ``"tool_calls"``, ``"tags"``, ``"fenced"``, ``"json"`` or ``"none"``.
-        note: why there are no calls (``NO_CALL_NOTE``, or the malformation), else ``""``.
+        note: why there are no calls (``NO_TOOL_CALL_NOTE``, or the malformation), else ``""``.
         malformed: ``True`` when the reply held call markup that could not be read.
     """
 
@@ -70,26 +75,26 @@ class ParsedReply:
 
 
 def _call_from(value: Any, where: str) -> dict[str, Any]:
-    """Check one call object; return ``{"name", "arguments"}`` or raise ``ReplyError``."""
+    """Check one call object; return ``{"name", "arguments"}`` or raise ``_ReplyError``."""
     if not isinstance(value, dict):
-        raise ReplyError(f"{where}: a call must be a JSON object, got {type(value).__name__}")
+        raise _ReplyError(f"{where}: a call must be a JSON object, got {type(value).__name__}")
     keys = set(value)
     if "arguments" in keys and "parameters" in keys:
-        raise ReplyError(f"{where}: both 'arguments' and 'parameters'")
+        raise _ReplyError(f"{where}: both 'arguments' and 'parameters'")
     extra = keys - {"name", "arguments", "parameters"}
     if extra:
-        raise ReplyError(f"{where}: unexpected key(s) {sorted(extra)} (a call has name, arguments)")
+        raise _ReplyError(f"{where}: unexpected key(s) {sorted(extra)} (a call has name, arguments)")
     name = value.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise ReplyError(f"{where}: 'name' must be a non-empty string")
+        raise _ReplyError(f"{where}: 'name' must be a non-empty string")
     arguments = value.get("arguments", value.get("parameters", {}))
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError as error:
-            raise ReplyError(f"{where}: 'arguments' string is not JSON ({error.msg})") from None
+            raise _ReplyError(f"{where}: 'arguments' string is not JSON ({error.msg})") from None
     if not isinstance(arguments, dict):
-        raise ReplyError(f"{where}: 'arguments' must be an object")
+        raise _ReplyError(f"{where}: 'arguments' must be an object")
     return {"name": name.strip(), "arguments": arguments}
 
 
@@ -106,10 +111,10 @@ def _json_values(body: str, where: str) -> list[Any]:
         try:
             value, index = decoder.raw_decode(body, index)
         except json.JSONDecodeError as error:
-            raise ReplyError(f"{where}: not JSON at character {error.pos} ({error.msg})") from None
+            raise _ReplyError(f"{where}: not JSON at character {error.pos} ({error.msg})") from None
         values.append(value)
     if not values:
-        raise ReplyError(f"{where}: empty")
+        raise _ReplyError(f"{where}: empty")
     return values
 
 
@@ -120,7 +125,7 @@ def _calls_in(body: str, where: str) -> list[dict[str, Any]]:
         here = f"{where}, value {n + 1}"
         if isinstance(value, list):
             if not value:
-                raise ReplyError(f"{here}: an empty list")
+                raise _ReplyError(f"{here}: an empty list")
             calls.extend(_call_from(item, f"{here}[{i}]") for i, item in enumerate(value))
         else:
             calls.append(_call_from(value, here))
@@ -145,16 +150,16 @@ def _tag_calls(text: str) -> tuple[list[dict[str, Any]], str]:
         start = rest.find(_TAG_OPEN)
         stray_close = rest.find(_TAG_CLOSE)
         if stray_close != -1 and (start == -1 or stray_close < start):
-            raise ReplyError(f"a {_TAG_CLOSE} without its {_TAG_OPEN}")
+            raise _ReplyError(f"a {_TAG_CLOSE} without its {_TAG_OPEN}")
         if start == -1:
             outside.append(rest)
             break
         stop = rest.find(_TAG_CLOSE, start)
         nested = rest.find(_TAG_OPEN, start + len(_TAG_OPEN))
         if stop == -1:
-            raise ReplyError(f"tag {n + 1}: {_TAG_OPEN} is never closed")
+            raise _ReplyError(f"tag {n + 1}: {_TAG_OPEN} is never closed")
         if nested != -1 and nested < stop:
-            raise ReplyError(f"tag {n + 1}: a {_TAG_OPEN} inside another")
+            raise _ReplyError(f"tag {n + 1}: a {_TAG_OPEN} inside another")
         outside.append(rest[:start])
         body = rest[start + len(_TAG_OPEN) : stop]
         calls.extend(_calls_in(_strip_fence(body), f"tag {n + 1}"))
@@ -184,7 +189,7 @@ def _looks_like_json(text: str) -> bool:
     return stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]")
 
 
-def parse_text(text: str) -> ParsedReply:
+def parse_tool_call_text(text: str) -> ParsedReply:
     """Parse the calls written in a reply's text (module docstring for the rules).
 
     Args:
@@ -197,18 +202,18 @@ def parse_text(text: str) -> ParsedReply:
         if _TAG_OPEN in text or _TAG_CLOSE in text:
             calls, outside = _tag_calls(text)
             if _has_json_fence(outside):
-                raise ReplyError("ambiguous: both <tool_call> tags and a fenced JSON block")
+                raise _ReplyError("ambiguous: both <tool_call> tags and a fenced JSON block")
             return ParsedReply(calls, "tags")
         if _has_json_fence(text):
             return ParsedReply(_fenced_calls(text), "fenced")
         if _looks_like_json(text):
             return ParsedReply(_calls_in(text, "reply"), "json")
-    except ReplyError as error:
+    except _ReplyError as error:
         return ParsedReply([], "none", f"malformed tool call: {error}; no call taken", True)
-    return ParsedReply([], "none", NO_CALL_NOTE)
+    return ParsedReply([], "none", NO_TOOL_CALL_NOTE)
 
 
-def parse_reply(text: str, structured: list[dict[str, Any]]) -> ParsedReply:
+def parse_tool_call_reply(text: str, structured: list[dict[str, Any]]) -> ParsedReply:
     """Parse a whole reply: its text and its structured ``tool_calls``.
 
     Args:
@@ -221,16 +226,19 @@ def parse_reply(text: str, structured: list[dict[str, Any]]) -> ParsedReply:
         a ``ParsedReply`` (structured calls have ``source == "tool_calls"``).
     """
     if not structured:
-        return parse_text(text)
+        return parse_tool_call_text(text)
     try:
         if _TAG_OPEN in text or _TAG_CLOSE in text or _has_json_fence(text):
-            raise ReplyError("ambiguous: structured tool_calls and call markup in the text")
+            raise _ReplyError("ambiguous: structured tool_calls and call markup in the text")
         calls = []
         for n, call in enumerate(structured):
             arguments = call.get("arguments")
             if isinstance(arguments, dict) and set(arguments) == {"_unparseable"}:
-                raise ReplyError(f"tool_calls[{n}]: 'arguments' is not JSON")
+                raise _ReplyError(f"tool_calls[{n}]: 'arguments' is not JSON")
             calls.append(_call_from(dict(call), f"tool_calls[{n}]"))
-    except ReplyError as error:
+    except _ReplyError as error:
         return ParsedReply([], "none", f"malformed tool call: {error}; no call taken", True)
     return ParsedReply(calls, "tool_calls")
+
+
+__all__ = ["NO_TOOL_CALL_NOTE", "ParsedReply", "parse_tool_call_reply", "parse_tool_call_text"]

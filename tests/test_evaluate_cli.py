@@ -378,18 +378,28 @@ def test_ctrl_c_keeps_finished_cases_and_writes_no_receipt(tmp_path):
          "--concurrency", "4", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env_without_debug(),
     )
-    partial = tmp_path / "r.json.partial.jsonl"
+    ckpt = tmp_path / "r.json.checkpoint.jsonl"
     time.sleep(2.0)  # c-0 answers at once; the other three hang
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
     assert "interrupted after 1 of 4" in stderr
+    assert f"finished units kept in {ckpt}: resume with --resume" in stderr
     assert "Traceback" not in stderr
     assert not out.exists()
-    rows = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
+    rows = _checkpoint_rows(ckpt)  # the checkpoint is the one record of finished units
     assert [r["scenario_id"] for r in rows] == ["c-0"] and rows[0]["exact"] is True
+    assert not (tmp_path / "r.json.partial.jsonl").exists()
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
+
+
+def _checkpoint_rows(path):
+    """The receipt rows of the units an interrupted run recorded in its checkpoint."""
+    from aau_core import read_checkpoint
+
+    _header, finished, _size = read_checkpoint(path)
+    return [finished[i]["row"] for i in sorted(finished)]
 
 
 @pytest.mark.parametrize("concurrency", ["1", "3"])
@@ -410,7 +420,7 @@ def test_two_ctrl_c_in_a_row_still_keep_finished_cases(tmp_path, concurrency):
              "--concurrency", concurrency, "--out", str(out)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env_without_debug(),
         )
-        partial = tmp_path / f"r{attempt}.json.partial.jsonl"
+        ckpt = tmp_path / f"r{attempt}.json.checkpoint.jsonl"
         time.sleep(1.5)  # c-0 and c-1 answer at once; then the run is stuck on c-2...
         os.kill(proc.pid, signal.SIGINT)
         os.kill(proc.pid, signal.SIGINT)
@@ -418,7 +428,7 @@ def test_two_ctrl_c_in_a_row_still_keep_finished_cases(tmp_path, concurrency):
         assert proc.returncode == 130, stderr
         assert "Traceback" not in stderr and "internal error" not in stderr, stderr
         assert "interrupted after 2 of 6" in stderr, stderr
-        rows = [json.loads(x) for x in partial.read_text(encoding="utf-8").splitlines()]
+        rows = _checkpoint_rows(ckpt)
         assert sorted(r["scenario_id"] for r in rows) == ["c-0", "c-1"]
         assert not out.exists()
 

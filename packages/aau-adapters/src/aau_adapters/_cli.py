@@ -16,10 +16,10 @@ from aau_core import (
     EXIT_OK,
     Interrupted,
     UsageError,
-    atomic_write_text,
     check_outputs,
     json_content,
     render_json,
+    store_options,
     write_outputs,
 )
 
@@ -192,8 +192,8 @@ Examples:
 \b
 Exit codes: 0 done and every --fail-under bar holds; 1 a bar is not met;
 2 usage or input error (nothing is run); 130 interrupted (no receipt is written; with --out,
-finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue, and their
-rows in OUT.partial.jsonl); 70 a bug in aau (rerun with --debug and report the traceback).
+finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue);
+70 a bug in aau (rerun with --debug and report the traceback).
 """
 
 
@@ -234,9 +234,7 @@ rows in OUT.partial.jsonl); 70 a bug in aau (rerun with --debug and report the t
 @click.option("--ray-address", metavar="ADDR", help="Ray cluster to join (ray://host:10001 or "
               "auto); default: start a local one.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and one summary line (CI logs).")
-@click.option("--store", "store", metavar="PATH|URL", help="Record the run in this run store "
-              "(default: $AAU_RUN_STORE, else .aau/runs.sqlite here; see aau runs).")
-@click.option("--no-store", is_flag=True, help="Do not record the run in the run store.")
+@store_options("run")
 def evaluate_command(
     suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
     concurrency: int, timeout: float, out: str | None, private_out: str | None, fmt: str,
@@ -262,7 +260,7 @@ def evaluate_command(
     if fmt == "aau-1.0" and repeats != 1:
         raise UsageError("--format aau-1.0 holds one repeat only; use --format v2 with --repeats")
     check_outputs({"--out": out, "--private-out": private_out}, inputs=[suite], force=force)
-    from aau_core._run_store import record_run_or_warn, store_choice
+    from aau_core import record_run_or_warn, store_choice
 
     run_store = store_choice(store, no_store)
     ckpt_path = checkpoint_path(out, resume=resume, force=force)
@@ -292,13 +290,11 @@ def evaluate_command(
                                created_at=utc_timestamp(), resume=resume, force=force)
     adapter = make_adapter()
 
-    partial_rows: list[dict[str, Any]] = []
     try:
         done_before = len(ckpt.finished) if ckpt is not None else 0
         with DelayedProgress(total, f"{loaded.suite_id}", quiet=quiet,
                              completed=done_before) as progress:
             def on_unit(unit: Any) -> None:
-                partial_rows.append(unit.row)
                 progress.advance(not unit.row["exact"])
 
             run = evaluate(loaded, adapter, repeats=repeats, concurrency=concurrency,
@@ -310,13 +306,8 @@ def evaluate_command(
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
         finished = len(exc.finished or {})
         kept = ""
-        if out:
-            partial = Path(out).with_name(Path(out).name + ".partial.jsonl")
-            text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in partial_rows)
-            atomic_write_text(partial, text, force=True)
-            kept = f"; finished units kept in {partial}"
         if ckpt is not None:
-            kept += f"; resume with --resume (checkpoint {ckpt.path})"
+            kept = f"; finished units kept in {ckpt.path}: resume with --resume"
         raise Interrupted(f"interrupted after {finished} of {total} unit(s){kept}; "
                           "no receipt written", finished=exc.finished) from None
     finally:

@@ -428,3 +428,18 @@ def test_tool_name_encoding_round_trip_and_refusals() -> None:
     assert decode_tool_calls(calls, {"spotify_play": "spotify.play"}) == [
         {"name": "spotify.play", "arguments": {"artist": "x"}, "id": "c1"}]
     assert calls[0]["name"] == "spotify_play"
+
+
+def test_a_download_is_announced_unless_quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture) -> None:
+    def offline(dest: Path) -> None:
+        raise UsageError("pip download bfcl-eval==2026.3.23 failed: no network; give --source")
+
+    monkeypatch.setattr(imp, "_pip_download", offline)
+    args = ["import", "bfcl", "--category", "simple_python", "--cache-dir", str(tmp_path),
+            "--out", str(tmp_path / "s.json")]
+    assert run(args) == 2
+    err = capsys.readouterr().err
+    assert f"downloading bfcl-eval==2026.3.23 with pip download --no-deps into {tmp_path}" in err
+    assert run([*args, "--quiet"]) == 2
+    assert "downloading" not in capsys.readouterr().err

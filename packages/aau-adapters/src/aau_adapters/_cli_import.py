@@ -74,9 +74,11 @@ bfcl-eval is never installed. Exit codes: 0 written; 2 usage or input error (not
               help="Where the downloaded wheel is kept (default ~/.cache/aau, or $AAU_CACHE_DIR).")
 @click.option("--out", required=True, metavar="SUITE", help="The suite file to write.")
 @click.option("--force", is_flag=True, help="Replace an existing --out file.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No download notice on stderr (the summary line stays).")
 def bfcl_command(category: str, limit: int | None, source: str | None,
                  source_version: str | None, cache_dir: str | None, out: str,
-                 force: bool) -> int:
+                 force: bool, quiet: bool) -> int:
     """Import a BFCL v4 category as a suite v2 with expected tool calls.
 
     Each BFCL record becomes one case: the BFCL id as scenario_id, the question and the
@@ -85,10 +87,14 @@ def bfcl_command(category: str, limit: int | None, source: str | None,
     """
     from pathlib import Path
 
-    from ._import_bfcl import import_bfcl
+    from ._import_bfcl import BFCL_VERSION, BFCL_WHEEL, default_cache_dir, import_bfcl
 
     inputs = [source] if source and Path(source).is_file() else []
     check_outputs({"--out": out}, inputs=inputs, force=force)
+    cached = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    if source is None and not quiet and not (cached / "bfcl" / BFCL_WHEEL).is_file():
+        click.echo(f"downloading bfcl-eval=={BFCL_VERSION} with pip download --no-deps into "
+                   f"{cached / 'bfcl'} (once; later imports read the cached wheel) ...", err=True)
     doc = import_bfcl(category, source=source, limit=limit, source_version=source_version,
                       cache_dir=cache_dir)
     _write_suite(doc, out, force, f"BFCL {category}")

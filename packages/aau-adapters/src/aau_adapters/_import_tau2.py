@@ -28,8 +28,14 @@ One task becomes one case (docs/import.md says what is not covered):
   call satisfies both in τ²).
 
 Skipped, with the reason in ``source.skipped``: a task with no expected actions (its reward is
-database state or assertions, which aau cannot check), and a task whose argument value is the
-empty string (``""`` means "may be left out" in the expected-call format).
+database state or assertions, which aau cannot check), a task whose argument value is the
+empty string (``""`` means "may be left out" in the expected-call format), and a task whose
+expected action depends on an earlier conversation: a compared argument value (a string, or a
+number's JSON text) that appears nowhere in the messages the case sends nor in the user
+scenario, but does appear in the task's ``initial_state`` (its prior message history). No
+agent shown the case's conversation can know it (``task_2`` in the mock domain's
+``update_task_with_message_history``). A value found nowhere at all is kept: it is one a
+tool-running adapter looks up (a reservation id from ``get_user_details``).
 """
 
 from __future__ import annotations
@@ -223,6 +229,48 @@ def _has_empty_string(value: Any) -> bool:
     return False
 
 
+def _texts(value: Any, out: list[str]) -> list[str]:
+    """Every string (keys too) and number (as JSON text) in ``value``, appended to ``out``."""
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            out.append(str(key))
+            _texts(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _texts(item, out)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        out.append(json.dumps(value))
+    return out
+
+
+def _leaves(value: Any) -> list[str]:
+    """The strings and numbers (as JSON text) of an expected value, the values a call copies."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return [json.dumps(value)]
+    return []
+
+
+def _history_only_value(task: Mapping[str, Any], sent: str, name: str, arg: str,
+                        value: Any) -> None:
+    """Raise ``_Skip`` when a value of ``value`` is nowhere in ``sent`` (the case's messages and
+    user scenario) but is in the task's ``initial_state``: it comes from an earlier conversation
+    the case does not send, so no agent can pass the case (module docstring)."""
+    history = "\n".join(_texts(task.get("initial_state"), []))
+    for leaf in _leaves(value):
+        if leaf not in sent and leaf in history:
+            raise _Skip(f"action {name!r} argument {arg!r} expects {leaf!r}, which only the "
+                        "earlier message history (initial_state) holds: the case sends no "
+                        "history, so no agent can know it")
+
+
 def _user_message(task: Mapping[str, Any]) -> str:
     """The ticket, else the user scenario's instructions as text (τ²'s field order)."""
     if isinstance(task.get("ticket"), str) and task["ticket"].strip():
@@ -257,8 +305,9 @@ def tau2_case(task: Mapping[str, Any], policy: str, tools: list[dict[str, Any]]
 
     Raises:
         ValueError: the task cannot become a case (no expected actions; an empty-string
-            argument; a tool with and without ``compare_args`` for one argument; no user
-            message); the importer skips it with this reason.
+            argument; a value only its earlier message history holds; a tool with and without
+            ``compare_args`` for one argument; no user message); the importer skips it with
+            this reason.
     """
     try:
         return _case(task, policy, tools)
@@ -275,6 +324,7 @@ def _case(task: Mapping[str, Any], policy: str, tools: list[dict[str, Any]]) -> 
     message = _user_message(task)
     if not message:
         raise _Skip("no ticket and no user instructions to send")
+    sent = "\n".join(_texts([policy, message, task.get("user_scenario")], []))
     calls: list[dict[str, Any]] = []
     matchers: dict[str, dict[str, str]] = {}
     keys: set[str] = set()
@@ -291,6 +341,8 @@ def _case(task: Mapping[str, Any], policy: str, tools: list[dict[str, Any]]) -> 
                 raise _Skip(f"action {action['name']!r} argument {arg!r} holds an empty string, "
                             "which the expected-call format reads as 'may be left out'")
             compared = compare is None or arg in compare
+            if compared:
+                _history_only_value(task, sent, action["name"], arg, value)
             arguments[arg] = [_pattern(value)] if compared else [_pattern(value), ""]
             matcher = "verbatim" if compared else "any"
             if matchers.setdefault(action["name"], {}).setdefault(arg, matcher) != matcher:

@@ -383,6 +383,37 @@ def test_assess_with_the_mock_needs_human_review(ws: Path) -> None:
     if "intoto-statement" in {info.kind for info in aau_schemas.kinds()}:
         aau_schemas.validate("intoto-statement", statement)
     assert oscal_errors(read(out / "assessment-results.oscal.json")) == []
+    assert "running suite aau-agent-release-conformance-v1" in proc.stderr
+    quiet = run_aau(*assess_args(ws, ws / "pack-q", "--mock"), "--quiet")
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stderr.splitlines() == [f"{ws / 'pack-q'}: human_review_required "
+                                         "(1 suites run; MOCK_PROTOCOL_SELF_TEST_ONLY)"]
+
+
+def test_run_impacted_suites_reports_each_case_to_the_progress_bar(ws: Path) -> None:
+    from aau_adapters import MockAdapter
+    from aau_evidence import run_impacted_suites
+
+    class Bar:
+        def __init__(self, suite_id: str, total: int) -> None:
+            self.suite_id, self.total, self.advanced = suite_id, total, []
+            bars.append(self)
+
+        def __enter__(self) -> Bar:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def advance(self, failed: bool) -> None:
+            self.advanced.append(failed)
+
+    bars: list[Bar] = []
+    plan = read(ws / "evidence-plan.json")
+    receipts = run_impacted_suites(plan, ws / "evidence-plan.json", {"egress", "tools"},
+                                   MockAdapter(), progress=Bar)
+    [bar] = bars
+    assert bar.suite_id in receipts and bar.total == len(bar.advanced) > 0
 
 
 def test_assess_with_a_real_agent_and_approval_is_ready_and_verifies(ws: Path) -> None:

@@ -116,10 +116,13 @@ def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_jso
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="The pack folder to create (refuses an existing one without --force).")
 @click.option("--force", is_flag=True, help="Replace an existing --out folder.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No per-suite lines and no progress bar on stderr (one summary line).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
 def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Path, plan: Path,
                    command: str | None, endpoint: str | None, mock: bool, timeout: float,
-                   approval: Path | None, out: Path, force: bool, as_json: bool) -> int:
+                   approval: Path | None, out: Path, force: bool, quiet: bool,
+                   as_json: bool) -> int:
     """Capture both releases, run only the suites mapped to what changed, decide, and write a
     verified evidence pack.
 
@@ -132,7 +135,7 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
           --command "python agent.py" --approval approval.json --out pack/
     """
     from aau_adapters import choose_adapter
-    from aau_core import check_pack_output
+    from aau_core import DelayedProgress, check_pack_output
 
     from ._release_diff import diff_snapshots
     from ._release_documents import check_approval, check_plan, check_policy, load
@@ -155,7 +158,8 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     try:
         receipts = run_impacted_suites(
             plan_doc, plan, impacted, adapter, timeout_s=timeout,
-            on_suite=lambda suite_id: click.echo(f"running suite {suite_id}", err=True))
+            on_suite=None if quiet else lambda sid: click.echo(f"running suite {sid}", err=True),
+            progress=lambda sid, n: DelayedProgress(n, sid, quiet=quiet))
     finally:
         adapter.close()
     kind = adapter.describe()["kind"]

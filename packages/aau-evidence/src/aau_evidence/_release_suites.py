@@ -13,6 +13,7 @@ from aau_schemas import sha256_hex
 def run_impacted_suites(plan: dict[str, Any], plan_path: str | Path, impacted_tags: set[str],
                         adapter: Any, *, timeout_s: float = 30.0,
                         on_suite: Callable[[str], None] | None = None,
+                        progress: Callable[[str, int], Any] | None = None,
                         ) -> dict[str, dict[str, Any]]:
     """Evaluate every impacted suite with ``adapter`` and return its receipt.
 
@@ -30,6 +31,9 @@ def run_impacted_suites(plan: dict[str, Any], plan_path: str | Path, impacted_ta
         adapter: an ``aau_adapters`` adapter (command, endpoint, mock, python).
         timeout_s: per-case timeout in seconds, recorded in v2 receipts.
         on_suite: called with each suite id before it runs (progress).
+        progress: called with each suite id and its number of cases before it runs; returns a
+            context manager (``aau_core.DelayedProgress(n, label)``) entered around the run,
+            whose ``advance(failed)`` is called per finished case (``failed``: not exact).
 
     Returns:
         suite_id -> receipt, for the impacted suites only.
@@ -55,7 +59,12 @@ def run_impacted_suites(plan: dict[str, Any], plan_path: str | Path, impacted_ta
                              path=f"$.suites[{index}].suite_id")
         if on_suite is not None:
             on_suite(item["suite_id"])
-        run = evaluate(suite, adapter, timeout_s=timeout_s)
+        if progress is None:
+            run = evaluate(suite, adapter, timeout_s=timeout_s)
+        else:
+            with progress(item["suite_id"], len(suite.cases)) as bar:
+                run = evaluate(suite, adapter, timeout_s=timeout_s,
+                               on_unit=lambda unit, bar=bar: bar.advance(not unit.row["exact"]))
         receipt = build_receipt_v1(run) if suite.version == SUITE_V1 else build_receipt_v2(run)
         receipt["release_gate"] = {
             "impact_tags": list(item["impact_tags"]),

@@ -18,6 +18,29 @@ from aau_core import render_json
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+def _root_and_verify_options(command: Any) -> Any:
+    """``--root``, ``--no-verify`` and ``--quiet``: where a lab is written and how it is verified
+    (``aau forge`` and ``aau new-use-case`` alike)."""
+    command = click.option("--quiet", "-q", is_flag=True,
+                           help="No verification steps on stderr unless one fails.")(command)
+    command = click.option(
+        "--no-verify", is_flag=True,
+        help="Skip installing, generating, testing and mock-running the lab.")(command)
+    return click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+                        default=Path("."), show_default=True,
+                        help="Output root; the lab is ROOT/<industry>/<name>.")(command)
+
+
+def _step_echo(quiet: bool) -> Any:
+    """The verification's progress callback: every step, or with ``--quiet`` a failed one only."""
+    return _echo_failed_step if quiet else _echo_step
+
+
+def _echo_failed_step(step: Any) -> None:
+    if not step.passed:
+        click.echo(f"  {step.step}: FAILED\n{step.output.rstrip()}", err=True)
+
+
 def _echo_step(step: Any) -> None:
     if step.step == "install":
         click.echo("verifying the lab (install, generate, tests, mock_eval) ...", err=True)
@@ -80,13 +103,10 @@ class _ForgeCommand(click.Command):
 @click.option("--title", default=None, help="Lab title (default: the name in title case).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Scenario seed (default: derived from the brief, as aau-harness 1.6 did).")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
-              show_default=True, help="Output root; the lab is ROOT/<industry>/<name>.")
-@click.option("--no-verify", is_flag=True,
-              help="Skip installing, generating, testing and mock-running the lab.")
+@_root_and_verify_options
 @click.option("--json", "as_json", is_flag=True, help="Print the forge manifest on stdout.")
 def forge_command(brief: Path, name: str, title: str | None, seed: int | None, root: Path,
-                  no_verify: bool, as_json: bool) -> None:
+                  no_verify: bool, quiet: bool, as_json: bool) -> None:
     """Turn an AAU Studio brief into a runnable lab package.
 
     A contract naming Decision Gate, Rights Continuity or Critical Event Fan-Out gives a lab
@@ -103,7 +123,7 @@ def forge_command(brief: Path, name: str, title: str | None, seed: int | None, r
     from ._forge import forge
 
     result = forge(brief, name, root, seed=seed, title=title, verify=not no_verify,
-                   progress=_echo_step)
+                   progress=_step_echo(quiet))
     shown = _shown(result.path, str(root))
     click.echo(f"forged {shown} ({result.manifest['generator']['mode']}, "
                f"{result.manifest['generator']['contract']}, seed {result.manifest['seed']})",
@@ -120,12 +140,9 @@ def forge_command(brief: Path, name: str, title: str | None, seed: int | None, r
 @click.option("--seed", type=click.IntRange(min=0), required=True,
               help="The scenario seed the lab generates with by default.")
 @click.option("--title", default=None, help="Lab title (default: the name in title case).")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
-              show_default=True, help="Output root; the lab is ROOT/<industry>/<name>.")
-@click.option("--no-verify", is_flag=True,
-              help="Skip installing, generating, testing and mock-running the lab.")
+@_root_and_verify_options
 def new_use_case_command(industry: str, name: str, seed: int, title: str | None, root: Path,
-                         no_verify: bool) -> None:
+                         no_verify: bool, quiet: bool) -> None:
     """Scaffold a lab package whose tests and mock evaluation pass from the start.
 
     The world is a generic placeholder (a request desk with a misleading archetype and a
@@ -146,7 +163,7 @@ def new_use_case_command(industry: str, name: str, seed: int, title: str | None,
     click.echo(f"created {_shown(dest, str(root))}", err=True)
     if not no_verify:
         pkg = lab_names(industry, name, title).pkg
-        steps = verify_lab(dest, pkg, seed=seed, n=30, repeats=3, progress=_echo_step)
+        steps = verify_lab(dest, pkg, seed=seed, n=30, repeats=3, progress=_step_echo(quiet))
         if not all(step.passed for step in steps):
             raise BarNotMetError(f"{dest}: the lab failed verification at {steps[-1].step}: "
                                  f"{steps[-1].summary}; its files are kept")

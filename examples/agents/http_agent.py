@@ -133,6 +133,10 @@ class AgentHandler(BaseHTTPRequestHandler):
         if urlsplit(self.path).path != EVALUATE_PATH:
             self._error(404, f"no such path; POST requests to {EVALUATE_PATH}")
             return
+        self.answer(body)
+
+    def answer(self, body: bytes) -> None:
+        """Answer the body of one ``POST /evaluate`` (``llm_agent_http.py`` replaces this)."""
         try:
             request = json.loads(body)
             response = respond(request)

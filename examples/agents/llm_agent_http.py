@@ -24,11 +24,10 @@ import sys
 import threading
 from http.server import ThreadingHTTPServer
 from typing import Any
-from urllib.parse import urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from http_agent import EVALUATE_PATH, AgentHandler, AgentServer, _BodyError, serve  # noqa: E402
+from http_agent import AgentHandler, AgentServer, serve  # noqa: E402
 from llm_agent import RequestError, add_server_options, make_llm_backend, respond  # noqa: E402
 
 
@@ -37,17 +36,10 @@ class LLMAgentHandler(AgentHandler):
 
     server_version = "aau-example-llm-agent/1.0"
 
-    def do_POST(self) -> None:  # noqa: N802 (name fixed by BaseHTTPRequestHandler)
+    def answer(self, body: bytes) -> None:
+        """One request, one model call (``AgentHandler`` reads the body and checks the path)."""
         from aau_core import ProviderError
 
-        try:
-            body = self._read_body()
-        except _BodyError as error:
-            self._error(error.status, str(error), close=True)
-            return
-        if urlsplit(self.path).path != EVALUATE_PATH:
-            self._error(404, f"no such path; POST requests to {EVALUATE_PATH}")
-            return
         server: Any = self.server
         try:
             request = json.loads(body)

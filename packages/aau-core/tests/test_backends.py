@@ -262,7 +262,7 @@ def test_deepseek_cache_split_usage(server, monkeypatch):
     assert cost.cost_usd == pytest.approx((60 * 0.14 + 140 * 0.14 * 0.02 + 14 * 0.28) / 1e6)
 
 
-def test_connection_failure_retries_then_reads_as_transport(monkeypatch):
+def test_refused_connection_fails_at_once_and_reads_as_transport(monkeypatch):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed once the block ends: nothing listens there
@@ -272,8 +272,65 @@ def test_connection_failure_retries_then_reads_as_transport(monkeypatch):
     backend.max_attempts, backend.min_interval_s = 3, 0
     with pytest.raises(ProviderError) as info:
         backend.create("s", [{"role": "user", "content": "u"}], TOOLS)
-    assert "giving up after 3 attempts: ConnectionError" in str(info.value)
-    assert is_transport_error(info.value) and waits == [2.0, 4.0]
+    assert str(info.value).startswith("ConnectionError talking to groq")
+    assert "connection refused" in str(info.value)
+    assert is_transport_error(info.value) and waits == []  # no back-off on a refused connect
+
+
+def test_connection_timeout_still_retries(server, monkeypatch):
+    backend, waits = provider_backend("groq", server, monkeypatch)
+    backend.max_attempts, backend.min_interval_s = 3, 0
+    openai = backend._openai
+
+    def timeout(**_):
+        raise openai.APITimeoutError(request=None)
+
+    backend._client = SimpleNamespace(
+        chat=SimpleNamespace(
+            completions=SimpleNamespace(with_raw_response=SimpleNamespace(create=timeout))
+        )
+    )
+    with pytest.raises(ProviderError) as info:
+        backend.create("s", [{"role": "user", "content": "u"}], TOOLS)
+    assert "giving up after 3 attempts: Timed out" in str(info.value) and waits == [2.0, 4.0]
+
+
+MALFORMED_REPLIES = {
+    "non-JSON body": ({"raw": "<html>oops</html>", "content_type": "text/html"}, "invalid JSON"),
+    "non-JSON body labelled JSON": ({"raw": "not json"}, "invalid JSON"),
+    "JSON list": ({"raw": "[1, 2]"}, "not an object"),
+    "JSON string": ({"raw": '"hello"'}, "not an object"),
+    "no choices": ({"raw": '{"id": "x", "model": "m"}'}, "no choices"),
+    "empty choices": ({"raw": '{"choices": []}'}, "no choices"),
+    "choice not an object": ({"raw": '{"choices": [7]}'}, "choices[0] is not an object"),
+    "message a string": ({"raw": '{"choices": [{"message": "hi"}]}'}, "message is str"),
+    "content a number": (
+        {"raw": '{"choices": [{"message": {"content": 5}}]}'},
+        "message.content is int",
+    ),
+    "tool_calls an object": (
+        {"raw": '{"choices": [{"message": {"tool_calls": {"a": 1}}}]}'},
+        "message.tool_calls is dict",
+    ),
+    "function a string": (
+        {"raw": '{"choices": [{"message": {"tool_calls": [{"function": "f"}]}}]}'},
+        "function is str",
+    ),
+    "usage a list": ({"raw": '{"choices": [{"message": {}}], "usage": [1]}'}, "usage is list"),
+    "nested 5000 deep": ({"raw": "[" * 5000 + "]" * 5000}, "nested deeper"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(MALFORMED_REPLIES))
+def test_malformed_reply_is_an_invalid_response_transport_error(shape, server, monkeypatch):
+    step, why = MALFORMED_REPLIES[shape]
+    backend, waits = provider_backend("local", server, monkeypatch)
+    server.plan = [{"status": 200, **step}]
+    with pytest.raises(ProviderError) as info:
+        backend.create("s", [{"role": "user", "content": "u"}], TOOLS)
+    text = str(info.value)
+    assert text.startswith("invalid response from local: ") and why in text, text
+    assert is_transport_error(text) and len(server.requests) == 1 and waits == []
 
 
 def test_provenance_records_the_served_model(server, monkeypatch):
@@ -397,6 +454,29 @@ def test_anthropic_error_is_a_transport_error(server, monkeypatch):
     with pytest.raises(ProviderError) as info:
         backend.create("s", [{"role": "user", "content": "u"}], TOOLS)
     assert "HTTP 401 from anthropic" in str(info.value) and is_transport_error(info.value)
+
+
+ANTHROPIC_MALFORMED = {
+    "non-JSON body": ({"raw": "<html>oops</html>", "content_type": "text/html"}, "no content list"),
+    "non-JSON body labelled JSON": ({"raw": "not json"}, "invalid JSON"),
+    "JSON list": ({"raw": "[1]"}, "no content list"),
+    "no content": ({"raw": '{"id": "m"}'}, "no content list"),
+    "content a number": ({"raw": '{"content": 5}'}, "no content list"),
+    "block without type": ({"raw": '{"content": [{"text": "x"}]}'}, "content[0] is not a block"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ANTHROPIC_MALFORMED))
+def test_anthropic_malformed_reply_is_an_invalid_response(shape, server, monkeypatch):
+    step, why = ANTHROPIC_MALFORMED[shape]
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    backend = make_backend("anthropic", base_url=server.url)
+    server.plan = [{"status": 200, **step}]
+    with pytest.raises(ProviderError) as info:
+        backend.create("s", [{"role": "user", "content": "u"}], TOOLS)
+    text = str(info.value)
+    assert text.startswith("invalid response from anthropic: ") and why in text, text
+    assert is_transport_error(text)
 
 
 # --------------------------------------------------------------------------- translation

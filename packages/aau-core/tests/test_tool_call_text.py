@@ -167,3 +167,34 @@ def test_parser_never_raises() -> None:
         parsed = parse_text(text)
         assert parsed.calls == [] or not parsed.malformed
         assert bool(parsed.note) == (not parsed.calls)
+
+
+def _nested(rng: random.Random, depth: int) -> str:
+    """A JSON-ish text nested ``depth`` deep from random openers (some left unclosed)."""
+    opens = "".join(rng.choice('[{"') if i % 7 == 3 else rng.choice("[{") for i in range(depth))
+    closes = "".join({"[": "]", "{": "}", '"': '"'}[c] for c in reversed(opens))
+    return opens + closes[: rng.randrange(len(closes) + 1)]
+
+
+@pytest.mark.parametrize("depth", [1_000, 5_000, 50_000])
+def test_deep_nesting_is_malformed_never_a_recursion_error(depth: int) -> None:
+    for text in (
+        "[" * depth + "]" * depth,
+        f"<tool_call>{'[' * depth}{']' * depth}</tool_call>",
+        f"```json\n{'[' * depth}{']' * depth}\n```",
+        '{"name": "f", "arguments": "' + "[" * depth + "]" * depth + '"}',
+    ):
+        parsed = parse_text(text)
+        assert parsed.calls == [] and parsed.malformed, parsed.note
+    structured = parse_reply("", [{"name": "f", "arguments": {"_unparseable": "[" * depth}}])
+    assert structured.calls == [] and structured.malformed
+
+
+def test_parser_never_raises_on_random_nesting() -> None:
+    rng = random.Random(31)
+    for _ in range(200):
+        body = _nested(rng, rng.choice([1, 5, 50, 900, 3_000, 20_000]))
+        for text in (body, f"<tool_call>{body}</tool_call>", f"```json\n{body}\n```"):
+            parsed = parse_text(text)  # must not raise
+            assert isinstance(parsed.calls, list)
+            assert parse_reply(text, []).calls == parsed.calls

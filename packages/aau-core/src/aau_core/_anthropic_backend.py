@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._backend_errors import MissingExtraError, ProviderError
+from ._backend_errors import MissingExtraError, ProviderError, invalid_response
 
 DEFAULT_ANTHROPIC_MODEL = "claude-opus-4-8"
 """The model ``make_backend("anthropic")`` requests when none is named (as aau-harness 1.6)."""
@@ -30,6 +30,16 @@ def _import_anthropic() -> Any:
     except ImportError:
         raise MissingExtraError("anthropic", "anthropic") from None
     return anthropic
+
+
+def _check_message(response: Any) -> None:
+    content = getattr(response, "content", None)
+    if not isinstance(content, list):
+        what = type(response).__name__ if not hasattr(response, "content") else "content"
+        raise invalid_response("anthropic", f"no content list in the reply ({what})")
+    for n, block in enumerate(content):
+        if not isinstance(getattr(block, "type", None), str):
+            raise invalid_response("anthropic", f"content[{n}] is not a block with a type")
 
 
 class AnthropicBackend:
@@ -97,7 +107,9 @@ class AnthropicBackend:
         ``usage``, ``model``).
 
         Raises:
-            ProviderError: an HTTP error status after the SDK's retries, or a connection failure.
+            ProviderError: an HTTP error status after the SDK's retries, a connection failure, or
+                a malformed 200 reply (``invalid response from anthropic: ...``: not JSON, not an
+                object, ``content`` not a list of blocks with a ``type``).
         """
         anthropic = self._anthropic
         try:
@@ -110,6 +122,9 @@ class AnthropicBackend:
         except anthropic.APIConnectionError as exc:
             kind = "Timed out" if isinstance(exc, anthropic.APITimeoutError) else "ConnectionError"
             raise ProviderError(f"{kind} talking to anthropic: {exc}") from None
+        except (ValueError, RecursionError) as exc:  # a 200 whose body is not JSON
+            raise invalid_response("anthropic", f"invalid JSON: {exc}") from None
+        _check_message(response)
         if self.served_model is None:
             self.served_model = getattr(response, "model", None) or self.model
         return response

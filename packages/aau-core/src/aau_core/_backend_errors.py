@@ -12,7 +12,8 @@ Hierarchy::
         │   └── MissingExtraError       the official SDK is not installed; the message is the one
         │                               line `pip install 'aau-core[openai]'` (or [anthropic])
         └── ProviderError               the provider did not give an answer: an HTTP error status,
-            │                           retries used up on 429/5xx, a connection failure. Also
+            │                           retries used up on 429/5xx, a connection failure, a
+            │                           malformed 200 reply (``invalid_response``). Also
             │                           RuntimeError. Its text matches TRANSPORT_ERROR_PATTERN
             │                           (``HTTP <status> from <provider>``, ``ConnectionError``),
             │                           so the guards count it as a transport failure.
@@ -77,3 +78,10 @@ class ProviderError(BackendError, RuntimeError):
 
 class StreamingRequiredError(ProviderError):
     """The provider refuses non-streaming requests for this model (HTTP 400 naming streaming)."""
+
+
+def invalid_response(provider: str, why: str) -> ProviderError:
+    """The one ``ProviderError`` for a reply that is not what the API promises (a 200 whose body
+    is not JSON, not an object, or lacks/mistypes a field): ``invalid response from <provider>:
+    <why>``, which ``TRANSPORT_ERROR_PATTERN`` counts as a transport failure."""
+    return ProviderError(f"invalid response from {provider}: {' '.join(why.split())[:300]}")

@@ -160,7 +160,8 @@ def make_backend(
         url = base_url or _env(base_url_env(kind)) or spec.base_url
         if url is None:
             raise BackendConfigError(
-                f"the {kind} backend needs the server's URL: pass base_url= or set "
+                f"the {kind} backend needs the server's URL: pass --base-url (base_url= from "
+                f"Python) or set "
                 f"{LOCAL_BASE_URL_ENV} (e.g. http://127.0.0.1:8080/v1 for llama.cpp)"
             )
         if kind == "local":
@@ -171,7 +172,9 @@ def make_backend(
             key = _key(spec.env_key or "", kind)
         if chosen is None:
             hint = f" or set {LOCAL_MODEL_ENV}" if kind == "local" else ""
-            raise BackendConfigError(f"the {kind} backend needs a model: pass model={hint}")
+            raise BackendConfigError(
+                f"the {kind} backend needs a model: pass --model (model= from Python){hint}"
+            )
         backend = OpenAICompatBackend(
             spec, chosen, key, url.rstrip("/"), text_tool_calls=text_tool_calls
         )

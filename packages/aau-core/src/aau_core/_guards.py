@@ -22,7 +22,8 @@ from ._errors import AauError
 TRANSPORT_ERROR_PATTERN: re.Pattern[str] = re.compile(
     r"HTTP[^0-9]{0,12}(4\d\d|5\d\d)"
     r"|Unauthorized|Forbidden|Payment\s*Required|RemoteDisconnected|ConnectionError"
-    r"|Timed?\s*out|Too\s*Many\s*Requests|SSLError|NameResolution|Quota",
+    r"|Timed?\s*out|Too\s*Many\s*Requests|SSLError|NameResolution|Quota"
+    r"|invalid\s+response\s+from",
     re.IGNORECASE,
 )
 """Case-insensitive pattern (searched, not matched) that marks an error text as a transport
@@ -30,8 +31,9 @@ failure: an HTTP 4xx/5xx status written as ``HTTP`` followed within 12 non-digit
 the code (``"HTTP 401"``, ``"HTTP error 503"``, ``"http status: 429"``; not ``"HTTP/1.1 429"``,
 whose version digits stop the search), or one of ``Unauthorized``, ``Forbidden``,
 ``Payment Required``, ``RemoteDisconnected``, ``ConnectionError``, ``Timeout``/``Timed out``,
-``Too Many Requests``, ``SSLError``, ``NameResolution``, ``Quota``. The same pattern as
-aau-harness 1.6 (``runner.py``), so both classify a stored result alike. aau-core's backend
+``Too Many Requests``, ``SSLError``, ``NameResolution``, ``Quota``, ``invalid response from``
+(a malformed reply from a model server). aau-harness 1.6's pattern (``runner.py``) plus that
+last alternative, so both classify a stored result alike. aau-core's backend
 errors (``ProviderError``) are worded so that they match it."""
 
 

@@ -14,7 +14,9 @@ Behaviour (as aau-harness 1.6 ``llm_providers.py``, on the official SDK instead 
 - **Throttle**: at least ``min_interval_s`` seconds between calls (free tiers' rate limits).
 - **Retries**: up to ``max_attempts`` tries. HTTP 429 or 5xx: wait ``Retry-After`` seconds when
   the server sends it, else ``min(2 ** attempt * 2, 60)``; a connection failure or timeout:
-  ``min(2 ** attempt * 2, 30)``. Then ``ProviderError("giving up after N attempts: HTTP 503 from
+  ``min(2 ** attempt * 2, 30)``, except a refused connection (nothing listens at ``base_url``),
+  which is a ``ProviderError("ConnectionError talking to ... (connection refused)")`` at once:
+  a server that is down fails in milliseconds, not after a minute of back-off. Then ``ProviderError("giving up after N attempts: HTTP 503 from
   groq: ...")``. Any other status is a ``ProviderError("HTTP <status> from <provider>: ...")`` at
   once. The SDK's own retries are off, so these rules are the only ones.
 - **Malformed tool calls**: a 400 whose body names ``tool_use_failed`` (Groq) becomes a text block
@@ -22,6 +24,12 @@ Behaviour (as aau-harness 1.6 ``llm_providers.py``, on the official SDK instead 
 - **Latched streaming**: a 400 whose body mentions streaming means the model only streams; the
   backend sets ``streaming = True`` and from then on, for the rest of the session, sends
   ``stream: true`` with ``stream_options.include_usage`` and reassembles the SSE chunks.
+- **Malformed replies**: a 200 whose body is not JSON, is JSON but not an object, has no
+  non-empty ``choices`` list, or has a field of the wrong type (``message``, ``content``,
+  ``tool_calls``, ``function``, ``usage``, ...) is a ``ProviderError("invalid response from
+  <provider>: ...")`` at once, never a ``TypeError``/``KeyError`` from deep inside; the guards count
+  it as a transport failure (``TRANSPORT_ERROR_PATTERN``). ``check_completion`` is the one place
+  that checks; a streamed reply is checked after reassembly.
 - **Served model**: the ``model`` field of the first answer is kept as ``served_model`` (provenance).
 - **Usage**: ``input_tokens`` = ``prompt_cache_miss_tokens`` when given, else ``prompt_tokens``
   minus the cache hits (``prompt_cache_hit_tokens`` or ``prompt_tokens_details.cached_tokens``);
@@ -53,7 +61,10 @@ from ._backend_errors import (
     MissingExtraError,
     ProviderError,
     StreamingRequiredError,
+    invalid_response,
 )
+from ._errors import InputError
+from ._strict_json import loads_strict
 from ._tool_call_text import parse_tool_call_text
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -213,7 +224,7 @@ def _parse_arguments(raw: Any) -> Any:
         return raw if raw is not None else {}
     try:
         return json.loads(raw or "{}")
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return {"_unparseable": raw}
 
 
@@ -268,11 +279,58 @@ def with_text_tool_calls(response: ModelResponse) -> ModelResponse:
     return attrs.evolve(response, content=[*response.content, *uses], stop_reason="tool_calls")
 
 
-def _dump(obj: Any) -> dict[str, Any]:
+def _check_type(value: Any, kinds: tuple[type, ...], where: str, provider: str) -> None:
+    if value is not None and not isinstance(value, kinds):
+        raise invalid_response(provider, f"{where} is {type(value).__name__}, not {kinds[0].__name__}")
+
+
+def check_completion(data: Any, provider: str) -> dict[str, Any]:
+    """``data`` when it has the chat-completion shape ``response_from_openai`` reads.
+
+    Raises:
+        ProviderError: ``invalid response from <provider>: ...`` naming what is wrong: not an
+            object, no non-empty ``choices`` list, or a field of the wrong type.
+    """
+    if not isinstance(data, Mapping):
+        raise invalid_response(provider, f"the body is JSON {type(data).__name__}, not an object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise invalid_response(provider, "no choices in the reply")
+    choice = choices[0]
+    if not isinstance(choice, Mapping):
+        raise invalid_response(provider, "choices[0] is not an object")
+    _check_type(data.get("usage"), (Mapping,), "usage", provider)
+    _check_type(data.get("model"), (str,), "model", provider)
+    _check_type(choice.get("finish_reason"), (str,), "finish_reason", provider)
+    message = choice.get("message")
+    _check_type(message, (Mapping,), "choices[0].message", provider)
+    message = message or {}
+    _check_type(message.get("content"), (str,), "message.content", provider)
+    _check_type(message.get("refusal"), (str,), "message.refusal", provider)
+    calls = message.get("tool_calls")
+    _check_type(calls, (list,), "message.tool_calls", provider)
+    for n, call in enumerate(calls or []):
+        if not isinstance(call, Mapping):
+            raise invalid_response(provider, f"message.tool_calls[{n}] is not an object")
+        _check_type(call.get("id"), (str,), f"tool_calls[{n}].id", provider)
+        function = call.get("function")
+        _check_type(function, (Mapping,), f"tool_calls[{n}].function", provider)
+        _check_type((function or {}).get("name"), (str,), f"tool_calls[{n}].function.name", provider)
+    return dict(data)
+
+
+def _decode_body(text: str, provider: str) -> Any:
+    try:
+        return loads_strict(text, source=f"reply from {provider}")
+    except InputError as exc:
+        raise invalid_response(provider, f"{exc} (body: {text[:120]!r})") from None
+
+
+def _dump(obj: Any) -> Any:
     if isinstance(obj, Mapping):
         return dict(obj)
     dump = getattr(obj, "model_dump", None)
-    return dump() if callable(dump) else dict(vars(obj))
+    return dump() if callable(dump) else obj
 
 
 def _assemble_stream(chunks: Any) -> dict[str, Any]:
@@ -285,6 +343,8 @@ def _assemble_stream(chunks: Any) -> dict[str, Any]:
     model: str | None = None
     for raw in chunks:
         chunk = _dump(raw)
+        if not isinstance(chunk, Mapping):
+            raise TypeError(f"a streamed chunk is {type(chunk).__name__}, not an object")
         model = model or chunk.get("model")
         if chunk.get("usage"):
             usage = chunk["usage"]
@@ -339,6 +399,18 @@ def _retry_after(response: Any) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except (TypeError, ValueError):
         return None
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether a connection failure is a refused connection (no server at that address)."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError) or "refused" in str(seen).lower():
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _error_detail(exc: Any) -> str:
@@ -436,8 +508,12 @@ class OpenAICompatBackend:
                         stream_options={"include_usage": True},
                         timeout=STREAM_TIMEOUT_S,
                     )
-                    return _assemble_stream(stream)
-                return _dump(self._client.chat.completions.create(**payload))
+                    try:
+                        return _assemble_stream(stream)
+                    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+                        raise invalid_response(self.name, f"a streamed chunk: {exc}") from None
+                raw = self._client.chat.completions.with_raw_response.create(**payload)
+                return _decode_body(raw.http_response.text, self.name)
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 detail = _error_detail(exc)
@@ -457,6 +533,8 @@ class OpenAICompatBackend:
             except openai.APIConnectionError as exc:  # includes APITimeoutError
                 kind = "Timed out" if isinstance(exc, openai.APITimeoutError) else "ConnectionError"
                 last = f"{kind} talking to {self.name} at {self.base_url}: {exc}"
+                if _refused(exc):  # nothing listens there: retrying only delays the failure
+                    raise ProviderError(f"{last} (connection refused)") from None
                 if attempt + 1 < self.max_attempts:
                     self._sleep(min(2**attempt * 2.0, 30.0))
             finally:
@@ -479,8 +557,9 @@ class OpenAICompatBackend:
             a ``ModelResponse``.
 
         Raises:
-            ProviderError: an HTTP error status, or retries used up (text matches the guards'
-                transport pattern).
+            ProviderError: an HTTP error status, retries used up, or a malformed reply
+                (``invalid response from <provider>``); the text matches the guards' transport
+                pattern.
         """
         payload: dict[str, Any] = {
             "model": self.model,
@@ -505,7 +584,7 @@ class OpenAICompatBackend:
                 stop_reason="tool_use_failed",
                 usage=Usage(),
             )
-        response = response_from_openai(data)
+        response = response_from_openai(check_completion(data, self.name))
         if tools and self.text_tool_calls == "auto":
             response = with_text_tool_calls(response)
         if self.served_model is None:

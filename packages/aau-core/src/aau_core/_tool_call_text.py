@@ -30,6 +30,7 @@ Rules (all-or-nothing, so a reply is never half-read):
   ``<tool_call>`` tags together with fenced JSON outside them. A fence that holds JSON which is not
   a call (``{"result": 5}``) is malformed, not ignored.
 - JSON embedded in prose without a fence or a tag is not a call (no "first object wins").
+- JSON nested deeper than Python's recursion limit is malformed (the parser never raises).
 - A malformed or ambiguous reply yields **no calls** and a note saying why; a reply with no call
   markup at all yields no calls and the note ``no tool call in the reply``.
 
@@ -50,6 +51,8 @@ _JSON_FENCE_LANGS = {"", "json", "jsonc", "json5"}
 
 NO_TOOL_CALL_NOTE = "no tool call in the reply"
 """The note of a reply without any call markup."""
+
+_TOO_DEEP_NOTE = "malformed tool call: JSON nested too deeply; no call taken"
 
 
 class _ReplyError(ValueError):
@@ -93,6 +96,8 @@ def _call_from(value: Any, where: str) -> dict[str, Any]:
             arguments = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError as error:
             raise _ReplyError(f"{where}: 'arguments' string is not JSON ({error.msg})") from None
+        except RecursionError:
+            raise _ReplyError(f"{where}: 'arguments' string is nested too deeply") from None
     if not isinstance(arguments, dict):
         raise _ReplyError(f"{where}: 'arguments' must be an object")
     return {"name": name.strip(), "arguments": arguments}
@@ -112,6 +117,8 @@ def _json_values(body: str, where: str) -> list[Any]:
             value, index = decoder.raw_decode(body, index)
         except json.JSONDecodeError as error:
             raise _ReplyError(f"{where}: not JSON at character {error.pos} ({error.msg})") from None
+        except RecursionError:
+            raise _ReplyError(f"{where}: JSON nested too deeply") from None
         values.append(value)
     if not values:
         raise _ReplyError(f"{where}: empty")
@@ -210,6 +217,8 @@ def parse_tool_call_text(text: str) -> ParsedReply:
             return ParsedReply(_calls_in(text, "reply"), "json")
     except _ReplyError as error:
         return ParsedReply([], "none", f"malformed tool call: {error}; no call taken", True)
+    except RecursionError:  # deep nesting anywhere (the parser must never raise)
+        return ParsedReply([], "none", _TOO_DEEP_NOTE, True)
     return ParsedReply([], "none", NO_TOOL_CALL_NOTE)
 
 
@@ -238,6 +247,8 @@ def parse_tool_call_reply(text: str, structured: list[dict[str, Any]]) -> Parsed
             calls.append(_call_from(dict(call), f"tool_calls[{n}]"))
     except _ReplyError as error:
         return ParsedReply([], "none", f"malformed tool call: {error}; no call taken", True)
+    except RecursionError:
+        return ParsedReply([], "none", _TOO_DEEP_NOTE, True)
     return ParsedReply(calls, "tool_calls")
 
 

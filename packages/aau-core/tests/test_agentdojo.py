@@ -67,7 +67,23 @@ def test_ground_truth_replay_scores_every_task(capsys, tmp_path, suite, count):
     assert f"## AgentDojo {suite} (v1.2.2" in report and "| user_task_0 |" in report
     assert run(["results", "verify", str(path)]) == 0  # intervals recomputed from the rows
     assert run(["report", str(path), "--json"]) == 0  # every task passes in aau report
-    assert "utility 1.000 [1.000, 1.000]" in err and f"over {count} tasks x 1 repeats" in err
+    low = {16: "0.806", 21: "0.845"}[count]  # Wilson 95 % of count/count, as receipts use
+    assert f"utility 1.000 Wilson [{low}, 1.000] (bootstrap [1.000, 1.000])" in err
+    assert f"over {count} tasks x 1 repeats" in err
+    assert summary["utility_wilson_ci95"][1] == 1.0
+    assert f"{summary['utility_wilson_ci95'][0]:.3f}" == low
+    assert f"Wilson interval over tasks: [{low}, 1.000]" in report
+
+
+def test_replay_honours_max_turns_like_a_model(banking):
+    task = banking.tasks(["user_task_0"])
+    agg = run_agentdojo_bench(banking, task, backend_kind="ground-truth", max_turns=1)
+    detail = agg.results[0].detail
+    assert detail["n_turns"] == 1 and detail["ended"] == "turn_limit"
+    assert detail["agent_error"] == "no final answer within 1 turn"  # no submit tool offered
+    assert agg.results[0].metrics["utility"] == 0.0
+    agg = run_agentdojo_bench(banking, task, backend_kind="ground-truth", max_turns=2)
+    assert agg.results[0].detail["agent_error"] == "no final answer within 2 turns"
 
 
 def test_replay_of_the_other_suites_scores_every_task():

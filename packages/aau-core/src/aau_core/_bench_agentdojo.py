@@ -33,7 +33,9 @@ Each result's ``detail``: ``suite``, ``benchmark_version``, ``agentdojo_version`
 error text or ``None``), ``expected_tool_calls`` (the ground truth, concrete), ``tool_call_match``
 (``ToolCallMatch.to_dict()``), ``model_output``, ``ended`` (``"answer"``, ``"refusal"``,
 ``"turn_limit"``, or ``"malformed_tool_call"`` when the provider rejected the model's tool call,
-``stop_reason == "tool_use_failed"``: the run ends there, its output the provider's text), ``n_turns``, ``agent_error`` (the turn-limit message, else ``None``) and
+``stop_reason == "tool_use_failed"``: the run ends there, its output the provider's text),
+``n_turns``, ``agent_error`` (``no_answer_error``: ``"no final answer within N turns"`` at the
+turn limit, else ``None``) and
 ``usage`` (``CostTracker.as_dict()``).
 """
 
@@ -94,6 +96,12 @@ def _cost_model(backend: Any, backend_kind: str) -> str:
     return str(model)
 
 
+def no_answer_error(max_turns: int) -> str:
+    """``detail.agent_error`` of a run that hit the turn limit. AgentDojo agents end with a text
+    answer, not a submit tool (none is offered), so it names the final answer."""
+    return f"no final answer within {max_turns} turn{'' if max_turns == 1 else 's'}"
+
+
 def run_agentdojo_bench(
     suite: AgentDojoSuite,
     tasks: Sequence[AgentDojoTask],
@@ -118,8 +126,9 @@ def run_agentdojo_bench(
         base_url: the API root for ``make_backend`` (``local`` servers).
         mock_factory: for ``backend_kind="mock"``, builds a scripted backend (tests).
         repeats: runs per task (>= 1).
-        max_turns: most model calls per run (>= 1); the replay always gets at least one more
-            than its task's ground-truth calls.
+        max_turns: most model calls per run (>= 1), the replay's as a real backend's (it
+            needs one more than its task's ground-truth calls: 19 at most in v1.2.2, so the
+            default suffices; fewer ends the run at the limit, as a model would).
         progress: called after each run with one line (``run_eval``).
         text_tool_calls: ``make_backend``'s option for OpenAI-compatible kinds: ``"auto"`` reads
             tool calls a model writes as text (llama.cpp's server), ``"off"`` does not.
@@ -161,10 +170,9 @@ def run_agentdojo_bench(
         pre, env = suite.new_environment(task)
         session = suite.session(env)
         recorder = _TextRecorder(backend)
-        turns = max(max_turns, len(truths[task.task_id]) + 1) if replay else max_turns
         started = time.monotonic()
         run = run_tool_agent(recorder, system_prompt, tool_schemas, task.prompt, session,
-                             _NO_SUBMIT, cost, max_turns=turns)
+                             _NO_SUBMIT, cost, max_turns=max_turns)
         latency = time.monotonic() - started
         ended = ("refusal" if run.refused else
                  "turn_limit" if run.error != NO_SUBMISSION_ERROR else
@@ -196,12 +204,23 @@ def run_agentdojo_bench(
                 "model_output": output,
                 "ended": ended,
                 "n_turns": run.n_turns,
-                "agent_error": None if ended != "turn_limit" else run.error,
+                "agent_error": None if ended != "turn_limit" else no_answer_error(max_turns),
                 "usage": cost.as_dict(),
             },
         )
 
     return run_eval(list(tasks), run_one, repeats=repeats, progress=progress)
+
+
+def wilson_ci95(agg: EvalAggregate, metric: str = HEADLINE_METRIC) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a 0/1 ``metric`` over the scored tasks (per-task means
+    summed as successes), the interval ``aau evaluate`` puts in its receipts. The result file
+    keeps ``run_eval``'s bootstrap (``aau results verify`` recomputes it), which collapses to
+    ``[1, 1]`` when every task passes; the CLI line and the report show both, named."""
+    from ._statistics import wilson_interval
+
+    n = agg.metric_counts.get(metric) or agg.n_scenarios
+    return wilson_interval(agg.metric_means[metric] * n, n)
 
 
 # ---------------------------------------------------------------------- result files
@@ -256,7 +275,11 @@ def render_bench_report(suite: AgentDojoSuite, agg: EvalAggregate, model: str) -
     rows = [[task, info[0], mean(info[1]), mean(info[2]), info[3]]
             for task, info in per_task.items()]
     table = markdown_table(["Task", "Difficulty", "utility", "tool_call_match", "Errors"], rows)
-    note = ("`utility` is AgentDojo's own check of the environment and the answer; "
+    low, high = wilson_ci95(agg)
+    note = (f"`utility` 95 % Wilson interval over tasks: [{low:.3f}, {high:.3f}] (as in "
+            "`aau evaluate` receipts; the table above shows the bootstrap over tasks, which is "
+            "[1, 1] or [0, 0] when every task agrees). "
+            "`utility` is AgentDojo's own check of the environment and the answer; "
             "`tool_call_match` is aau's match of the calls made against the task's ground "
             "truth (every ground-truth call made, extra calls allowed). No prompt injections: "
             "this measures utility only (docs/agentdojo.md).")
@@ -299,6 +322,6 @@ def write_bench_result(out_dir: str | os.PathLike[str], suite: AgentDojoSuite,
 
 __all__ = [
     "DEFAULT_MAX_TURNS", "GROUND_TRUTH_KIND", "HEADLINE_METRIC", "TOOL_CALL_MODE",
-    "bench_result_document", "render_bench_report", "result_paths", "result_stem",
-    "run_agentdojo_bench", "write_bench_result",
+    "bench_result_document", "no_answer_error", "render_bench_report", "result_paths",
+    "result_stem", "run_agentdojo_bench", "wilson_ci95", "write_bench_result",
 ]

@@ -107,6 +107,7 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
         HEADLINE_METRIC,
         result_paths,
         run_agentdojo_bench,
+        wilson_ci95,
         write_bench_result,
     )
     from ._io import check_outputs
@@ -142,8 +143,10 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
     record_file_or_warn(json_path, store=run_store)  # a failure only warns
     mean = agg.metric_means[HEADLINE_METRIC]
     low, high = agg.metric_ci95[HEADLINE_METRIC]
+    w_low, w_high = wilson_ci95(agg)
     click.echo(f"{json_path}: agentdojo {suite} ({bench.benchmark_version}) utility {mean:.3f} "
-               f"[{low:.3f}, {high:.3f}], tool_call_match "
+               f"Wilson [{w_low:.3f}, {w_high:.3f}] (bootstrap [{low:.3f}, {high:.3f}]), "
+               "tool_call_match "
                f"{agg.metric_means['tool_call_match']:.3f} over {agg.n_scenarios} tasks x "
                f"{repeats} repeats, ${agg.total_cost_usd:.4f}", err=True)
     if as_json:
@@ -156,6 +159,7 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
             "utility_passed": sum(1 for r in agg.results
                                   if not r.error and r.metrics["utility"] == 1.0),
             "n_runs": len(agg.results),
+            "utility_wilson_ci95": [round(w_low, 4), round(w_high, 4)],
             "total_cost_usd": round(agg.total_cost_usd, 4),
         }
         click.echo(json.dumps(summary, sort_keys=True))

@@ -115,8 +115,41 @@ def test_index_json_matches_the_files_examples_and_vectors():
     assert cs.index_problems() == []
     listed = {info.path for info in aau_schemas.kinds()}
     on_disk = {rel for rel, _ in aau_schemas.iter_schema_files()}
-    assert on_disk - listed <= {"common/v1/defs.schema.json"}
+    # a minor version's row moved to vN.M/; the superseded vN/ file stays (kind_by_path owns it)
+    assert on_disk - set(cs.kind_by_path()) <= {"common/v1/defs.schema.json"}
     assert listed <= on_disk
+
+
+def test_index_rows_with_versions_own_their_superseded_files_and_need_an_enum(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # schemas/README.md "Versioning": a minor vN.M/ row lists every accepted string in versions.
+    def schema(path: str, field: dict[str, Any]) -> dict[str, Any]:
+        return {"$id": cs.BASE_URI + path, "required": ["widget_version"],
+                "properties": {"widget_version": field}}
+
+    row = {"kind": "widget", "path": "widget/v1.2/widget.schema.json", "title": "t",
+           "version_field": "widget_version", "version": "aau-widget/1.2",
+           "versions": ["aau-widget/1.0", "aau-widget/1.1", "aau-widget/1.2"]}
+    for folder in ("v1", "v1.1", "v1.2", "v2"):
+        (tmp_path / "widget" / folder).mkdir(parents=True)
+        (tmp_path / "widget" / folder / "widget.schema.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "index.json").write_text(json.dumps({"base_uri": cs.BASE_URI, "kinds": [row]}))
+    monkeypatch.setattr(cs, "SCHEMAS", tmp_path)
+    assert cs.kind_by_path() == {f"widget/{v}/widget.schema.json": "widget"
+                                 for v in ("v1.2", "v1", "v1.1")}
+    where = "widget/v1.2/widget.schema.json"
+    enum = schema(where, {"enum": row["versions"][::-1]})
+    assert cs.version_problems(row, enum, where) == []
+    too_few = schema(where, {"enum": ["aau-widget/1.2"]})
+    assert cs.version_problems(row, too_few, where) == [
+        f"{where}: widget_version must be required with enum {row['versions']!r} (index.json)"]
+    assert cs.version_problems({**row, "versions": ["aau-widget/1.0"]}, enum, where) == [
+        "schemas/index.json: kind 'widget': versions must be a list of distinct version strings"
+        " including version 'aau-widget/1.2'"]
+    plain = {k: v for k, v in row.items() if k != "versions"}
+    assert cs.version_problems(plain, schema(where, {"const": "aau-widget/1.2"}), where) == []
+    assert cs.version_problems(plain, schema(where, {"enum": ["aau-widget/1.2"]}), where) == [
+        f"{where}: widget_version must be required with const 'aau-widget/1.2' (index.json)"]
 
 
 def test_whole_check_finds_no_structural_problem():

@@ -12,7 +12,9 @@ What it checks (exit 0 when everything holds, 1 otherwise; 2 for usage errors):
 2. Every ``$ref`` is relative or inside the base URI, and resolves to an existing file and
    JSON-pointer fragment (nothing is ever fetched).
 3. ``schemas/index.json`` and the files agree: every kind's file exists, every schema file is a
-   kind, every kind with a version field has that field as a ``const`` in its schema, and every kind
+   kind, every kind with a version field has that field as a ``const`` in its schema (for a row
+   with ``versions``, a minor version ``vN.M/``: an ``enum`` of exactly those strings, ``version``
+   among them), and every kind
    but ``common`` has valid examples, invalid examples and a vector file ``schemas/tests/<kind>.json``.
 4. Every valid example, invalid example and vector test gets the expected verdict from all three
    validators: python-jsonschema (format checking on, offline registry from ``aau_schemas``),
@@ -42,6 +44,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -108,8 +111,63 @@ def index() -> dict[str, Any]:
 
 
 def kind_by_path() -> dict[str, str]:
-    """``{"suite/v1/suite.schema.json": "suite", ...}`` from index.json."""
-    return {entry["path"]: entry["kind"] for entry in index()["kinds"]}
+    """``{"suite/v1/suite.schema.json": "suite", ...}`` from index.json, plus the superseded files
+    of minor-versioned kinds (schemas/README.md "Versioning"): a row at ``<family>/vN.M/<file>``
+    also owns ``<family>/vN/<file>`` and ``<family>/vN.K/<file>`` (K < M), which stay unchanged
+    and keep their examples, all documents of that kind."""
+    out = {entry["path"]: entry["kind"] for entry in index()["kinds"]}
+    for path, kind in list(out.items()):
+        for older in superseded_paths(path):
+            out.setdefault(older, kind)
+    return out
+
+
+def superseded_paths(path: str) -> list[str]:
+    """The existing earlier minors of a ``<family>/vN.M/<file>`` schema path (none for ``vN/``)."""
+    parts = path.split("/")
+    found = re.fullmatch(r"v(\d+)\.(\d+)", parts[-2]) if len(parts) >= 3 else None
+    if not found:
+        return []
+    major, minor = found.group(1), int(found.group(2))
+    folders = [f"v{major}"] + [f"v{major}.{k}" for k in range(1, minor)]
+    prefix = "/".join(parts[:-2])
+    return [f"{prefix}/{folder}/{parts[-1]}" for folder in folders
+            if (SCHEMAS / prefix / folder / parts[-1]).is_file()]
+
+
+def version_problems(entry: dict[str, Any], doc: dict[str, Any], where: str) -> list[str]:
+    """An index row's version keys against its schema file ``doc`` (``where`` names the file).
+
+    Without ``versions`` the version field is required with ``const`` ``version``. With
+    ``versions`` (a minor version, schemas/README.md "Versioning") it is a list of distinct
+    strings holding ``version``, and the field is required with exactly those strings as its
+    ``enum`` (or ``const`` when there is one).
+    """
+    kind = entry.get("kind")
+    field_, version = entry.get("version_field"), entry.get("version")
+    out = []
+    if (field_ is None) != (version is None):
+        out.append(f"schemas/index.json: kind {kind!r}: version_field and version go together")
+    if "versions" in entry:
+        versions = entry["versions"]
+        if (field_ is None or not isinstance(versions, list) or not versions
+                or not all(isinstance(v, str) for v in versions)
+                or len(set(versions)) != len(versions) or version not in versions):
+            return out + [f"schemas/index.json: kind {kind!r}: versions must be a list of distinct "
+                          f"version strings including version {version!r}"]
+    else:
+        versions = [version]
+    if field_ is None:
+        return out
+    prop = doc.get("properties", {}).get(field_, {})
+    accepted = [prop["const"]] if "const" in prop else (
+        prop.get("enum") if "versions" in entry else None)
+    if field_ not in doc.get("required", []) or not isinstance(accepted, list) or (
+            sorted(map(json.dumps, accepted)) != sorted(map(json.dumps, versions))):
+        rule = f"const {version!r}" if len(versions) == 1 and "versions" not in entry else (
+            f"enum {versions!r}")
+        out.append(f"{where}: {field_} must be required with {rule} (index.json)")
+    return out
 
 
 # --------------------------------------------------------------------------- cases
@@ -585,31 +643,22 @@ def index_problems() -> list[str]:
     names = [e.get("kind") for e in entries]
     if len(names) != len(set(names)):
         out.append("schemas/index.json: duplicate kind names")
-    listed = set()
+    listed = set(kind_by_path())
     examples = example_cases()
     vectors = {p.stem for p in vector_files()}
     for entry in entries:
         kind, path = entry.get("kind"), entry.get("path", "")
-        listed.add(path)
         keys = {"kind", "path", "title", "version_field", "version"}
-        if set(entry) != keys:
+        if not keys <= set(entry) <= keys | {"versions"}:
             out.append(
                 f"schemas/index.json: kind {kind!r} must have exactly the keys {sorted(keys)}"
+                " (and optionally versions)"
             )
         file = SCHEMAS / path
         if not file.is_file():
             out.append(f"schemas/index.json: kind {kind!r}: {path} does not exist")
             continue
-        doc = load_json(file)
-        field_, version = entry.get("version_field"), entry.get("version")
-        if (field_ is None) != (version is None):
-            out.append(f"schemas/index.json: kind {kind!r}: version_field and version go together")
-        if field_ is not None:
-            const = doc.get("properties", {}).get(field_, {}).get("const")
-            if const != version or field_ not in doc.get("required", []):
-                out.append(
-                    f"{rel(file)}: {field_} must be required with const {version!r} (index.json)"
-                )
+        out.extend(version_problems(entry, load_json(file), rel(file)))
         if kind == "common":
             continue
         n_valid = sum(1 for c in examples if c.kind == kind and c.expected)

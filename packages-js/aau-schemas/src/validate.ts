@@ -20,6 +20,8 @@ export interface KindInfo {
   title: string;
   version_field: string | null;
   version: string | null;
+  /** Every accepted version string of a minor-versioned kind (schemas/README.md "Versioning"). */
+  versions?: string[];
 }
 
 /** One violation: where (`$.cases[0].input`, and the same place as a JSON Pointer) and why. */
@@ -93,11 +95,29 @@ export function schema(kind: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(SCHEMA_DIR, kindInfo(kind).path), "utf8"));
 }
 
-/** The kind whose version field holds its version string, as aau_schemas.detect_kind. */
+/** A kind's accepted version strings: its `versions` list, else its `version` (none without a field). */
+export function kindVersions(info: KindInfo): string[] {
+  if (info.versions && info.versions.length > 0) return info.versions;
+  return info.version === null ? [] : [info.version];
+}
+
+/**
+ * The kind whose version field holds one of its version strings (`version`, or any listed in the
+ * index row's `versions`), as aau_schemas.detect_kind.
+ */
 export function detectKind(doc: unknown): string | undefined {
+  return detectKindIn(loaded().index.kinds, doc);
+}
+
+/** detectKind against the given index rows (the packaged `index.json`'s `kinds`, or any other). */
+export function detectKindIn(kinds: readonly KindInfo[], doc: unknown): string | undefined {
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return undefined;
   const record = doc as Record<string, unknown>;
-  return loaded().index.kinds.find((k) => k.version_field !== null && record[k.version_field] === k.version)?.kind;
+  return kinds.find((k) => {
+    if (k.version_field === null || !Object.hasOwn(record, k.version_field)) return false;
+    const value = record[k.version_field];
+    return typeof value === "string" && kindVersions(k).includes(value);
+  })?.kind;
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;

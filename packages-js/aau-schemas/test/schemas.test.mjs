@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { exampleKind, posixRelative, walk } from "../scripts/layout.mjs";
-import { SCHEMA_DIR, detectKind, isValid, jsonPath, kindInfo, kinds, validate, validateWith, UnknownKindError } from "../dist/index.js";
+import { SCHEMA_DIR, detectKind, detectKindIn, isValid, jsonPath, kindInfo, kinds, validate, validateWith, UnknownKindError } from "../dist/index.js";
 
 const read = (path) => JSON.parse(readFileSync(path, "utf8"));
 const index = read(join(SCHEMA_DIR, "index.json"));
@@ -26,7 +26,7 @@ for (const rel of examples) {
     if (rel.includes("/valid/")) {
       assert.deepEqual(errors, []);
       const info = kindInfo(kind);
-      if (info.version_field && doc[info.version_field] === info.version) assert.ok(detectKind(doc));
+      if (info.version_field && doc[info.version_field] === info.version) assert.equal(detectKind(doc), kind);
     } else {
       assert.ok(errors.length > 0, "an invalid example validated");
       for (const e of errors) assert.match(e.path, /^\$/);
@@ -66,4 +66,22 @@ test("errors carry aau's JSON path style, every one of them", () => {
   assert.equal(isValid("suite", suite), true);
   assert.equal(jsonPath(["a", 0, "odd key", "it's"]), "$.a[0]['odd key']['it\\'s']");
   assert.throws(() => validate("no-such-kind", {}), UnknownKindError);
+});
+
+test("detectKind: a document carrying any version string an index row lists in versions is that kind", () => {
+  // schemas/README.md "Versioning": a minor vN.M/ row lists every accepted string of its major.
+  const rows = [
+    { kind: "widget", path: "widget/v1.1/widget.schema.json", title: "t", version_field: "widget_version",
+      version: "aau-widget/1.1", versions: ["aau-widget/1.0", "aau-widget/1.1"] },
+    { kind: "widget-v2", path: "widget/v2/widget.schema.json", title: "t", version_field: "widget_version",
+      version: "aau-widget/2.0" },
+    { kind: "common", path: "common/v1/defs.schema.json", title: "t", version_field: null, version: null },
+  ];
+  assert.equal(detectKindIn(rows, { widget_version: "aau-widget/1.0" }), "widget");
+  assert.equal(detectKindIn(rows, { widget_version: "aau-widget/1.1" }), "widget");
+  assert.equal(detectKindIn(rows, { widget_version: "aau-widget/2.0" }), "widget-v2");
+  assert.equal(detectKindIn(rows, { widget_version: "aau-widget/1.2" }), undefined);
+  assert.equal(detectKindIn(rows, { widget_version: ["aau-widget/1.0"] }), undefined);
+  assert.equal(detectKindIn(rows, { other: "aau-widget/1.0" }), undefined);
+  assert.equal(detectKindIn(rows, ["aau-widget/1.0"]), undefined);
 });

@@ -38,7 +38,11 @@ class KindInfo:
         schema_id: the schema's absolute ``$id``.
         title: one-line description.
         version_field: top-level field that carries the document version, or ``None``.
-        version: the value of that field for this kind, or ``None``.
+        version: the value of that field for this kind (the newest), or ``None``.
+        versions: every version string a document of this kind may carry: the ``versions`` list
+            of its ``index.json`` row (a minor version ``vN.M/`` accepts the strings of every
+            earlier minor of its major, schemas/README.md "Versioning"), else ``(version,)``;
+            ``()`` for kinds without a version field.
     """
 
     kind: str
@@ -47,6 +51,7 @@ class KindInfo:
     title: str
     version_field: str | None
     version: str | None
+    versions: tuple[str, ...] = ()
 
 
 def schema_root() -> Path:
@@ -75,6 +80,15 @@ def _index() -> dict[str, Any]:
     return json.loads((schema_root() / "index.json").read_text(encoding="utf-8"))
 
 
+def _versions(entry: dict[str, Any]) -> tuple[str, ...]:
+    """An index row's accepted version strings: its ``versions`` list, else its ``version``."""
+    listed = entry.get("versions")
+    if listed:
+        return tuple(listed)
+    version = entry.get("version")
+    return (version,) if version is not None else ()
+
+
 @functools.lru_cache(maxsize=1)
 def _kinds() -> dict[str, KindInfo]:
     index = _index()
@@ -88,6 +102,7 @@ def _kinds() -> dict[str, KindInfo]:
             title=entry["title"],
             version_field=entry.get("version_field"),
             version=entry.get("version"),
+            versions=_versions(entry),
         )
     return out
 
@@ -163,14 +178,17 @@ def detect_kind(doc: Any) -> str | None:
         doc: a parsed JSON value.
 
     Returns:
-        the kind name whose ``version_field`` holds exactly that kind's ``version``, or ``None``
+        the kind name whose ``version_field`` holds exactly one of that kind's ``versions`` (its
+        ``version``, or any string its ``index.json`` row lists in ``versions``), or ``None``
         when the document carries no known version (adapter responses carry none).
     """
     if not isinstance(doc, dict):
         return None
     for info in _kinds().values():
-        if info.version_field and doc.get(info.version_field) == info.version:
-            return info.kind
+        if info.version_field and info.version_field in doc:
+            value = doc[info.version_field]
+            if isinstance(value, str) and value in info.versions:
+                return info.kind
     return None
 
 
@@ -211,7 +229,7 @@ def kind_mismatch(doc: Any, expected: str | Sequence[str]) -> tuple[str, str] | 
         info = kind_info(detected)
         return (json_path([info.version_field or ""]) if info.version_field else "$",
                 f"this is a {detected} document ({_json(info.version_field)}: "
-                f"{_json(info.version)}), not a {want} document")
+                f"{_json(doc[info.version_field])}), not a {want} document")
     fields = [i.version_field for i in infos if i.version_field]
     fields += [i.version_field for i in _kinds().values()
                if i.version_field and i.version_field not in fields]
@@ -219,7 +237,7 @@ def kind_mismatch(doc: Any, expected: str | Sequence[str]) -> tuple[str, str] | 
         if field in doc:
             mine = [i for i in infos if i.version_field == field]
             owners = mine or [i for i in _kinds().values() if i.version_field == field]
-            versions = ", ".join(_json(i.version) for i in owners)
+            versions = ", ".join(_json(v) for i in owners for v in i.versions)
             kinds_text = " or ".join(i.kind for i in owners)
             tail = "" if mine else f"; expected a {want} document"
             return (json_path([field]), f"{_json(doc[field])} is not a supported version; {kinds_text} documents "

@@ -205,6 +205,28 @@ def test_existing_out_needs_force(tmp_path: Path, capsys: pytest.CaptureFixture)
     assert json.loads(out.read_text())["suite_id"] == "bfcl-v4-simple_python"
 
 
+def test_out_naming_a_file_it_reads_is_refused_even_with_force(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    src = tmp_path / "bsrc"
+    src.mkdir()
+    (src / "bfcl_v4_simple_python.head5.jsonl").write_text('{"id": "q"}\n')
+    (src / "bfcl_v4_parallel.answers.head5.jsonl").write_text('{"id": "a"}\n')
+    cache = tmp_path / "c2"
+    (cache / "bfcl").mkdir(parents=True)
+    wheel = cache / "bfcl" / imp.BFCL_WHEEL
+    wheel.write_bytes(b"wheel")
+    for extra in (["--source", str(src), "--out", str(src / "bfcl_v4_simple_python.head5.jsonl")],
+                  ["--source", str(src), "--out",
+                   str(src / ".." / "bsrc" / "bfcl_v4_parallel.answers.head5.jsonl")],
+                  ["--cache-dir", str(cache), "--out", str(wheel)]):
+        code = run(["import", "bfcl", "--category", "simple_python", *extra, "--force"])
+        assert code == 2, extra
+        assert "is also an input of this command" in capsys.readouterr().err
+    assert (src / "bfcl_v4_simple_python.head5.jsonl").read_text() == '{"id": "q"}\n'
+    assert (src / "bfcl_v4_parallel.answers.head5.jsonl").read_text() == '{"id": "a"}\n'
+    assert wheel.read_bytes() == b"wheel"
+
+
 # ---------------------------------------------------------------------------------------------
 # Wheel and cache
 
@@ -400,6 +422,20 @@ def test_whole_categories_of_the_pinned_wheel(tmp_path: Path, category: str) -> 
     assert run(["evaluate", str(out), "--mock", "--max-suite-bytes", "20000000", "--out",
                 str(receipt)]) == 0
     assert json.loads(receipt.read_text())["metrics"]["exact_rate"] == 1.0
+    if category == "live_multiple":  # docs/import.md's size note is this file's size
+        size = f"is a {out.stat().st_size / 1e6:.1f} MB suite"
+        assert size in (REPO / "docs" / "import.md").read_text(encoding="utf-8"), size
+
+
+@pytest.mark.skipif(not CACHED_WHEEL.is_file(), reason="the bfcl-eval wheel is not cached")
+def test_a_renamed_pinned_wheel_records_the_version_its_hash_proves(tmp_path: Path) -> None:
+    wheel = tmp_path / "bfcl_eval-9.9.9-py3-none-any.whl"
+    wheel.write_bytes(CACHED_WHEEL.read_bytes())
+    out = tmp_path / "s.json"
+    assert run(["import", "bfcl", "--category", "irrelevance", "--limit", "1", "--source",
+                str(wheel), "--out", str(out)]) == 0
+    src = json.loads(out.read_text())["source"]
+    assert src["version"] == imp.BFCL_VERSION and src["wheel"]["name"] == wheel.name
 
 
 def test_tool_name_encoding_round_trip_and_refusals() -> None:

@@ -262,6 +262,13 @@ def test_input_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert run(["import", "tau2", "--source", str(tmp_path), "--domain", "mock",
                 "--out", str(out)]) == 2
     assert "no task of mock could be imported (1 skipped)" in capsys.readouterr().err
+    task = {"id": 1, "ticket": "Close t1.", "evaluation_criteria": {"actions": [
+        {"name": "close", "arguments": {"id": "t1"}}]}}
+    (tmp_path / "tau2_mock_tasks.json").write_text(json.dumps([task, dict(task, id="1")]))
+    assert run(["import", "tau2", "--source", str(tmp_path), "--domain", "mock",
+                "--out", str(out)]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "tau2_mock_tasks.json: $[1].id: duplicate task id '1' (also $[0].id)")
     assert run(["import", "tau2", "--source", str(tmp_path), "--domain", "telecom",
                 "--out", str(out)]) == 2
     assert not out.exists()

@@ -150,6 +150,15 @@ def test_existing_out_is_refused_without_force(tmp_path, capsys):
     _written(out)
 
 
+def test_out_naming_a_file_of_the_pack_is_refused_even_with_force(tmp_path, capsys):
+    pack = tmp_path / "pack"
+    shutil.copytree(PACK, pack)
+    before = (pack / "study.json").read_bytes()
+    assert _summarize(pack / "study.json", "--force", pack=pack) == 2
+    assert "is also an input of this command" in capsys.readouterr().err
+    assert (pack / "study.json").read_bytes() == before
+
+
 # --------------------------------------------------------------------------- validate
 
 

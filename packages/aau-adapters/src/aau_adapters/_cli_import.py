@@ -89,9 +89,22 @@ def bfcl_command(category: str, limit: int | None, source: str | None,
 
     from ._import_bfcl import BFCL_VERSION, BFCL_WHEEL, default_cache_dir, import_bfcl
 
-    inputs = [source] if source and Path(source).is_file() else []
-    check_outputs({"--out": out}, inputs=inputs, force=force)
     cached = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    # Every file the import may read is an input --out must not name: a wheel given as
+    # --source, each JSON file of the folders a --source folder is searched in (a link there
+    # is left out: check_outputs refuses a link as --out anyway), and the cached wheel.
+    inputs: list[Path] = [cached / "bfcl" / BFCL_WHEEL]
+    if source and Path(source).is_dir():
+        root = Path(source)
+        for where in (root, root / "data", root / "bfcl_eval" / "data"):
+            for folder in (where, where / "possible_answer"):
+                if folder.is_dir():
+                    inputs += [f for f in folder.iterdir()
+                               if f.suffix.lower() in (".json", ".jsonl") and f.is_file()
+                               and not f.is_symlink()]
+    elif source:
+        inputs.append(Path(source))
+    check_outputs({"--out": out}, inputs=inputs, force=force)
     if source is None and not quiet and not (cached / "bfcl" / BFCL_WHEEL).is_file():
         click.echo(f"downloading bfcl-eval=={BFCL_VERSION} with pip download --no-deps into "
                    f"{cached / 'bfcl'} (once; later imports read the cached wheel) ...", err=True)

@@ -284,8 +284,11 @@ def read_bfcl_wheel(wheel: str | os.PathLike[str], category: str) -> BfclFiles:
         raw_wheel = Path(wheel).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from None
+    wheel_sha256 = _sha256(raw_wheel)
     match = re.match(r"bfcl_eval-([^-]+)-", Path(wheel).name)
-    version = match.group(1) if match else None
+    # the pinned hash proves the version, whatever the file is called; else the name says it
+    version = (BFCL_VERSION if wheel_sha256 == BFCL_WHEEL_SHA256
+               else match.group(1) if match else None)
     members = [f"{_WHEEL_DATA}/BFCL_v4_{category}.json"]
     if BFCL_CATEGORIES.get(category):
         members.append(f"{_WHEEL_DATA}/possible_answer/BFCL_v4_{category}.json")
@@ -307,7 +310,7 @@ def read_bfcl_wheel(wheel: str | os.PathLike[str], category: str) -> BfclFiles:
     answers = (_answers(_json_lines(data[1], f"{source}!{members[1]}"), f"{source}!{members[1]}")
                if len(data) > 1 else {})
     files = [{"path": m, "sha256": _sha256(d)} for m, d in zip(members, data, strict=True)]
-    return BfclFiles(questions, answers, files, version, _sha256(raw_wheel))
+    return BfclFiles(questions, answers, files, version, wheel_sha256)
 
 
 def default_cache_dir() -> Path:

@@ -394,8 +394,13 @@ def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | Non
     tasks = read_json_file(files["tasks"], max_bytes=MAX_TAU2_FILE_BYTES)
     if not isinstance(tasks, list):
         raise InputError("expected a JSON array of tasks", source=str(files["tasks"]), path="$")
+    seen: dict[str, int] = {}
     for i, task in enumerate(tasks):
         _check_task(task, f"$[{i}]", str(files["tasks"]))
+        first = seen.setdefault(str(task["id"]), i)
+        if first != i:  # each id becomes a scenario_id: two would clash in the suite
+            raise InputError(f"duplicate task id {str(task['id'])!r} (also $[{first}].id)",
+                             source=str(files["tasks"]), path=f"$[{i}].id")
     policy = _read_text(files["policy"])
     shown = read_tools(tools) if tools is not None else infer_tools(tasks)
     chosen = tasks if limit is None else tasks[:limit]

@@ -118,7 +118,9 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
 
     if len(sessions) > MAX_SESSIONS:
         raise UsageError(f"--session: at most {MAX_SESSIONS} sessions, got {len(sessions)}")
-    check_outputs({"--out": out}, inputs=[pack, *sessions,
+    pack_dir = Path(pack)  # every file of the pack folder is read: --out may name none of them
+    pack_files = [f for f in pack_dir.iterdir() if f.is_file()] if pack_dir.is_dir() else [pack]
+    check_outputs({"--out": out}, inputs=[*pack_files, *sessions,
                                           *([agent_receipt] if agent_receipt else [])],
                   force=force)
     checked = read_pack(pack)

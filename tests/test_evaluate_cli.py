@@ -259,7 +259,7 @@ def test_default_cap_is_aau_16s_2_000_000_bytes(tmp_path, capsys):
     assert aau(capsys, str(suite), "--mock")[0] == 0
     suite.write_text(json.dumps({**doc, "pad": doc["pad"] + "x"}), encoding="utf-8")
     rc, _, stderr = aau(capsys, str(suite), "--mock")
-    assert rc == 2 and "2,000,000-byte limit" in stderr
+    assert rc == 2 and "2,000,000-byte limit; --max-suite-bytes N raises it" in stderr
 
 
 @pytest.mark.parametrize(

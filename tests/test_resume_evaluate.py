@@ -212,3 +212,36 @@ def test_torn_last_line_is_discarded_and_corrupt_middle_line_refused(tmp_path: P
     result = _run([str(suite), "--mock", "--out", str(out), "--resume"])
     assert result.returncode == 2 and not out.exists()
     assert f"{ckpt}:2: $: " in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_second_evaluate_on_the_same_out_is_refused_while_the_first_runs(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, 12)
+    agent = tmp_path / "agent.py"
+    agent.write_text(AGENT.replace("time.sleep(0.08)", "time.sleep(1.5)"), encoding="utf-8")
+    env = dict(os.environ, AAU_SIDE=str(tmp_path / "side.txt"), AAU_RUN_STORE="none")
+    out = tmp_path / "r.json"
+    ckpt = tmp_path / "r.json.checkpoint.jsonl"
+    first = subprocess.Popen(_cmd(suite, agent, out), env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while _count(ckpt) < 1:  # the first run has started recording units
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        for extra in ([], ["--force"], ["--resume"]):
+            second = subprocess.run(_cmd(suite, agent, out, *extra), env=env,
+                                    capture_output=True, text=True)
+            assert second.returncode == 2, (extra, second.stderr)
+            assert (f"another aau evaluate (pid {first.pid}) is writing this checkpoint"
+                    in second.stderr), second.stderr
+        assert first.wait(timeout=60) == 0, first.stderr.read() if first.stderr else ""
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    assert len(receipt["results"]) == 12
+    assert not ckpt.exists() and not Path(f"{ckpt}.lock").exists()
+    again = subprocess.run(_cmd(suite, agent, out, "--force"), env=env, capture_output=True,
+                           text=True)
+    assert again.returncode == 0, again.stderr  # the lock went with the first run

@@ -141,3 +141,30 @@ def test_torn_tail_truncated_and_bad_lines_refused(tmp_path: Path) -> None:
                          created_at="2026-11-30T00:00:00Z", resume=True) as c:
         assert c.finished == {}
     assert read_checkpoint(path)[0]["units"] == 3
+
+
+def test_run_eval_refuses_a_checkpoint_another_process_is_writing(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    ckpt = tmp_path / "run.jsonl"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, aau_core\n"
+         f"c = aau_core.open_checkpoint({str(ckpt)!r}, producer='run_eval', units=1, "
+         "binding={'suite_digest': 'x', 'adapter': {}, 'config': {}}, created_at='t', "
+         "resume=False)\n"
+         "print('ready', flush=True)\nsys.stdin.read()\nc.remove()\n"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        for resume in (False, True):
+            with pytest.raises(OutputError, match=rf"another run_eval \(pid {holder.pid}\) is "
+                                                  "writing this checkpoint"):
+                run_eval(SCENARIOS[:2], run_one, checkpoint=ckpt, resume=resume)
+    finally:
+        holder.communicate("", timeout=30)
+    assert holder.returncode == 0
+    assert not ckpt.exists() and not (tmp_path / "run.jsonl.lock").exists()
+    run_eval(SCENARIOS[:2], run_one, checkpoint=ckpt)  # free again
+    assert not (tmp_path / "run.jsonl.lock").exists()

@@ -14,7 +14,9 @@ import click
 from aau_core import (
     EXIT_BAR_NOT_MET,
     EXIT_OK,
+    InputError,
     Interrupted,
+    OutputError,
     UsageError,
     check_outputs,
     json_content,
@@ -133,12 +135,19 @@ def checkpoint_path(out: str | None, *, resume: bool, force: bool) -> Path | Non
     Raises:
         UsageError: ``--resume`` without ``--out``; or a checkpoint is already there and
             neither ``--resume`` nor ``--force`` says what to do with it.
+        OutputError: another process is writing that checkpoint now (its lock is held).
     """
     if out is None:
         if resume:
             raise UsageError("--resume needs --out: the checkpoint is OUT.checkpoint.jsonl")
         return None
     path = Path(out).with_name(Path(out).name + ".checkpoint.jsonl")
+    from aau_core import checkpoint_writer
+
+    writer = checkpoint_writer(path)
+    if writer is not None:  # a live run, not an interrupted one: --resume or --force won't do
+        raise OutputError(f"{path}: another {writer} is writing this checkpoint; wait for it "
+                          "to finish or use another --out")
     if not resume and not force and os.path.lexists(path):
         raise UsageError(f"{path}: an interrupted run's checkpoint is here; add --resume to "
                          "continue it, or --force to start over")
@@ -272,7 +281,13 @@ def evaluate_command(
 
         run_units_with = ray_executor(address=ray_address)
 
-    loaded = load_suite(suite, max_bytes=max_suite_bytes)
+    try:
+        loaded = load_suite(suite, max_bytes=max_suite_bytes)
+    except InputError as exc:
+        if type(exc) is not InputError or not exc.message.endswith("-byte limit"):
+            raise
+        raise InputError(f"{exc.message}; --max-suite-bytes N raises it", source=exc.source,
+                         path=exc.path) from None
     if fmt == "aau-1.0" and loaded.version != SUITE_V1:
         raise UsageError(f"{suite}: --format aau-1.0 cannot hold a {loaded.version} suite "
                          "(aau-harness 1.x has no tool calls); use --format v2")
@@ -312,8 +327,8 @@ def evaluate_command(
                           "no receipt written", finished=exc.finished) from None
     finally:
         adapter.close()
-        if ckpt is not None:
-            ckpt.close()
+        if ckpt is not None and sys.exc_info()[0] is not None:
+            ckpt.close()  # else kept open (and locked) until the receipt is written: remove()
 
     if fmt == "aau-1.0":
         receipt = build_receipt_v1(run)

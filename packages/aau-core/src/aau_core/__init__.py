@@ -20,8 +20,8 @@ Public API::
                 INTOTO_STATEMENT_TYPE
                 (one manifest/pack layer for every pack family)
     execution   run_units
-    checkpoints open_checkpoint, read_checkpoint, Checkpoint, binding_sha256, canonical_json,
-                CHECKPOINT_VERSION (resumable runs: append-only JSONL of finished units)
+    checkpoints open_checkpoint, read_checkpoint, Checkpoint, checkpoint_writer, binding_sha256,
+                canonical_json, CHECKPOINT_VERSION (resumable runs: append-only JSONL of finished units)
     ray         ray_executor (run_units on Ray tasks; needs the extra aau-core[ray])
     progress    DelayedProgress (the progress bar of long runs: rate, ETA, cost; quiet)
     runner      run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
@@ -220,6 +220,7 @@ _EXPORTS = {
     "run_tool_agent": "._agent_loop",
     "run_units": "._execution",
     "open_checkpoint": "._checkpoint",
+    "checkpoint_writer": "._checkpoint",
     "read_checkpoint": "._checkpoint",
     "Checkpoint": "._checkpoint",
     "binding_sha256": "._checkpoint",
@@ -361,6 +362,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         Checkpoint,
         binding_sha256,
         canonical_json,
+        checkpoint_writer,
         open_checkpoint,
         read_checkpoint,
     )
@@ -738,6 +740,7 @@ __all__ = [
     "run_tool_agent",
     "run_units",
     "open_checkpoint",
+    "checkpoint_writer",
     "read_checkpoint",
     "Checkpoint",
     "binding_sha256",

@@ -12,6 +12,13 @@ Durability: each unit line is written with one ``write`` on a file opened ``O_AP
 line being written is lost. Such a torn last line (no final newline, or not parseable JSON) is
 discarded on resume and the file truncated to the last whole line; any other bad line is an
 input error. A unit that had finished but whose line was torn is simply run again.
+
+One writer at a time: ``open_checkpoint`` takes an OS advisory lock (``fcntl.flock``, exclusive,
+non-blocking) on ``PATH.lock`` beside the checkpoint, writes its pid and producer there, and
+holds it until ``close``, ``remove`` or the end of a ``with`` block (the OS drops it when the
+process dies, so a killed run never leaves a stale lock). A second writer gets ``another aau
+evaluate (pid N) is writing this checkpoint``. Where ``fcntl`` is missing (Windows) there is no
+lock.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import hashlib
 import json
 import os
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -126,11 +134,12 @@ class Checkpoint:
     """
 
     def __init__(self, path: Path, header: dict[str, Any], finished: dict[int, Any],
-                 fd: int) -> None:
+                 fd: int, lock_fd: int = -1) -> None:
         self.path = path
         self.header = header
         self.finished = finished
         self._fd = fd
+        self._lock_fd = lock_fd
         self._lock = threading.Lock()
 
     @property
@@ -152,26 +161,123 @@ class Checkpoint:
             os.fsync(self._fd)
             self.finished[index] = result
 
-    def close(self) -> None:
-        """Close the file (the checkpoint stays on disk)."""
+    def _close_file(self) -> None:
         with self._lock:
             if self._fd >= 0:
                 os.close(self._fd)
                 self._fd = -1
 
+    def _release(self) -> None:
+        with self._lock:
+            if self._lock_fd >= 0:
+                _unlock(lock_path(self.path), self._lock_fd)
+                self._lock_fd = -1
+
+    def close(self) -> None:
+        """Close the file (the checkpoint stays on disk) and give up the writer's lock (its
+        ``.lock`` file is deleted)."""
+        self._close_file()
+        self._release()
+
     def remove(self) -> None:
-        """Close and delete the checkpoint (after the run's final output is written)."""
-        self.close()
+        """Close and delete the checkpoint (after the run's final output is written), then
+        give up the writer's lock."""
+        self._close_file()
         try:
             self.path.unlink()
         except FileNotFoundError:
             pass
+        self._release()
 
     def __enter__(self) -> Checkpoint:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The lock file of checkpoint ``path``: ``PATH.lock`` beside it."""
+    target = Path(path)
+    return target.with_name(target.name + ".lock")
+
+
+def _unlock(lock: Path, fd: int) -> None:
+    try:
+        lock.unlink()  # still held: a waiting writer re-checks the file it locked is this path
+    except OSError:
+        pass
+    os.close(fd)
+
+
+def checkpoint_writer(path: str | os.PathLike[str]) -> str | None:
+    """Who is writing checkpoint ``path`` now: ``"aau evaluate (pid 123)"``, or ``None`` when
+    no live process holds its lock (or locks are unsupported here)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    lock = lock_path(path)
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return _holder(fd)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def _holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+    except OSError:
+        text = ""
+    pid, _, producer = text.partition(" ")
+    return f"{producer or 'another process'} (pid {pid if pid.isdigit() else '?'})"
+
+
+def _acquire(target: Path, producer: str) -> int:
+    """Take the writer's lock of checkpoint ``target``; -1 where locks are unsupported.
+
+    Raises:
+        OutputError: another live process holds it.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return -1
+    lock = lock_path(target)
+    for _ in range(50):
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise OutputError(f"{lock}: cannot write: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise OutputError(f"{target}: another {holder} is writing this checkpoint; wait "
+                              "for it to finish or write elsewhere") from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except OSError:
+            same = False
+        if not same:  # the holder deleted it as we opened it: lock the new file instead
+            os.close(fd)
+            time.sleep(0.01)
+            continue
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {producer}\n".encode(), 0)
+        return fd
+    raise OutputError(f"{target}: cannot take the checkpoint's lock (its lock file keeps "
+                      "changing)")
 
 
 def _fsync_dir(path: Path) -> None:
@@ -222,12 +328,28 @@ def open_checkpoint(path: str | os.PathLike[str], *, producer: str, units: int,
             another suite, adapter or configuration (one line naming which), or by another
             producer, or for another unit count.
         InvalidDocumentError: a line breaks the schema (see ``read_checkpoint``).
-        OutputError: without ``resume``, the file exists and ``force`` is false, or it is a
-            folder, link or device.
+        OutputError: another process is writing this checkpoint (``another aau evaluate (pid
+            N) is writing this checkpoint``); without ``resume``, the file exists and ``force``
+            is false, or it is a folder, link or device.
     """
     target = Path(path)
     binding = dict(binding)
     digest = binding_sha256(binding)
+    if not resume and not target.parent.is_dir():
+        check_writable(target, force=force)  # its rules say whether the folder may be made
+        target.parent.mkdir(parents=True, exist_ok=True)
+    lock_fd = _acquire(target, producer)
+    try:
+        return _open_locked(target, producer, units, binding, digest, created_at, resume,
+                            force, lock_fd)
+    except BaseException:
+        if lock_fd >= 0:
+            _unlock(lock_path(target), lock_fd)
+        raise
+
+
+def _open_locked(target: Path, producer: str, units: int, binding: dict[str, Any], digest: str,
+                 created_at: str, resume: bool, force: bool, lock_fd: int) -> Checkpoint:
     if resume and target.is_file() and not target.is_symlink() and b"\n" not in target.read_bytes():
         resume, force = False, True  # killed while writing the header: nothing finished yet
     if resume:
@@ -246,7 +368,7 @@ def open_checkpoint(path: str | os.PathLike[str], *, producer: str, units: int,
         if os.fstat(fd).st_size != good:  # drop a torn last line
             os.ftruncate(fd, good)
             os.fsync(fd)
-        return Checkpoint(target, header, finished, fd)
+        return Checkpoint(target, header, finished, fd, lock_fd)
     check_writable(target, force=force)
     header = {"checkpoint_version": CHECKPOINT_VERSION, "record": "header", "producer": producer,
               "created_at": created_at, "units": units, "binding": binding,
@@ -259,4 +381,4 @@ def open_checkpoint(path: str | os.PathLike[str], *, producer: str, units: int,
     except OSError as exc:
         raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
     _fsync_dir(target)
-    return Checkpoint(target, header, {}, fd)
+    return Checkpoint(target, header, {}, fd, lock_fd)

@@ -157,6 +157,8 @@ def test_schema_list_and_show(capsys):
                  "private-receipt-v1", "receipt-v2", "private-receipt-v2"):
         assert kind in kinds
     assert kinds["receipt-v2"]["version"] == "aau-byo-agent-receipt/2.0"
+    assert kinds["receipt-v2"]["versions"] == ["aau-byo-agent-receipt/2.0"]
+    assert kinds["adapter-response"]["versions"] == []
     assert run(["schema", "list"]) == 0
     assert "receipt-v2" in capsys.readouterr().out
     assert run(["schema", "show", "suite"]) == 0

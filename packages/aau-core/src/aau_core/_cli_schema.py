@@ -42,6 +42,7 @@ def list_command(as_json: bool) -> int:
             "kind": k.kind,
             "version_field": k.version_field,
             "version": k.version,
+            "versions": list(k.versions),  # every accepted string (a minor lists its major's)
             "schema_id": k.schema_id,
             "title": k.title,
         }

@@ -1,4 +1,4 @@
-"""Every command with outputs follows ``aau_core._io``'s rules: a device, pipe or link is never
+"""Every command with outputs follows ``aau_core._files._writing``'s rules: a device, pipe or link is never
 replaced (even with --force), two outputs may not be the same file, an output may not be one of
 the inputs, and an error leaves no output written (all or nothing)."""
 

@@ -313,8 +313,8 @@ def test_help_documents_exit_codes(capsys):
 
 def test_unknown_row_booleans_are_reported(tmp_path, capsys):
     """A later receipt row field such as tool_calls_match is shown per scenario (as a rate)."""
-    from aau_core._report_formats import report_junit, report_markdown
-    from aau_core._scenario_report import _receipt_report
+    from aau_core._reports._formats import report_junit, report_markdown
+    from aau_core._reports._scenarios import _receipt_report
 
     doc = json.loads(RECEIPT.read_text(encoding="utf-8"))
     for i, row in enumerate(doc["results"]):

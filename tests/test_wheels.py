@@ -20,8 +20,9 @@ from _helpers import COMMAND_AGENT, EXAMPLE_SUITE, REPO
 pytestmark = pytest.mark.slow
 
 BASELINE_SUITE = REPO / "schemas/suite/v1/examples/valid/suite-human-baseline-reference.json"
-PACKAGES = ["aau-schemas", "aau-core", "aau-adapters", "aau-baseline", "aau-evidence",
-            "aau-navigator", "aau-harness"]
+PACKAGES = ["aau-schemas", "aau-core", "aau-adapters", "aau-labs", "aau-baseline",
+            "aau-evidence", "aau-navigator", "aau-harness"]
+LAB_CONFIG = REPO / "examples/labs/river-permit-desk.json"
 
 
 def _run(argv, **kw):
@@ -48,7 +49,7 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
     assert "aau_schemas/schemas/index.json" in names
     assert "aau_schemas/schemas/receipt/v2/receipt.schema.json" in names
     core_whl = next(dist.glob("aau_core-*.whl"))
-    assert "aau_core/pricing.json" in zipfile.ZipFile(core_whl).namelist()
+    assert "aau_core/_agents/pricing.json" in zipfile.ZipFile(core_whl).namelist()
 
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
@@ -79,6 +80,7 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
     _run([*pip, "aau-adapters"], cwd=work, env=env)
     done = _run([aau, "--help"], cwd=work, env=env)
     assert "evaluate" in done.stdout.split("Commands:")[1].split()
+    assert "lab" not in done.stdout.split("Commands:")[1].split()
     shutil.copy(EXAMPLE_SUITE, work / "suite.json")
     shutil.copy(COMMAND_AGENT, work / "agent.py")
     shutil.copy(COMMAND_AGENT.with_name("routing_policy.py"), work / "routing_policy.py")
@@ -92,6 +94,17 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
     assert receipt["metrics"]["exact_rate"] == 0.875
     assert receipt["provenance"]["harness_version"] == "2.0.0.dev0"
     assert (env_dir / "bin" / "aau-evaluate").exists()
+
+    # 3a. + aau-labs: installing it adds `aau lab` and `aau bench`; a lab runs on the mock
+    _run([*pip, "aau-labs"], cwd=work, env=env)
+    done = _run([aau, "--help"], cwd=work, env=env)
+    assert {"lab", "bench"} <= set(done.stdout.split("Commands:")[1].split())
+    shutil.copy(LAB_CONFIG, work / "lab.json")
+    _run([aau, "lab", "generate", "lab.json", "--n", "4", "--out", "lab.scenarios.json"],
+         cwd=work, env=env)
+    _run([aau, "lab", "run", "lab.json", "--scenarios", "lab.scenarios.json", "--mock",
+          "--out", "lab-out"], cwd=work, env=env)
+    assert any((work / "lab-out").iterdir())
 
     # 3b. + aau-baseline: installing it adds `aau baseline` and the `aau-baseline` alias
     _run([*pip, "aau-baseline"], cwd=work, env=env)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from aau_core._agent_loop import (
+from aau_core._agents._cost import CostTracker
+from aau_core._agents._loop import (
     NO_SUBMISSION_ERROR,
     AgentRun,
     Block,
@@ -11,7 +12,6 @@ from aau_core._agent_loop import (
     run_tool_agent,
     turn_limit_error,
 )
-from aau_core._cost import CostTracker
 
 TOOLS = [
     {"name": "lookup", "description": "look up", "input_schema": {"type": "object"}},

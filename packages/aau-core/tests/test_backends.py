@@ -13,24 +13,24 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from aau_core import _provenance
-from aau_core._agent_loop import NO_SUBMISSION_ERROR, Block, run_tool_agent
-from aau_core._backend_errors import (
+from aau_core._agents._backend_errors import (
     BackendConfigError,
     MissingCredentialError,
     MissingExtraError,
     ProviderError,
     UnknownBackendError,
 )
-from aau_core._backends import PROVIDERS, backend_kinds, base_url_env, make_backend
-from aau_core._cost import CostTracker, _reset_pricing, register_pricing
-from aau_core._guards import is_transport_error
-from aau_core._openai_compat import (
+from aau_core._agents._backends import PROVIDERS, backend_kinds, base_url_env, make_backend
+from aau_core._agents._cost import CostTracker, _reset_pricing, register_pricing
+from aau_core._agents._loop import NO_SUBMISSION_ERROR, Block, run_tool_agent
+from aau_core._agents._openai_compat import (
     response_from_openai,
     to_openai_messages,
     to_openai_tools,
     usage_from_openai,
 )
+from aau_core._run import _provenance
+from aau_core._run._guards import is_transport_error
 
 _spec = importlib.util.spec_from_file_location(
     "fake_openai_server", Path(__file__).with_name("fake_openai_server.py")
@@ -593,7 +593,7 @@ def test_text_tool_calls_off_and_without_tools_leave_the_text(server, monkeypatc
 def test_text_tool_calls_strictness():
     """Prose with JSON in it, malformed markup and structured calls are left as they are."""
     from aau_core import with_text_tool_calls
-    from aau_core._openai_compat import ModelResponse, Usage
+    from aau_core._agents._openai_compat import ModelResponse, Usage
 
     def reply(text, *extra, stop="stop"):
         return ModelResponse([Block(type="text", text=text), *extra], stop, Usage())

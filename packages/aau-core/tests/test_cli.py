@@ -9,7 +9,8 @@ from importlib.metadata import EntryPoint
 
 import click
 import pytest
-from aau_core import _cli, run
+from aau_core._cli import _group as _cli
+from aau_core._cli._group import run
 
 
 @pytest.fixture

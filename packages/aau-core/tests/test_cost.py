@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import aau_schemas
 import pytest
-from aau_core import _cost
-from aau_core._cost import (
+from aau_core._agents import _cost
+from aau_core._agents._cost import (
     CostTracker,
     PricingError,
     UnknownModelPricingError,
@@ -29,7 +29,7 @@ def fresh_table():
 
 
 def test_shipped_table_is_found_as_a_package_resource_and_validates():
-    text = resources.files("aau_core").joinpath("pricing.json").read_text("utf-8")
+    text = resources.files("aau_core._agents").joinpath("pricing.json").read_text("utf-8")
     doc = json.loads(text)
     aau_schemas.validate("pricing", doc)
     assert aau_schemas.detect_kind(doc) == "pricing"
@@ -40,7 +40,7 @@ def test_shipped_table_is_the_schema_example():
     from _helpers import REPO
 
     example = REPO / "schemas/pricing/v1/examples/valid/pricing-aau-core-shipped.json"
-    shipped = resources.files("aau_core").joinpath("pricing.json").read_bytes()
+    shipped = resources.files("aau_core._agents").joinpath("pricing.json").read_bytes()
     assert example.read_bytes() == shipped
 
 

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 from aau_core import run
-from aau_core._run_store import record_run
+from aau_core._store._run_store import record_run
 
 REPO = Path(__file__).resolve().parents[3]
 SCHEMAS = REPO / "schemas"
 RECEIPT_V2 = SCHEMAS / "receipt/v2/examples/valid/receipt-byo-agent-3x2-timeout.command.json"
 LAB_RESULT = SCHEMAS / "lab/v1/examples/valid/lab-result-river-permit-desk-mock.json"
 AGG_V2 = SCHEMAS / "eval-aggregate/v2/examples/valid/eval-aggregate-mock-aau-compat-with-error.json"
-TEMPLATES = REPO / "packages/aau-core/src/aau_core/templates"
+TEMPLATES = REPO / "packages/aau-core/src/aau_core/_reports/templates"
 HOSTILE = '<script>alert("x")</script>&<img src=x onerror=alert(1)>'
 
 
@@ -161,7 +161,7 @@ def _luminance(hex_colour: str) -> float:
 
 
 def test_every_text_colour_has_contrast_of_at_least_4_5_to_1():
-    from aau_core._html_report import PALETTE
+    from aau_core._reports._html import PALETTE
 
     css = (TEMPLATES / "base.html.j2").read_text()
     colours = set(re.findall(r"(?<![-\w])(?:color|fill):\s*(#[0-9a-fA-F]{6})", css))
@@ -175,7 +175,7 @@ def test_every_text_colour_has_contrast_of_at_least_4_5_to_1():
 
 
 def test_histogram_bins_and_pass_k_points():
-    from aau_core._html_report import latency_histogram, pass_k_chart
+    from aau_core._reports._html import latency_histogram, pass_k_chart
 
     hist = latency_histogram([0.1, 0.2, 0.2, 0.9])
     assert sum(b["count"] for b in hist["bars"]) == 4 and len(hist["bars"]) == 2
@@ -216,7 +216,7 @@ def test_runs_show_html(store, tmp_path, capsys):
 def server(store):
     from http.server import ThreadingHTTPServer
 
-    from aau_core._view import make_handler
+    from aau_core._store._view import make_handler
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(store))
     thread = threading.Thread(target=srv.serve_forever, daemon=True)

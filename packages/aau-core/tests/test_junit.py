@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from _junit_xsd import validate_junit
-from aau_core._junit import JUnitCase, JUnitSuite, render_junit, xml_safe
+from aau_core._reports._junit import JUnitCase, JUnitSuite, render_junit, xml_safe
 
 HOSTILE = "a<b & c]]>\"quote' \x00\x01\x1b\x7f \ud800 \ufffe 😀 ﷽ \t\r\n end"
 

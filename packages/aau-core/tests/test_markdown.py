@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from aau_core._markdown import escape_cell, markdown_table
+from aau_core._reports._markdown_table import escape_cell, markdown_table
 
 
 def test_table_shape() -> None:

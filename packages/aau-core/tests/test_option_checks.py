@@ -70,7 +70,7 @@ def test_eval_suite_refuses_bad_options_by_name(args, options, option):
 
 @pytest.mark.parametrize("junk", [None, "x", 5, [1], ("a",)])
 def test_trace_readers_refuse_a_trace_that_is_not_an_object(junk):
-    from aau_core._trace import artifact_names, tool_call_count
+    from aau_core._traces._trace import artifact_names, tool_call_count
 
     for read in (tool_call_count, artifact_names):
         with pytest.raises(TraceError, match=r"^\$: a trace must be an object"):

@@ -7,7 +7,7 @@ import io
 import sys
 import time
 
-from aau_core import _progress
+from aau_core._run import _progress
 
 
 class _Tty(io.StringIO):

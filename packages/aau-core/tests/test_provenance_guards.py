@@ -6,15 +6,15 @@ import re
 from types import SimpleNamespace
 
 import pytest
-from aau_core import _provenance
-from aau_core._guards import (
+from aau_core._run import _provenance
+from aau_core._run._guards import (
     TRANSPORT_ERROR_PATTERN,
     ProviderUnavailable,
     check_results_are_measurements,
     is_transport_error,
     provider_error_rate,
 )
-from aau_core._provenance import is_floating, register_backend, snapshot
+from aau_core._run._provenance import is_floating, register_backend, snapshot
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from aau_core import run
 from aau_core._errors import InputError, UsageError
-from aau_core._run_store import (
+from aau_core._store._compare import RESAMPLES, SEED, compare_runs
+from aau_core._store._run_store import (
     MIGRATIONS,
     SCHEMA_VERSION,
     RunStore,
@@ -24,7 +25,6 @@ from aau_core._run_store import (
     resolve_store,
     schema_version,
 )
-from aau_core._run_store_compare import RESAMPLES, SEED, compare_runs
 
 REPO = Path(__file__).resolve().parents[3]
 SCHEMAS = REPO / "schemas"
@@ -275,7 +275,7 @@ def test_read_commands_on_a_missing_store_and_store_none(tmp_path, capsys):
 # ---------------------------------------------------------------- compare
 
 def _scenario(sid, passed, **metrics):
-    from aau_core._run_store import StoredScenario
+    from aau_core._store._run_store import StoredScenario
 
     return StoredScenario(sid, passed, 1, int(passed), {}, metrics)
 
@@ -354,7 +354,7 @@ def test_runs_compare_cli_on_real_receipts(tmp_path, capsys):
 
 ADD_ONE = """
 import json, sys
-from aau_core._run_store import record_run
+from aau_core._store._run_store import record_run
 doc = json.load(open(sys.argv[1]))
 for row in doc["results"]:
     row["latency_s"] = round(row["latency_s"] + int(sys.argv[3]) * 1e-6, 6)

@@ -122,7 +122,7 @@ def test_lab_run_records_its_result(tmp_path):
 def test_bench_agentdojo_records_its_result(tmp_path):
     import pytest
 
-    pytest.importorskip("agentdojo", reason="pip install 'aau-core[agentdojo]'")
+    pytest.importorskip("agentdojo", reason="pip install 'aau-labs[agentdojo]'")
     args = ("bench", "agentdojo", "--suite", "banking", "--mock-ground-truth", "--tasks",
             "user_task_0", "--quiet")
     done = aau(*args, "--out", "b", "--store", "runs.sqlite", cwd=tmp_path)

@@ -77,7 +77,7 @@ def test_bootstrap_is_seeded_and_brackets_the_mean():
 
 
 def test_bootstrap_blocks_do_not_change_the_result(monkeypatch):
-    from aau_core import _statistics
+    from aau_core._run import _statistics
 
     values = [((i * 7919) % 1000) / 1000 for i in range(5000)]
     whole = bootstrap_ci(values, resamples=300, seed=3)
@@ -87,7 +87,7 @@ def test_bootstrap_blocks_do_not_change_the_result(monkeypatch):
 
 def test_bootstrap_quantiles_match_numpys_linear_method():
     import numpy as np
-    from aau_core import _statistics
+    from aau_core._run import _statistics
 
     values = np.array(sorted([((i * 53) % 97) / 7 for i in range(101)]))
     for q in (0.0, 0.025, 0.5, 0.975, 1.0, 0.3333):
@@ -133,7 +133,7 @@ def test_compat_row_sums_follow_cpython_312_neumaier(monkeypatch):
     import types
 
     import numpy as np
-    from aau_core import _statistics
+    from aau_core._run import _statistics
 
     def neumaier(xs):
         total, comp = 0.0, 0.0
@@ -187,7 +187,7 @@ def test_clustered_stderr_refuses_too_few_scenarios():
 def test_bootstrap_cis_gives_each_list_exactly_bootstrap_ci():
     import random
 
-    from aau_core._statistics import bootstrap_cis
+    from aau_core._run._statistics import bootstrap_cis
 
     rng = random.Random(5)
     lists = [[rng.random() for _ in range(40)], [1.0] * 40, [rng.random() for _ in range(7)],
@@ -201,7 +201,8 @@ def test_bootstrap_cis_gives_each_list_exactly_bootstrap_ci():
 def test_compat_bootstrap_in_small_blocks_is_still_bit_identical(monkeypatch):
     import random
 
-    from aau_core import _statistics, compat_bootstrap_ci
+    from aau_core import compat_bootstrap_ci
+    from aau_core._run import _statistics
 
     monkeypatch.setattr(_statistics, "_BLOCK_ELEMENTS", 1000)  # 2,000 x 300 indexes: 600 blocks
     _statistics._COMPAT_INDEX_CACHE.clear()

@@ -66,7 +66,7 @@ def test_a_trailing_comma_as_newer_pythons_report_it():
     """Python >= 3.13 reports the comma itself ("Illegal trailing comma ...")."""
     import json
 
-    from aau_core._strict_json import _explain
+    from aau_core._files._strict_json import _explain
 
     exc = json.JSONDecodeError("Illegal trailing comma before end of array", "[1, 2 , ]", 6)
     assert _explain(exc) == 'trailing comma before "]" (line 1, column 7)'

@@ -1,4 +1,4 @@
-"""The strict tool-call parser (aau_core._tool_call_text), on tricky replies.
+"""The strict tool-call parser (aau_core._tool_calls._text), on tricky replies.
 
 Every reply is one a chat model can write (the Qwen ones are shaped like the recorded replies in
 tests/fixtures/llm/). The rules under test: calls come from structured ``tool_calls``,

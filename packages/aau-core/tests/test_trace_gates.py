@@ -16,7 +16,7 @@ import aau_schemas
 import pytest
 from _helpers import SHARED, SHARED_MISSING
 from aau_core import HarnessEvaluator, TraceError, schema_hash
-from aau_core._trace import canonical_schema_text
+from aau_core._traces._trace import canonical_schema_text
 
 VECTORS = SHARED / "vectors" / "praison-trace-gates.json"
 EXTRA = SHARED / "vectors" / "praison-trace-gates-extra.json"

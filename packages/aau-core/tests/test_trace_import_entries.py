@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from aau_core import InputError
-from aau_core._trace_import import HARNESS_FILES, import_harness_dir
+from aau_core._traces._harness_import import HARNESS_FILES, import_harness_dir
 
 
 @pytest.mark.parametrize("name", HARNESS_FILES)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import aau_schemas
 import pytest
-from aau_core import BarNotMetError, InputError, load_contract_config, run
+from aau_core import BarNotMetError, InputError, run
+from aau_labs import load_contract_config
 from aau_navigator._cli_forge import forge_command
 from aau_navigator._forge import FAMILY_METRICS, contract_config, forge
 from aau_navigator._forge_brief import brief_seed, contract_family, load_brief

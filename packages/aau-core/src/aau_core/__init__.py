@@ -44,23 +44,6 @@ Public API::
                 import_harness_dir, EvalSuite, EvalSuiteResult, EvalCase, EvalResult, EvalReport,
                 EVAL_REPORT_VERSION
     cli         cli (the click group), run(argv) -> exit code, PluginGroup
-    contract lab  ContractConfig, load_contract_config, CompiledContract, ContractScenario,
-                generate_contract_scenarios, build_contract_policy, build_contract_system_prompt,
-                build_contract_tool_schemas, ContractToolSession, ContractMockBackend,
-                score_contract_run, evaluate_contract
-    crews       Specialist, DelegationRecord, CrewRun, make_delegate_tool, run_crew
-    report fidelity  ReportSpec, ReportFidelity, check_report, claims_success, SUCCESS_TERMS,
-                INCOMPLETE_TERMS
-    public value PublicValueContract, PublicValueTrace, score_public_value,
-                PUBLIC_VALUE_COMPONENTS
-    evidence-service lab  ServiceConfig, load_service_config, ServiceScenario,
-                generate_service_scenarios, ServiceToolSession, ServiceMockBackend,
-                score_service_run, evaluate_service
-    labs        LabSpec, ARCHETYPE_ORDER, get_lab, lab_for_config_kind, keyword_search
-    decision-gate lab  GateContract, GateScenario, load_gate_config, generate_gate_scenarios,
-                build_gate_policy, build_gate_system_prompt, build_gate_tool_schemas,
-                GateToolSession, GateMockBackend, score_gate_run, evaluate_gate,
-                save_gate_results, save_gate_scenarios, load_gate_scenarios
     tool calls  match_tool_calls, ToolCallMatch, ToolCallFormatError, call_mismatches,
                 value_matches, standardize_string, normalize_tool_calls, check_expected_calls,
                 check_matchers, check_functions, functions_by_name, calls_from_bfcl, example_calls,
@@ -69,9 +52,6 @@ Public API::
                 (strict reading of calls a model writes as text: fences, tags, bare JSON),
                 with_text_tool_calls, TEXT_TOOL_CALL_MODES (the OpenAI-compatible backend's
                 text_tool_calls="auto"|"off")
-    agentdojo   AgentDojoSuite, AgentDojoTask, AgentDojoSession, GroundTruthReplay,
-                run_agentdojo_bench, write_bench_result, AGENTDOJO_SUITES
-                (`aau bench agentdojo`; needs the extra aau-core[agentdojo])
 """
 
 from __future__ import annotations
@@ -83,245 +63,184 @@ from ._lazy import lazy_exports
 # Names load on first use (PEP 562): `aau` start-up imports only what a command needs.
 _EXPORTS = {
     "lazy_exports": "._lazy",
-    "EVAL_REPORT_VERSION": "._eval_report",
-    "EvalCase": "._eval_report",
-    "EvalReport": "._eval_report",
-    "EvalResult": "._eval_report",
-    "EvalSuite": "._eval_suite",
-    "EvalSuiteResult": "._eval_suite",
-    "HarnessEvaluator": "._harness_eval",
-    "HarnessResult": "._harness_eval",
-    "harness_row_to_eval_case": "._harness_eval",
-    "TraceError": "._trace",
-    "schema_hash": "._trace",
-    "import_harness_dir": "._trace_import",
-    "AGGREGATE_VERSION": "._runner",
+    "EVAL_REPORT_VERSION": "._traces._eval_report",
+    "EvalCase": "._traces._eval_report",
+    "EvalReport": "._traces._eval_report",
+    "EvalResult": "._traces._eval_report",
+    "EvalSuite": "._traces._eval_suite",
+    "EvalSuiteResult": "._traces._eval_suite",
+    "HarnessEvaluator": "._traces._harness_eval",
+    "HarnessResult": "._traces._harness_eval",
+    "harness_row_to_eval_case": "._traces._harness_eval",
+    "TraceError": "._traces._trace",
+    "schema_hash": "._traces._trace",
+    "import_harness_dir": "._traces._harness_import",
+    "AGGREGATE_VERSION": "._run._runner",
     "AauError": "._errors",
-    "AgentRun": "._agent_loop",
-    "AnthropicBackend": "._anthropic_backend",
-    "Backend": "._agent_loop",
-    "BackendConfigError": "._backend_errors",
-    "BackendError": "._backend_errors",
+    "AgentRun": "._agents._loop",
+    "AnthropicBackend": "._agents._anthropic",
+    "Backend": "._agents._loop",
+    "BackendConfigError": "._agents._backend_errors",
+    "BackendError": "._agents._backend_errors",
     "BarNotMetError": "._errors",
-    "Block": "._agent_loop",
-    "CI_METHODS": "._runner",
-    "CostTracker": "._cost",
+    "Block": "._agents._loop",
+    "CI_METHODS": "._run._runner",
+    "CostTracker": "._agents._cost",
     "EXIT_BAR_NOT_MET": "._errors",
     "EXIT_INTERNAL": "._errors",
     "EXIT_INTERRUPTED": "._errors",
     "EXIT_OK": "._errors",
     "EXIT_USAGE": "._errors",
-    "EvalAggregate": "._runner",
-    "FLOATING_MARKERS": "._provenance",
+    "EvalAggregate": "._run._runner",
+    "FLOATING_MARKERS": "._run._provenance",
     "InputError": "._errors",
     "Interrupted": "._errors",
     "InvalidDocumentError": "._errors",
     "MAX_LISTED_VIOLATIONS": "._errors",
-    "check_document": "._document_check",
-    "DocumentReport": "._scenario_report",
-    "JUnitCase": "._junit",
-    "JUnitSuite": "._junit",
-    "MetricError": "._runner",
-    "MissingCredentialError": "._backend_errors",
-    "MissingExtraError": "._backend_errors",
-    "MockUsage": "._agent_loop",
-    "ModelPrice": "._cost",
-    "ModelResponse": "._openai_compat",
-    "NO_SUBMISSION_ERROR": "._agent_loop",
-    "OpenAICompatBackend": "._openai_compat",
+    "check_document": "._files._document_check",
+    "DocumentReport": "._reports._scenarios",
+    "JUnitCase": "._reports._junit",
+    "JUnitSuite": "._reports._junit",
+    "MetricError": "._run._runner",
+    "MissingCredentialError": "._agents._backend_errors",
+    "MissingExtraError": "._agents._backend_errors",
+    "MockUsage": "._agents._loop",
+    "ModelPrice": "._agents._cost",
+    "ModelResponse": "._agents._openai_compat",
+    "NO_SUBMISSION_ERROR": "._agents._loop",
+    "OpenAICompatBackend": "._agents._openai_compat",
     "OutputError": "._errors",
-    "PROVIDERS": "._backends",
-    "PluginGroup": "._cli",
-    "PricingError": "._cost",
-    "ProviderError": "._backend_errors",
-    "ProviderSpec": "._openai_compat",
-    "TEXT_TOOL_CALL_MODES": "._openai_compat",
-    "with_text_tool_calls": "._openai_compat",
-    "NO_TOOL_CALL_NOTE": "._tool_call_text",
-    "ParsedReply": "._tool_call_text",
-    "parse_tool_call_reply": "._tool_call_text",
-    "parse_tool_call_text": "._tool_call_text",
-    "ProviderUnavailable": "._guards",
-    "ScenarioRecord": "._scenario_report",
-    "ScenarioResult": "._runner",
-    "StreamingRequiredError": "._backend_errors",
-    "TRANSPORT_ERROR_PATTERN": "._guards",
-    "UnknownBackendError": "._backend_errors",
-    "UnknownModelPricingError": "._cost",
+    "PROVIDERS": "._agents._backends",
+    "PluginGroup": "._cli._group",
+    "PricingError": "._agents._cost",
+    "ProviderError": "._agents._backend_errors",
+    "ProviderSpec": "._agents._openai_compat",
+    "TEXT_TOOL_CALL_MODES": "._agents._openai_compat",
+    "with_text_tool_calls": "._agents._openai_compat",
+    "NO_TOOL_CALL_NOTE": "._tool_calls._text",
+    "ParsedReply": "._tool_calls._text",
+    "parse_tool_call_reply": "._tool_calls._text",
+    "parse_tool_call_text": "._tool_calls._text",
+    "ProviderUnavailable": "._run._guards",
+    "ScenarioRecord": "._reports._scenarios",
+    "ScenarioResult": "._run._runner",
+    "StreamingRequiredError": "._agents._backend_errors",
+    "TRANSPORT_ERROR_PATTERN": "._run._guards",
+    "UnknownBackendError": "._agents._backend_errors",
+    "UnknownModelPricingError": "._agents._cost",
     "UsageError": "._errors",
-    "Z95": "._statistics",
-    "active_backend": "._provenance",
-    "aggregate_results": "._runner",
-    "atomic_write_json": "._io",
-    "atomic_write_text": "._io",
-    "backend_kinds": "._backends",
-    "base_url_env": "._backends",
-    "bootstrap_ci": "._statistics",
-    "bootstrap_cis": "._statistics",
-    "check_results_are_measurements": "._guards",
-    "check_outputs": "._io",
-    "check_parent": "._io",
-    "check_receipt_consistency": "._receipt_consistency",
-    "RECEIPT_RATE_METRICS": "._receipt_consistency",
-    "RECEIPT_TOOL_CALLS_METRIC": "._receipt_consistency",
-    "receipt_failure_code_counts": "._receipt_consistency",
-    "receipt_metrics": "._receipt_consistency",
-    "receipt_pass_hat_k": "._receipt_consistency",
-    "receipt_rows_by_scenario": "._receipt_consistency",
-    "check_writable": "._io",
-    "json_content": "._io",
-    "write_outputs": "._io",
-    "cli": "._cli",
-    "clustered_stderr": "._statistics",
-    "compat_bootstrap_ci": "._statistics",
-    "fleiss_kappa": "._statistics",
-    "default_provenance": "._runner",
-    "harness_version": "._provenance",
-    "is_floating": "._provenance",
-    "is_transport_error": "._guards",
-    "load_report_document": "._scenario_report",
-    "loads_strict": "._strict_json",
-    "report_json": "._report_formats",
-    "report_junit": "._report_formats",
-    "report_markdown": "._report_formats",
-    "render_html_report": "._html_report",
-    "record_run": "._run_store",
-    "record_run_or_warn": "._run_store",
-    "record_file_or_warn": "._run_store",
-    "store_choice": "._run_store",
-    "store_options": "._store_options",
-    "RunStore": "._run_store",
-    "RunSummary": "._run_store",
-    "StoredScenario": "._run_store",
-    "resolve_store": "._run_store",
-    "RUN_STORE_SCHEMA_VERSION": "._run_store",
-    "compare_runs": "._run_store_compare",
-    "RunComparison": "._run_store_compare",
-    "MetricDelta": "._run_store_compare",
-    "make_backend": "._backends",
-    "markdown_table": "._markdown",
-    "package_version": "._provenance",
-    "pass_at_k": "._statistics",
-    "pass_hat_k": "._statistics",
-    "platform_string": "._provenance",
-    "price_for": "._cost",
-    "pricing_table": "._cost",
-    "provider_error_rate": "._guards",
-    "python_version": "._provenance",
-    "read_json_file": "._strict_json",
-    "register_backend": "._provenance",
-    "register_pricing": "._cost",
-    "register_pricing_file": "._cost",
-    "render_json": "._io",
-    "render_junit": "._junit",
-    "render_report": "._report",
-    "run": "._cli",
-    "run_eval": "._runner",
-    "run_tool_agent": "._agent_loop",
-    "run_units": "._execution",
-    "open_checkpoint": "._checkpoint",
-    "checkpoint_writer": "._checkpoint",
-    "read_checkpoint": "._checkpoint",
-    "Checkpoint": "._checkpoint",
-    "binding_sha256": "._checkpoint",
-    "canonical_json": "._checkpoint",
-    "CHECKPOINT_VERSION": "._checkpoint",
-    "ray_executor": "._ray_executor",
-    "DelayedProgress": "._progress",
-    "shipped_pricing": "._cost",
-    "snapshot": "._provenance",
-    "turn_limit_error": "._agent_loop",
-    "utc_timestamp": "._provenance",
-    "wilson_interval": "._statistics",
-    "TOOL_CALL_MATCHERS": "._tool_calls",
-    "TOOL_CALL_MODES": "._tool_calls",
-    "ToolCallFormatError": "._tool_calls",
-    "ToolCallMatch": "._tool_calls",
-    "call_mismatches": "._tool_calls",
-    "calls_from_bfcl": "._tool_calls",
-    "check_expected_calls": "._tool_calls",
-    "check_functions": "._tool_calls",
-    "check_matchers": "._tool_calls",
-    "example_calls": "._tool_calls",
-    "functions_by_name": "._tool_calls",
-    "match_tool_calls": "._tool_calls",
-    "normalize_tool_calls": "._tool_calls",
-    "standardize_string": "._tool_calls",
-    "tool_call_contradictions": "._tool_calls",
-    "value_matches": "._tool_calls",
-    "CrewRun": "._crew",
-    "DelegationRecord": "._crew",
-    "Specialist": "._crew",
-    "make_delegate_tool": "._crew",
-    "run_crew": "._crew",
-    "INCOMPLETE_TERMS": "._report_fidelity",
-    "ReportFidelity": "._report_fidelity",
-    "ReportSpec": "._report_fidelity",
-    "SUCCESS_TERMS": "._report_fidelity",
-    "check_report": "._report_fidelity",
-    "claims_success": "._report_fidelity",
-    "PUBLIC_VALUE_COMPONENTS": "._public_value",
-    "PublicValueContract": "._public_value",
-    "PublicValueTrace": "._public_value",
-    "score_public_value": "._public_value",
-    "ServiceMockBackend": "._labs._service",
-    "ServiceToolSession": "._labs._service",
-    "evaluate_service": "._labs._service",
-    "score_service_run": "._labs._service",
-    "ServiceConfig": "._labs._service_world",
-    "ServiceScenario": "._labs._service_world",
-    "generate_service_scenarios": "._labs._service_world",
-    "load_service_config": "._labs._service_world",
-    "ContractConfig": "._labs._contract_config",
-    "load_contract_config": "._labs._contract_config",
-    "CompiledContract": "._labs._contract_scenarios",
-    "ContractScenario": "._labs._contract_scenarios",
-    "generate_contract_scenarios": "._labs._contract_scenarios",
-    "build_contract_policy": "._labs._contract_tools",
-    "build_contract_system_prompt": "._labs._contract_tools",
-    "build_contract_tool_schemas": "._labs._contract_tools",
-    "ContractToolSession": "._labs._contract_tools",
-    "ContractMockBackend": "._labs._contract_mock",
-    "score_contract_run": "._labs._contract_scoring",
-    "evaluate_contract": "._labs._contract",
-    "ARCHETYPE_ORDER": "._labs._common",
-    "LabSpec": "._labs._common",
-    "keyword_search": "._labs._common",
-    "get_lab": "._labs",
-    "lab_for_config_kind": "._labs",
-    "GateContract": "._labs._gate_contract",
-    "GateScenario": "._labs._gate_contract",
-    "load_gate_config": "._labs._gate_contract",
-    "generate_gate_scenarios": "._labs._gate_contract",
-    "build_gate_policy": "._labs._gate_tools",
-    "build_gate_system_prompt": "._labs._gate_tools",
-    "build_gate_tool_schemas": "._labs._gate_tools",
-    "GateToolSession": "._labs._gate_session",
-    "GateMockBackend": "._labs._gate_mock",
-    "score_gate_run": "._labs._gate_score",
-    "evaluate_gate": "._labs._gate",
-    "save_gate_results": "._labs._gate",
-    "save_gate_scenarios": "._labs._gate",
-    "load_gate_scenarios": "._labs._gate",
-    "INTOTO_STATEMENT_TYPE": "._manifest",
-    "build_manifest": "._manifest",
-    "check_pack_output": "._manifest",
-    "intoto_statement": "._manifest",
-    "verify_manifest_dir": "._manifest",
-    "write_pack": "._manifest",
-    "check_relative_name": "._safe_path",
-    "TerminalSafeStream": "._terminal",
-    "terminal_safe_streams": "._terminal",
-    "terminal_text": "._terminal",
-    "check_relative_path": "._safe_path",
-    "safe_slug": "._safe_path",
-    "AGENTDOJO_SUITES": "._agentdojo_suite",
-    "AgentDojoSession": "._agentdojo_suite",
-    "AgentDojoSuite": "._agentdojo_suite",
-    "AgentDojoTask": "._agentdojo_suite",
-    "GroundTruthReplay": "._agentdojo_replay",
-    "run_agentdojo_bench": "._bench_agentdojo",
-    "write_bench_result": "._bench_agentdojo",
+    "Z95": "._run._statistics",
+    "active_backend": "._run._provenance",
+    "aggregate_results": "._run._runner",
+    "atomic_write_json": "._files._writing",
+    "atomic_write_text": "._files._writing",
+    "backend_kinds": "._agents._backends",
+    "base_url_env": "._agents._backends",
+    "bootstrap_ci": "._run._statistics",
+    "bootstrap_cis": "._run._statistics",
+    "check_results_are_measurements": "._run._guards",
+    "check_outputs": "._files._writing",
+    "check_parent": "._files._writing",
+    "check_receipt_consistency": "._reports._receipt_consistency",
+    "RECEIPT_RATE_METRICS": "._reports._receipt_consistency",
+    "RECEIPT_TOOL_CALLS_METRIC": "._reports._receipt_consistency",
+    "receipt_failure_code_counts": "._reports._receipt_consistency",
+    "receipt_metrics": "._reports._receipt_consistency",
+    "receipt_pass_hat_k": "._reports._receipt_consistency",
+    "receipt_rows_by_scenario": "._reports._receipt_consistency",
+    "check_writable": "._files._writing",
+    "json_content": "._files._writing",
+    "write_outputs": "._files._writing",
+    "cli": "._cli._group",
+    "clustered_stderr": "._run._statistics",
+    "compat_bootstrap_ci": "._run._statistics",
+    "fleiss_kappa": "._run._statistics",
+    "default_provenance": "._run._runner",
+    "harness_version": "._run._provenance",
+    "is_floating": "._run._provenance",
+    "is_transport_error": "._run._guards",
+    "load_report_document": "._reports._scenarios",
+    "loads_strict": "._files._strict_json",
+    "report_json": "._reports._formats",
+    "report_junit": "._reports._formats",
+    "report_markdown": "._reports._formats",
+    "render_html_report": "._reports._html",
+    "record_run": "._store._run_store",
+    "record_run_or_warn": "._store._run_store",
+    "record_file_or_warn": "._store._run_store",
+    "store_choice": "._store._run_store",
+    "store_options": "._store._options",
+    "RunStore": "._store._run_store",
+    "RunSummary": "._store._run_store",
+    "StoredScenario": "._store._run_store",
+    "resolve_store": "._store._run_store",
+    "RUN_STORE_SCHEMA_VERSION": "._store._run_store",
+    "compare_runs": "._store._compare",
+    "RunComparison": "._store._compare",
+    "MetricDelta": "._store._compare",
+    "make_backend": "._agents._backends",
+    "markdown_table": "._reports._markdown_table",
+    "package_version": "._run._provenance",
+    "pass_at_k": "._run._statistics",
+    "pass_hat_k": "._run._statistics",
+    "platform_string": "._run._provenance",
+    "price_for": "._agents._cost",
+    "pricing_table": "._agents._cost",
+    "provider_error_rate": "._run._guards",
+    "python_version": "._run._provenance",
+    "read_json_file": "._files._strict_json",
+    "register_backend": "._run._provenance",
+    "register_pricing": "._agents._cost",
+    "register_pricing_file": "._agents._cost",
+    "render_json": "._files._writing",
+    "render_junit": "._reports._junit",
+    "render_report": "._reports._aggregate_markdown",
+    "run": "._cli._group",
+    "run_eval": "._run._runner",
+    "run_tool_agent": "._agents._loop",
+    "run_units": "._run._execution",
+    "open_checkpoint": "._run._checkpoint",
+    "checkpoint_writer": "._run._checkpoint",
+    "read_checkpoint": "._run._checkpoint",
+    "Checkpoint": "._run._checkpoint",
+    "binding_sha256": "._run._checkpoint",
+    "canonical_json": "._run._checkpoint",
+    "CHECKPOINT_VERSION": "._run._checkpoint",
+    "ray_executor": "._run._ray_executor",
+    "DelayedProgress": "._run._progress",
+    "shipped_pricing": "._agents._cost",
+    "snapshot": "._run._provenance",
+    "turn_limit_error": "._agents._loop",
+    "utc_timestamp": "._run._provenance",
+    "wilson_interval": "._run._statistics",
+    "TOOL_CALL_MATCHERS": "._tool_calls._matching",
+    "TOOL_CALL_MODES": "._tool_calls._matching",
+    "ToolCallFormatError": "._tool_calls._matching",
+    "ToolCallMatch": "._tool_calls._matching",
+    "call_mismatches": "._tool_calls._matching",
+    "calls_from_bfcl": "._tool_calls._matching",
+    "check_expected_calls": "._tool_calls._matching",
+    "check_functions": "._tool_calls._matching",
+    "check_matchers": "._tool_calls._matching",
+    "example_calls": "._tool_calls._matching",
+    "functions_by_name": "._tool_calls._matching",
+    "match_tool_calls": "._tool_calls._matching",
+    "normalize_tool_calls": "._tool_calls._matching",
+    "standardize_string": "._tool_calls._matching",
+    "tool_call_contradictions": "._tool_calls._matching",
+    "value_matches": "._tool_calls._matching",
+    "INTOTO_STATEMENT_TYPE": "._files._manifest",
+    "build_manifest": "._files._manifest",
+    "check_pack_output": "._files._manifest",
+    "intoto_statement": "._files._manifest",
+    "verify_manifest_dir": "._files._manifest",
+    "write_pack": "._files._manifest",
+    "check_relative_name": "._files._safe_path",
+    "TerminalSafeStream": "._files._terminal",
+    "terminal_safe_streams": "._files._terminal",
+    "terminal_text": "._files._terminal",
+    "check_relative_path": "._files._safe_path",
+    "safe_slug": "._files._safe_path",
 }
 
 
@@ -329,24 +248,8 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from ._agent_loop import (
-        NO_SUBMISSION_ERROR,
-        AgentRun,
-        Backend,
-        Block,
-        MockUsage,
-        run_tool_agent,
-        turn_limit_error,
-    )
-    from ._agentdojo_replay import GroundTruthReplay
-    from ._agentdojo_suite import (
-        AGENTDOJO_SUITES,
-        AgentDojoSession,
-        AgentDojoSuite,
-        AgentDojoTask,
-    )
-    from ._anthropic_backend import AnthropicBackend
-    from ._backend_errors import (
+    from ._agents._anthropic import AnthropicBackend
+    from ._agents._backend_errors import (
         BackendConfigError,
         BackendError,
         MissingCredentialError,
@@ -355,19 +258,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         StreamingRequiredError,
         UnknownBackendError,
     )
-    from ._backends import PROVIDERS, backend_kinds, base_url_env, make_backend
-    from ._bench_agentdojo import run_agentdojo_bench, write_bench_result
-    from ._checkpoint import (
-        CHECKPOINT_VERSION,
-        Checkpoint,
-        binding_sha256,
-        canonical_json,
-        checkpoint_writer,
-        open_checkpoint,
-        read_checkpoint,
-    )
-    from ._cli import PluginGroup, cli, run
-    from ._cost import (
+    from ._agents._backends import PROVIDERS, backend_kinds, base_url_env, make_backend
+    from ._agents._cost import (
         CostTracker,
         ModelPrice,
         PricingError,
@@ -378,14 +270,23 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         register_pricing_file,
         shipped_pricing,
     )
-    from ._crew import (
-        CrewRun,
-        DelegationRecord,
-        Specialist,
-        make_delegate_tool,
-        run_crew,
+    from ._agents._loop import (
+        NO_SUBMISSION_ERROR,
+        AgentRun,
+        Backend,
+        Block,
+        MockUsage,
+        run_tool_agent,
+        turn_limit_error,
     )
-    from ._document_check import check_document
+    from ._agents._openai_compat import (
+        TEXT_TOOL_CALL_MODES,
+        ModelResponse,
+        OpenAICompatBackend,
+        ProviderSpec,
+        with_text_tool_calls,
+    )
+    from ._cli._group import PluginGroup, cli, run
     from ._errors import (
         EXIT_BAR_NOT_MET,
         EXIT_INTERNAL,
@@ -401,19 +302,19 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         OutputError,
         UsageError,
     )
-    from ._eval_report import EVAL_REPORT_VERSION, EvalCase, EvalReport, EvalResult
-    from ._eval_suite import EvalSuite, EvalSuiteResult
-    from ._execution import run_units
-    from ._guards import (
-        TRANSPORT_ERROR_PATTERN,
-        ProviderUnavailable,
-        check_results_are_measurements,
-        is_transport_error,
-        provider_error_rate,
+    from ._files._document_check import check_document
+    from ._files._manifest import (
+        INTOTO_STATEMENT_TYPE,
+        build_manifest,
+        check_pack_output,
+        intoto_statement,
+        verify_manifest_dir,
+        write_pack,
     )
-    from ._harness_eval import HarnessEvaluator, HarnessResult, harness_row_to_eval_case
-    from ._html_report import render_html_report
-    from ._io import (
+    from ._files._safe_path import check_relative_name, check_relative_path, safe_slug
+    from ._files._strict_json import loads_strict, read_json_file
+    from ._files._terminal import TerminalSafeStream, terminal_safe_streams, terminal_text
+    from ._files._writing import (
         atomic_write_json,
         atomic_write_text,
         check_outputs,
@@ -423,74 +324,40 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         render_json,
         write_outputs,
     )
-    from ._junit import JUnitCase, JUnitSuite, render_junit
-    from ._labs import get_lab, lab_for_config_kind
-    from ._labs._common import ARCHETYPE_ORDER, LabSpec, keyword_search
-    from ._labs._contract import evaluate_contract
-    from ._labs._contract_config import ContractConfig, load_contract_config
-    from ._labs._contract_mock import ContractMockBackend
-    from ._labs._contract_scenarios import (
-        CompiledContract,
-        ContractScenario,
-        generate_contract_scenarios,
+    from ._reports._aggregate_markdown import render_report
+    from ._reports._formats import report_json, report_junit, report_markdown
+    from ._reports._html import render_html_report
+    from ._reports._junit import JUnitCase, JUnitSuite, render_junit
+    from ._reports._markdown_table import markdown_table
+    from ._reports._receipt_consistency import (
+        RECEIPT_RATE_METRICS,
+        RECEIPT_TOOL_CALLS_METRIC,
+        check_receipt_consistency,
+        receipt_failure_code_counts,
+        receipt_metrics,
+        receipt_pass_hat_k,
+        receipt_rows_by_scenario,
     )
-    from ._labs._contract_scoring import score_contract_run
-    from ._labs._contract_tools import (
-        ContractToolSession,
-        build_contract_policy,
-        build_contract_system_prompt,
-        build_contract_tool_schemas,
+    from ._reports._scenarios import DocumentReport, ScenarioRecord, load_report_document
+    from ._run._checkpoint import (
+        CHECKPOINT_VERSION,
+        Checkpoint,
+        binding_sha256,
+        canonical_json,
+        checkpoint_writer,
+        open_checkpoint,
+        read_checkpoint,
     )
-    from ._labs._gate import (
-        evaluate_gate,
-        load_gate_scenarios,
-        save_gate_results,
-        save_gate_scenarios,
+    from ._run._execution import run_units
+    from ._run._guards import (
+        TRANSPORT_ERROR_PATTERN,
+        ProviderUnavailable,
+        check_results_are_measurements,
+        is_transport_error,
+        provider_error_rate,
     )
-    from ._labs._gate_contract import (
-        GateContract,
-        GateScenario,
-        generate_gate_scenarios,
-        load_gate_config,
-    )
-    from ._labs._gate_mock import GateMockBackend
-    from ._labs._gate_score import score_gate_run
-    from ._labs._gate_session import GateToolSession
-    from ._labs._gate_tools import (
-        build_gate_policy,
-        build_gate_system_prompt,
-        build_gate_tool_schemas,
-    )
-    from ._labs._service import (
-        ServiceMockBackend,
-        ServiceToolSession,
-        evaluate_service,
-        score_service_run,
-    )
-    from ._labs._service_world import (
-        ServiceConfig,
-        ServiceScenario,
-        generate_service_scenarios,
-        load_service_config,
-    )
-    from ._manifest import (
-        INTOTO_STATEMENT_TYPE,
-        build_manifest,
-        check_pack_output,
-        intoto_statement,
-        verify_manifest_dir,
-        write_pack,
-    )
-    from ._markdown import markdown_table
-    from ._openai_compat import (
-        TEXT_TOOL_CALL_MODES,
-        ModelResponse,
-        OpenAICompatBackend,
-        ProviderSpec,
-        with_text_tool_calls,
-    )
-    from ._progress import DelayedProgress
-    from ._provenance import (
+    from ._run._progress import DelayedProgress
+    from ._run._provenance import (
         FLOATING_MARKERS,
         active_backend,
         harness_version,
@@ -502,45 +369,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         snapshot,
         utc_timestamp,
     )
-    from ._public_value import (
-        PUBLIC_VALUE_COMPONENTS,
-        PublicValueContract,
-        PublicValueTrace,
-        score_public_value,
-    )
-    from ._ray_executor import ray_executor
-    from ._receipt_consistency import (
-        RECEIPT_RATE_METRICS,
-        RECEIPT_TOOL_CALLS_METRIC,
-        check_receipt_consistency,
-        receipt_failure_code_counts,
-        receipt_metrics,
-        receipt_pass_hat_k,
-        receipt_rows_by_scenario,
-    )
-    from ._report import render_report
-    from ._report_fidelity import (
-        INCOMPLETE_TERMS,
-        SUCCESS_TERMS,
-        ReportFidelity,
-        ReportSpec,
-        check_report,
-        claims_success,
-    )
-    from ._report_formats import report_json, report_junit, report_markdown
-    from ._run_store import (
-        RUN_STORE_SCHEMA_VERSION,
-        RunStore,
-        RunSummary,
-        StoredScenario,
-        record_file_or_warn,
-        record_run,
-        record_run_or_warn,
-        resolve_store,
-        store_choice,
-    )
-    from ._run_store_compare import MetricDelta, RunComparison, compare_runs
-    from ._runner import (
+    from ._run._ray_executor import ray_executor
+    from ._run._runner import (
         AGGREGATE_VERSION,
         CI_METHODS,
         EvalAggregate,
@@ -550,9 +380,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         default_provenance,
         run_eval,
     )
-    from ._safe_path import check_relative_name, check_relative_path, safe_slug
-    from ._scenario_report import DocumentReport, ScenarioRecord, load_report_document
-    from ._statistics import (
+    from ._run._statistics import (
         Z95,
         bootstrap_ci,
         bootstrap_cis,
@@ -563,16 +391,20 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         pass_hat_k,
         wilson_interval,
     )
-    from ._store_options import store_options
-    from ._strict_json import loads_strict, read_json_file
-    from ._terminal import TerminalSafeStream, terminal_safe_streams, terminal_text
-    from ._tool_call_text import (
-        NO_TOOL_CALL_NOTE,
-        ParsedReply,
-        parse_tool_call_reply,
-        parse_tool_call_text,
+    from ._store._compare import MetricDelta, RunComparison, compare_runs
+    from ._store._options import store_options
+    from ._store._run_store import (
+        RUN_STORE_SCHEMA_VERSION,
+        RunStore,
+        RunSummary,
+        StoredScenario,
+        record_file_or_warn,
+        record_run,
+        record_run_or_warn,
+        resolve_store,
+        store_choice,
     )
-    from ._tool_calls import (
+    from ._tool_calls._matching import (
         TOOL_CALL_MATCHERS,
         TOOL_CALL_MODES,
         ToolCallFormatError,
@@ -590,8 +422,17 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         tool_call_contradictions,
         value_matches,
     )
-    from ._trace import TraceError, schema_hash
-    from ._trace_import import import_harness_dir
+    from ._tool_calls._text import (
+        NO_TOOL_CALL_NOTE,
+        ParsedReply,
+        parse_tool_call_reply,
+        parse_tool_call_text,
+    )
+    from ._traces._eval_report import EVAL_REPORT_VERSION, EvalCase, EvalReport, EvalResult
+    from ._traces._eval_suite import EvalSuite, EvalSuiteResult
+    from ._traces._harness_eval import HarnessEvaluator, HarnessResult, harness_row_to_eval_case
+    from ._traces._harness_import import import_harness_dir
+    from ._traces._trace import TraceError, schema_hash
 
 __version__ = "2.0.0.dev0"
 
@@ -769,67 +610,6 @@ __all__ = [
     "standardize_string",
     "tool_call_contradictions",
     "value_matches",
-    "CrewRun",
-    "DelegationRecord",
-    "Specialist",
-    "make_delegate_tool",
-    "run_crew",
-    "INCOMPLETE_TERMS",
-    "ReportFidelity",
-    "ReportSpec",
-    "SUCCESS_TERMS",
-    "check_report",
-    "claims_success",
-    "PUBLIC_VALUE_COMPONENTS",
-    "PublicValueContract",
-    "PublicValueTrace",
-    "score_public_value",
-    "ServiceMockBackend",
-    "ServiceToolSession",
-    "evaluate_service",
-    "score_service_run",
-    "ServiceConfig",
-    "ServiceScenario",
-    "generate_service_scenarios",
-    "load_service_config",
-    "ContractConfig",
-    "load_contract_config",
-    "CompiledContract",
-    "ContractScenario",
-    "generate_contract_scenarios",
-    "build_contract_policy",
-    "build_contract_system_prompt",
-    "build_contract_tool_schemas",
-    "ContractToolSession",
-    "ContractMockBackend",
-    "score_contract_run",
-    "evaluate_contract",
-    "ARCHETYPE_ORDER",
-    "LabSpec",
-    "keyword_search",
-    "get_lab",
-    "lab_for_config_kind",
-    "GateContract",
-    "GateScenario",
-    "load_gate_config",
-    "generate_gate_scenarios",
-    "build_gate_policy",
-    "build_gate_system_prompt",
-    "build_gate_tool_schemas",
-    "GateToolSession",
-    "GateMockBackend",
-    "score_gate_run",
-    "evaluate_gate",
-    "save_gate_results",
-    "save_gate_scenarios",
-    "load_gate_scenarios",
-    "AGENTDOJO_SUITES",
-    "AgentDojoSession",
-    "AgentDojoSuite",
-    "AgentDojoTask",
-    "GroundTruthReplay",
-    "run_agentdojo_bench",
-    "write_bench_result",
     "TEXT_TOOL_CALL_MODES",
     "with_text_tool_calls",
     "NO_TOOL_CALL_NOTE",

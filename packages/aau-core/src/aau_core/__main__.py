@@ -1,5 +1,5 @@
 """``python -m aau_core`` runs the ``aau`` command."""
 
-from ._cli import main
+from ._cli._group import main
 
 main()

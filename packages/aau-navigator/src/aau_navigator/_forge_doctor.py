@@ -31,7 +31,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from aau_core import AauError, load_contract_config, read_json_file
+from aau_core import AauError, read_json_file
+from aau_labs import load_contract_config
 
 from ._forge import MANIFEST_NAME, check_manifest
 

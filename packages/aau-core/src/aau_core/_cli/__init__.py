@@ -1,0 +1,9 @@
+"""The ``aau`` command: the click group, plugin loading and aau-core's own commands.
+
+The group and its entry-point plugins (``_group``: exit codes, ``--debug``, terminal-safe
+streams) and one module per command family, presentation only: ``aau schema`` (``_schema``),
+``aau results`` (``_results``), ``aau report`` (``_report``), ``aau trace`` (``_trace``) and
+``aau runs`` (``_runs``). A command parses its options, calls the Python API of the
+subpackage that does the work and prints; it may import any aau_core subpackage, nothing
+imports it but the entry points.
+"""

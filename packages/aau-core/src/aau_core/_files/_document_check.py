@@ -1,0 +1,49 @@
+"""Checking an input document against its schema, the one way every command reports it.
+
+``check_document(kind, doc, source)`` is what each reader calls after parsing a file:
+
+1. a document whose version field names another known kind, or an unknown version of the
+   expected kind, is refused in one line (``aau_schemas.kind_mismatch``): ``this is a
+   gate-config document (...), not a gate-scenarios document``;
+2. otherwise every schema violation is collected and raised as one ``InvalidDocumentError``:
+   ``source: $.path: message [kind]`` for the first, then one ``source: $.path: message`` line
+   for each further one, at most ``MAX_LISTED_VIOLATIONS`` in all; when there are more, a last
+   line says how many were left out and to run ``aau schema validate FILE`` to list them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .._errors import InvalidDocumentError
+
+
+def check_document(kind: str, doc: Any, source: str | None, *,
+                   accepted: Sequence[str] | None = None) -> Any:
+    """Validate ``doc`` against aau-schemas kind ``kind``; return it unchanged when valid.
+
+    Args:
+        kind: the schema kind to check against.
+        doc: the parsed document.
+        source: the file name, put in front of every line.
+        accepted: every kind this reader takes (``["suite", "suite-v2"]``), for the version
+            check; default ``[kind]``.
+
+    Raises:
+        InvalidDocumentError: another kind or an unknown version (one line), or the schema's
+            violations (module docstring).
+    """
+    import aau_schemas
+
+    if aau_schemas.is_valid(kind, doc):
+        return doc
+    mismatch = aau_schemas.kind_mismatch(doc, list(accepted or [kind]))
+    if mismatch is not None:
+        raise InvalidDocumentError([mismatch], source=source)
+    violations = [(v.path, v.message) for v in aau_schemas.iter_violations(kind, doc)]
+    if not violations:  # the validators disagree: say what is known
+        violations = [("$", "not a valid document")]
+    path, message = violations[0]
+    violations[0] = (path, f"{message} [{kind}]")
+    raise InvalidDocumentError(violations, source=source)

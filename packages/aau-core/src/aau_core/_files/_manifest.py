@@ -1,0 +1,458 @@
+"""SHA-256 pack manifests, verified pack folders, atomic pack writing and in-toto statements.
+
+One implementation shared by every pack family (human-baseline, impact/evidence, submission,
+release). A manifest is a JSON object holding its version under ``version_key`` and ``files``:
+one ``{"path", "bytes", "sha256", ...}`` row per file of the pack except the manifest itself,
+sorted by path, where ``sha256`` is the hex SHA-256 of the file's exact bytes and ``bytes`` its
+length (aau-harness 1.6's convention for every manifest, reference §2.11). Each family adds its
+own top-level keys (``extra``: ids, ``hash_algorithm``, ``claims``) and per-file keys
+(``file_fields``: the evidence pack's ``source_path``), and renders the object its own way.
+
+``write_pack`` stages a pack in a temporary folder beside the destination, writes the manifest
+last, verifies the staged folder (``verify_manifest_dir`` plus the caller's ``verify``) and only
+then renames it into place, so a reader never sees a half-written pack.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .._errors import AauError, InputError, OutputError
+from ._safe_path import check_relative_name
+from ._writing import check_parent
+
+INTOTO_STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+"""``_type`` of an in-toto Statement v1 (https://github.com/in-toto/attestation, spec v1)."""
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lowercase hex SHA-256 of ``data`` (64 characters)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def build_manifest(files: Mapping[str, bytes], *, version: str, extra: dict[str, Any] | None = None,
+                   version_key: str = "manifest_version",
+                   file_fields: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The manifest object for ``files``.
+
+    Args:
+        files: pack-relative POSIX path -> exact file bytes (the manifest itself excluded).
+        version: the manifest's version string (``"aau-impact-pack/1.0"``).
+        extra: further top-level keys, added after ``files`` in the given order.
+        version_key: the key holding ``version`` (1.6's evidence pack uses ``pack_version``).
+        file_fields: path -> further keys of that file's row (added after ``sha256``).
+
+    Returns:
+        ``{version_key: version, "files": [{"path", "bytes", "sha256", **file_fields[path]}],
+        **extra}``, rows sorted by path (Python string order).
+
+    Raises:
+        ValueError: a path breaks ``check_relative_path``'s rules, ``extra`` repeats a reserved
+            key, or ``file_fields`` names a file not in ``files``.
+    """
+    extra = dict(extra or {})
+    file_fields = dict(file_fields or {})
+    clash = {version_key, "files"} & set(extra)
+    if clash:
+        raise ValueError(f"extra repeats the reserved key(s) {sorted(clash)}")
+    unknown = set(file_fields) - set(files)
+    if unknown:
+        raise ValueError(f"file_fields names files that are not in the pack: {sorted(unknown)}")
+    rows = []
+    for name in sorted(files):
+        _check_name(name)
+        data = files[name]
+        rows.append({"path": name, "bytes": len(data), "sha256": sha256_hex(data),
+                     **dict(file_fields.get(name, {}))})
+    return {version_key: version, "files": rows, **extra}
+
+
+def _check_name(name: str) -> None:
+    try:
+        check_relative_name(name)
+    except InputError as exc:
+        raise ValueError(f"not a safe pack path: {exc}") from None
+
+
+def verify_manifest_dir(directory: str | os.PathLike[str], manifest_name: str = "manifest.json", *,
+                        version: str | None = None, version_key: str = "manifest_version",
+                        empty_folders_ok: bool = False) -> list[str]:
+    """Check a pack folder against its manifest; return the problems (empty: the pack is intact).
+
+    Detects: a missing, unreadable or malformed manifest (not a JSON object, ``files`` not a
+    list of ``{path: str, bytes: int, sha256: str}`` objects); a manifest path that is unsafe
+    (``check_relative_path``) or listed twice; a listed file removed; a file (at any depth) that is
+    not listed; a byte length or SHA-256 that differs (hash drift); a symlink or a non-regular
+    file anywhere in the folder (a symlink is never followed); and, when ``version`` is given, a
+    different ``manifest[version_key]``; an empty sub-folder (at any depth), which no manifest
+    lists and no writer makes, is an addition like an unlisted file (aau-harness 1.6 tolerated
+    it; ``empty_folders_ok=True`` does too).
+
+    Args:
+        directory: the pack folder.
+        manifest_name: the manifest's file name inside the folder.
+        version: the expected version string, or ``None`` to accept any.
+        version_key: the key holding the version.
+
+    Returns:
+        One line per problem, ``"<file>: <message>"`` (``<file>`` is the folder joined with the
+        pack path), in a stable order; an empty list when the pack is intact.
+    """
+    root = Path(directory)
+    if root.is_symlink() or not root.is_dir():
+        return [f"{root}: not a folder (a pack is a folder)"]
+    problems: list[str] = []
+    present: dict[str, Path] = {}
+    for rel, item in _walk(root):
+        mode = item.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            problems.append(f"{item}: a symlink; packs hold regular files only")
+        elif stat.S_ISDIR(mode):
+            if not empty_folders_ok and not os.listdir(item):
+                problems.append(f"{item}: an empty folder the manifest does not list (added "
+                                "after the pack was written)")
+            continue
+        elif not stat.S_ISREG(mode):
+            problems.append(f"{item}: not a regular file")
+        else:
+            present[rel] = item
+    manifest_path = root / manifest_name
+    if manifest_name not in present:
+        if not manifest_path.is_symlink():
+            problems.append(f"{manifest_path}: missing; the pack has no manifest")
+        return problems
+    rows = _manifest_rows(manifest_path, version, version_key, problems)
+    if rows is None:
+        return problems
+    listed: set[str] = set()
+    for i, row in enumerate(rows):
+        where = f"{manifest_path}: $.files[{i}]"
+        name = row["path"]
+        try:
+            check_relative_name(name, source=str(manifest_path))
+        except InputError as exc:
+            problems.append(f"{where}.path: {exc.message}")
+            continue
+        if name in listed:
+            problems.append(f"{where}.path: {name} is listed twice")
+            continue
+        listed.add(name)
+        if name == manifest_name:
+            problems.append(f"{where}.path: the manifest cannot list itself")
+            continue
+        item = present.get(name)
+        if item is None:
+            if not (root / name).is_symlink():  # a symlink is already reported
+                problems.append(f"{root / name}: listed in the manifest but missing (removed)")
+            continue
+        data = item.read_bytes()
+        if row["bytes"] != len(data):
+            problems.append(f"{item}: {len(data)} bytes, the manifest says {row['bytes']}")
+        if row["sha256"] != sha256_hex(data):
+            problems.append(f"{item}: SHA-256 differs from the manifest (changed)")
+    for name in sorted(set(present) - listed - {manifest_name}):
+        problems.append(f"{present[name]}: not listed in the manifest (added)")
+    return problems
+
+
+def _walk(root: Path) -> list[tuple[str, Path]]:
+    """Every entry under ``root`` as (POSIX relative path, path), sorted; symlinked folders are
+    listed, never entered."""
+    found: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        for name in sorted(dirnames + filenames):
+            item = here / name
+            found.append((item.relative_to(root).as_posix(), item))
+        dirnames[:] = sorted(d for d in dirnames if not (here / d).is_symlink())
+    return sorted(found)
+
+
+def _manifest_rows(manifest_path: Path, version: str | None, version_key: str,
+                   problems: list[str]) -> list[dict[str, Any]] | None:
+    try:
+        manifest = json.loads(manifest_path.read_bytes())
+    except (OSError, ValueError) as exc:
+        problems.append(f"{manifest_path}: not readable JSON: {exc}")
+        return None
+    if not isinstance(manifest, dict):
+        problems.append(f"{manifest_path}: $: the manifest must be a JSON object")
+        return None
+    if version is not None and manifest.get(version_key) != version:
+        problems.append(f"{manifest_path}: $.{version_key}: expected {version!r}, "
+                        f"found {manifest.get(version_key)!r}")
+    files = manifest.get("files")
+    if not isinstance(files, list):
+        problems.append(f"{manifest_path}: $.files: must be a list of file rows")
+        return None
+    rows = []
+    for i, row in enumerate(files):
+        ok = (isinstance(row, dict) and isinstance(row.get("path"), str)
+              and type(row.get("bytes")) is int and isinstance(row.get("sha256"), str))
+        if not ok:
+            problems.append(f"{manifest_path}: $.files[{i}]: must be an object with a string "
+                            "path, an integer bytes and a string sha256")
+            continue
+        rows.append(row)
+    return rows if len(rows) == len(files) else None
+
+
+def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], *,
+               manifest_name: str = "manifest.json", manifest_version: str | None = None,
+               version_key: str = "manifest_version", manifest_extra: dict[str, Any] | None = None,
+               file_fields: Mapping[str, Mapping[str, Any]] | None = None,
+               render: Callable[[Any], bytes] | None = None,
+               verify: Callable[[Path], Any] | None = None, force: bool = False,
+               inputs: Iterable[str | os.PathLike[str]] = (), kind: str | None = None) -> Path:
+    """Write a pack folder atomically: stage, manifest last, verify, rename into place.
+
+    Either ``files`` already holds the manifest bytes under ``manifest_name`` (built by the
+    caller, e.g. with ``build_manifest``), or ``manifest_version`` is given and the manifest is
+    built here from the other files (``build_manifest`` with ``version_key``,
+    ``manifest_extra`` and ``file_fields``) and rendered with ``render`` (default: aau-harness
+    1.6's ``json.dumps(indent=2, sort_keys=True) + "\\n"``, ASCII).
+
+    The files are written into a new temporary folder beside ``destination`` (same file
+    system, so the final rename is atomic), the manifest last, each file fsync'ed. The staged
+    folder is then checked with ``verify_manifest_dir(stage, manifest_name)`` and with
+    ``verify(stage)`` when given (it may raise an ``AauError`` or return a list of problem
+    lines; a non-empty list fails; any other return value, such as a reader's parsed pack, is
+    ignored). Only then is it renamed to ``destination``; on any failure
+    the staged folder is removed and nothing appears at ``destination``.
+
+    Args:
+        destination: the new pack folder.
+        files: pack-relative POSIX path -> exact bytes (sub-folders are created).
+        manifest_name: the manifest's file name.
+        manifest_version / version_key / manifest_extra / file_fields: see ``build_manifest``.
+        render: manifest object -> bytes.
+        verify: a check of the staged folder.
+        force: replace an existing destination folder, only when it is a pack of the same
+            kind (``check_pack_output``; never a file, a symlink or any other folder).
+            Missing parent folders are created only below the current directory or the
+            temp folder (``aau_core.check_parent``).
+        inputs: the files and folders the command read; the destination may not be one of
+            them nor contain one (``check_pack_output``).
+        kind: the aau-schemas kind of the manifest (``"submission-manifest"``); default: the
+            kind ``aau_schemas.detect_kind`` finds for the new manifest.
+
+    Returns:
+        ``Path(destination)``.
+
+    Raises:
+        OutputError: the destination exists (without ``force``), is a file or a symlink, is
+            not a pack of the same kind (even with ``force``), is or contains an input, cannot be written, or the staged pack failed verification (a
+            bug in the writer).
+        ValueError: neither or both of a manifest in ``files`` and ``manifest_version``, or an
+            unsafe file name.
+    """
+    dest = Path(destination)
+    payload = dict(files)
+    if (manifest_name in payload) == (manifest_version is not None):
+        raise ValueError("give the manifest either in files or via manifest_version, not both")
+    if manifest_version is not None:
+        manifest = build_manifest(payload, version=manifest_version, extra=manifest_extra,
+                                  version_key=version_key, file_fields=file_fields)
+        payload[manifest_name] = (render or _legacy_render)(manifest)
+    for name in payload:
+        _check_name(name)
+    kind, version = _new_kind(payload[manifest_name], kind, version_key)
+    same = _same_kind_check(manifest_name, kind, version, version_key)
+    check_pack_output(dest, inputs=inputs, force=force, manifest_name=manifest_name, kind=kind,
+                      version=version, version_key=version_key)
+    parent = dest.parent if str(dest.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=parent))
+    except OSError as exc:
+        raise OutputError(f"{dest}: cannot create: {exc.strerror or exc}") from None
+    old: Path | None = None
+    try:
+        order = [n for n in payload if n != manifest_name] + [manifest_name]
+        for name in order:
+            target = stage / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "xb") as fh:
+                fh.write(payload[name])
+                fh.flush()
+                os.fsync(fh.fileno())
+        mode = 0o777 & ~_umask()
+        for folder in [stage, *(p for p in stage.rglob("*") if p.is_dir())]:
+            os.chmod(folder, mode)
+        _verify_stage(dest, stage, manifest_name, verify)
+        _check_destination(dest, force, same)
+        if dest.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}-old-", dir=parent))
+            os.rename(dest, old / "pack")
+        os.rename(stage, dest)
+    except OSError as exc:
+        if old is not None and not dest.exists():
+            os.rename(old / "pack", dest)  # put the previous pack back
+        raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    return dest
+
+
+def check_pack_output(destination: str | os.PathLike[str], *,
+                      inputs: Iterable[str | os.PathLike[str]] = (), force: bool,
+                      option: str = "--out", manifest_name: str = "manifest.json",
+                      kind: str | None = None, version: str | None = None,
+                      version_key: str = "manifest_version") -> Path:
+    """Check a pack folder destination before any work (``write_pack`` checks it again).
+
+    The folder may not exist (without ``force``), may not be a file, a device, a pipe or a
+    symlink (even with ``force``), may not be one of ``inputs`` nor contain one (replacing it
+    would delete what the command reads), and its missing parent folders may be created only
+    below the current directory or the temp folder (``check_parent``).
+
+    ``force`` replaces an existing folder only when it is a pack of the same kind: it holds
+    ``manifest_name`` as a regular file whose JSON validates as the aau-schemas ``kind`` (or,
+    for a family without a schema, whose ``version_key`` names the same family as ``version``,
+    the part before ``/``). Any other folder -- a project, a documents folder, a pack of another
+    kind -- is refused even with ``force``: replacing it would delete files the command never
+    wrote.
+
+    Args:
+        destination: the pack folder to create.
+        inputs: the files and folders the command reads.
+        force: an existing pack folder of the same kind may be replaced.
+        option: the option naming the destination, for the message.
+        manifest_name / kind / version / version_key: what identifies a pack of the same kind
+            (at least ``kind`` or ``version``; with neither, no existing folder is replaced).
+
+    Returns:
+        ``Path(destination)``.
+
+    Raises:
+        OutputError: one line naming the destination.
+    """
+    dest = Path(destination)
+    target = Path(os.path.abspath(dest)).resolve()
+    for source in inputs:
+        src = Path(os.path.abspath(source)).resolve()
+        if src == target or target in src.parents:
+            what = "is" if src == target else "contains"
+            raise OutputError(f"{option} {dest}: {what} {source}, an input of this command; "
+                              "name another folder")
+    _check_destination(dest, force, _same_kind_check(manifest_name, kind, version, version_key))
+    check_parent(dest)  # missing folders only below the current directory or the temp folder
+    return dest
+
+
+def _check_destination(dest: Path, force: bool, same_kind: Callable[[Path], str | None]) -> None:
+    if dest.is_symlink():
+        raise OutputError(f"{dest}: is a symlink; choose a new folder for the pack")
+    if dest.exists():
+        if not dest.is_dir():
+            raise OutputError(f"{dest}: exists and is not a folder; not replaced")
+        if not force:
+            raise OutputError(f"{dest}: exists; choose a new folder for the pack (or --force)")
+        why = same_kind(dest)
+        if why is not None:
+            raise OutputError(f"{dest}: exists and is not a pack of this kind ({why}); --force "
+                              "replaces only such a pack; choose a new folder")
+
+
+def _new_kind(manifest_bytes: bytes, kind: str | None,
+              version_key: str) -> tuple[str | None, str | None]:
+    """The schema kind and version string of the manifest about to be written."""
+    try:
+        doc = json.loads(manifest_bytes)
+    except ValueError:
+        return kind, None
+    version = doc.get(version_key) if isinstance(doc, dict) else None
+    version = version if isinstance(version, str) else None
+    if kind is None and isinstance(doc, dict):
+        import aau_schemas
+
+        kind = aau_schemas.detect_kind(doc)
+    return kind, version
+
+
+def _same_kind_check(manifest_name: str, kind: str | None, version: str | None,
+                     version_key: str) -> Callable[[Path], str | None]:
+    """A check of an existing folder: ``None`` when it is a pack of the same kind, else why not."""
+
+    def check(folder: Path) -> str | None:
+        path = folder / manifest_name
+        if path.is_symlink() or not path.is_file():
+            return f"no {manifest_name}"
+        try:
+            doc = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return f"{manifest_name} is not JSON"
+        if kind is not None:
+            import aau_schemas
+
+            return None if aau_schemas.is_valid(kind, doc) else f"{manifest_name} is not a {kind}"
+        found = doc.get(version_key) if isinstance(doc, dict) else None
+        if version is None or not isinstance(found, str) or \
+                found.split("/")[0] != version.split("/")[0]:
+            return f"{manifest_name} is not a {version or 'known'} manifest"
+        return None
+
+    return check
+
+
+def _verify_stage(dest: Path, stage: Path, manifest_name: str,
+                  verify: Callable[[Path], Any] | None) -> None:
+    problems = verify_manifest_dir(stage, manifest_name)
+    if not problems and verify is not None:
+        try:
+            found = verify(stage)
+            problems = list(found) if isinstance(found, (list, tuple)) else []
+        except AauError as exc:
+            problems = [str(exc)]
+    if problems:
+        raise OutputError(f"{dest}: the written pack failed its own verification (nothing "
+                          f"written): {problems[0]}")
+
+
+def _legacy_render(value: Any) -> bytes:
+    return (json.dumps(value, indent=2, sort_keys=True) + "\n").encode("ascii")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def intoto_statement(subjects: Mapping[str, bytes], predicate_type: str,
+                     predicate: dict[str, Any]) -> dict[str, Any]:
+    """An in-toto Statement v1 over ``subjects``.
+
+    Args:
+        subjects: subject name (a pack path) -> exact bytes; listed in the given order.
+        predicate_type: the predicate's type URI.
+        predicate: the predicate object (copied as given).
+
+    Returns:
+        ``{"_type": "https://in-toto.io/Statement/v1", "subject": [{"name", "digest":
+        {"sha256"}}], "predicateType", "predicate"}`` (key order as in aau-harness 1.6's
+        release pack; in-toto attestation spec v1).
+
+    Raises:
+        ValueError: no subjects (the spec requires at least one).
+    """
+    if not subjects:
+        raise ValueError("an in-toto statement needs at least one subject")
+    return {
+        "_type": INTOTO_STATEMENT_TYPE,
+        "subject": [{"name": name, "digest": {"sha256": sha256_hex(data)}}
+                    for name, data in subjects.items()],
+        "predicateType": predicate_type,
+        "predicate": predicate,
+    }

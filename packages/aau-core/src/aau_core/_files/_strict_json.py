@@ -1,0 +1,256 @@
+"""Strict JSON reading: the one parser every aau input goes through.
+
+Rules (each violation is an ``InputError`` naming the source and the JSON path):
+
+- strict UTF-8; a leading byte-order mark is tolerated and dropped;
+- ``NaN``, ``Infinity``, ``-Infinity`` and numbers that overflow to infinity (``1e400``) are rejected;
+- duplicate keys in one object are rejected (Python's ``json`` silently keeps the last);
+- strings holding lone UTF-16 surrogates (``"\\ud800"``) are rejected (not Unicode text);
+- nesting deeper than ``max_depth`` containers is rejected (and never reaches a ``RecursionError``);
+- byte length above ``max_bytes`` is rejected before parsing.
+
+A syntax error names its line and column; the two commonest slips get a plainer message:
+a trailing comma (``[1, 2,]``, pointing at the comma) and single quotes (``{'a': 1}``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from aau_schemas import json_path
+
+from .._errors import InputError
+
+UTF8_BOM = b"\xef\xbb\xbf"
+DEFAULT_MAX_DEPTH = 100
+
+
+class _Rejected:
+    """Placeholder the parser hooks leave where a forbidden value was; found by the walk."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+class _DuplicateKeyDict(dict):
+    """A parsed object that had a repeated key (``duplicate`` names it)."""
+
+    __slots__ = ("duplicate",)
+
+
+def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        marked = _DuplicateKeyDict(out)
+        marked.duplicate = dup
+        return marked
+    return out
+
+
+def _parse_constant(name: str) -> _Rejected:
+    return _Rejected(f"{name} is not allowed (JSON has no NaN or Infinity)")
+
+
+def _parse_float(text: str) -> float | _Rejected:
+    value = float(text)
+    if math.isinf(value):
+        return _Rejected(f"number {text} is too large (overflows to infinity)")
+    return value
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _path_of(node: tuple[Any, ...] | None) -> str:
+    parts: list[str | int] = []
+    while node is not None:
+        node, key = node
+        parts.append(key)
+    parts.reverse()
+    return json_path(parts)
+
+
+def _walk(value: Any, source: str | None, max_depth: int) -> None:
+    # Iterative depth-first walk; `node` is a linked list (parent, key) so paths cost nothing
+    # until an error is found.
+    stack: list[tuple[Any, tuple[Any, ...] | None, int]] = [(value, None, 0)]
+    while stack:
+        item, node, depth = stack.pop()
+        if isinstance(item, dict):
+            if depth >= max_depth:
+                raise InputError(
+                    f"nested deeper than {max_depth} levels", source=source, path=_path_of(node)
+                )
+            if isinstance(item, _DuplicateKeyDict):
+                raise InputError(
+                    f"duplicate key {json.dumps(item.duplicate, ensure_ascii=False)}", source=source, path=_path_of(node)
+                )
+            for key, child in item.items():
+                if _has_lone_surrogate(key):
+                    raise InputError("key holds a lone surrogate", source=source, path=_path_of(node))
+                stack.append((child, (node, key), depth + 1))
+        elif isinstance(item, list):
+            if depth >= max_depth:
+                raise InputError(
+                    f"nested deeper than {max_depth} levels", source=source, path=_path_of(node)
+                )
+            for index, child in enumerate(item):
+                stack.append((child, (node, index), depth + 1))
+        elif isinstance(item, _Rejected):
+            raise InputError(item.reason, source=source, path=_path_of(node))
+        elif isinstance(item, str) and _has_lone_surrogate(item):
+            raise InputError(
+                "string holds a lone UTF-16 surrogate (not Unicode text)",
+                source=source,
+                path=_path_of(node),
+            )
+
+
+_JSON_WHITESPACE = " \t\n\r"
+
+
+def _position(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return f"(line {line}, column {column})"
+
+
+def _trailing_comma(text: str, pos: int) -> tuple[int, str] | None:
+    """Where a comma right before ``]`` or ``}`` is, near a parse error at ``pos``, and the closer.
+
+    Python's parser reports the closer (``Expecting value``) or, in newer versions, the comma
+    itself (``Illegal trailing comma``); both are recognised.
+    """
+    if pos < len(text) and text[pos] == ",":
+        after = pos + 1
+        while after < len(text) and text[after] in _JSON_WHITESPACE:
+            after += 1
+        if after < len(text) and text[after] in "]}":
+            return pos, text[after]
+        return None
+    if pos < len(text) and text[pos] in "]}":
+        before = pos - 1
+        while before >= 0 and text[before] in _JSON_WHITESPACE:
+            before -= 1
+        if before >= 0 and text[before] == ",":
+            return before, text[pos]
+    return None
+
+
+def _explain(exc: json.JSONDecodeError) -> str:
+    """The parser's message, or a plainer one for the two mistakes people make most."""
+    text, pos = exc.doc, exc.pos
+    comma = _trailing_comma(text, pos)
+    if comma is not None:
+        at, closer = comma
+        return f'trailing comma before "{closer}" {_position(text, at)}'
+    if pos < len(text) and text[pos] == "'":
+        what = "property name" if exc.msg.startswith("Expecting property name") else "string"
+        return f"{what} in single quotes; JSON needs double quotes {_position(text, pos)}"
+    return f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+
+
+def _decode_utf8(raw: bytes, source: str | None) -> str:
+    """Strict UTF-8 decoding; a leading byte-order mark is dropped."""
+    if raw.startswith(UTF8_BOM):
+        raw = raw[len(UTF8_BOM):]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not valid UTF-8 (byte {exc.start})", source=source, path="$") from None
+
+
+def loads_strict(
+    data: bytes | str, *, source: str | None = None, max_depth: int = DEFAULT_MAX_DEPTH
+) -> Any:
+    """Parse one JSON document under the strict rules in this module's docstring.
+
+    Args:
+        data: UTF-8 bytes (a BOM is dropped) or already-decoded text.
+        source: label for error messages (a file name, ``"adapter response"``), or ``None``.
+        max_depth: most nested containers allowed (the root object counts as depth 1).
+
+    Returns:
+        the parsed value (dicts, lists, str, int, float, bool, None).
+
+    Raises:
+        InputError: invalid UTF-8, invalid JSON (with line and column), or a rule above broken
+            (with the JSON path of the offending value).
+    """
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        text = _decode_utf8(bytes(data), source)
+    else:
+        text = data[1:] if data.startswith("\ufeff") else data
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=_pairs_hook,
+            parse_constant=_parse_constant,
+            parse_float=_parse_float,
+        )
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {_explain(exc)}", source=source, path="$") from None
+    except RecursionError:
+        raise InputError(
+            f"nested deeper than {max_depth} levels", source=source, path="$"
+        ) from None
+    _walk(value, source, max_depth)
+    return value
+
+
+def read_json_file(
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> Any:
+    """Read and strictly parse a JSON file.
+
+    Args:
+        path: the file.
+        max_bytes: largest accepted size in bytes (larger files are rejected unread).
+        max_depth: as ``loads_strict``.
+
+    Returns:
+        the parsed value.
+
+    Raises:
+        InputError: missing, not a regular file, unreadable, too large, or invalid JSON.
+    """
+    p = Path(path)
+    source = str(path)
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise InputError("no such file", source=source) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from None
+    if not p.is_file():
+        raise InputError("not a regular file", source=source)
+    if st.st_size > max_bytes:
+        raise InputError(
+            f"file is {st.st_size:,} bytes, over the {max_bytes:,}-byte limit", source=source
+        )
+    try:
+        with p.open("rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from None
+    if len(raw) > max_bytes:
+        raise InputError(f"file is over the {max_bytes:,}-byte limit", source=source)
+    text = _decode_utf8(raw, source)
+    del raw  # large suites: do not hold the bytes and the text while parsing
+    return loads_strict(text, source=source, max_depth=max_depth)

@@ -1,0 +1,185 @@
+"""What a receipt's schema cannot say: its numbers must follow from its own result rows.
+
+One check (``check_receipt_consistency``) for every reader of ``aau evaluate``'s public
+receipts (``aau-byo-agent-receipt/1.0`` and ``2.0``): ``aau report``, ``aau schema validate``,
+``aau_adapters.check_receipt`` (aau submit, aau release verify, aau doctor). It reads plain
+dicts that have already passed their schema, and returns the problems as
+``"$.json.path: message"`` lines (empty: consistent).
+
+Rules (2.0; 1.0 has ``repeats`` = 1 and only the first five and the metric rules):
+
+- ``$.results``: no duplicate ``(scenario_id, repeat)`` row; every ``repeat`` is in
+  ``0 .. repeats - 1``.
+- ``$.results``: every scenario has exactly ``repeats`` rows.
+- ``$.scenario_count`` equals the number of distinct scenario ids.
+- 2.0: the rows are in suite order, then repeat (``aau evaluate`` writes them so).
+- ``$.results[i].exact`` is not true when ``tool_calls_match`` is false.
+- ``$.metrics.<name>``: recomputed from the rows with the arithmetic ``aau evaluate`` uses
+  (``receipt_metrics``: each rate ``round(true_count / units, 6)``; ``mean_latency_s =
+  round(sum(latencies) / units, 6)``; ``tool_calls_match_rate`` over the rows that carry
+  ``tool_calls_match``); a stored value within half a unit of the sixth decimal (5e-7) of
+  the recomputation matches, the rounding the stored value implies. No metric may be missing
+  or extra.
+- 2.0: ``$.failure_code_counts`` equals the count of each code over the rows; ``$.pass_hat_k``
+  has the keys ``"1" .. str(repeats)`` and each recomputes (τ-bench pass^k on ``exact``, 6 dp,
+  same tolerance); each ``$.metric_ci95`` interval holds its point estimate; each
+  ``$.fail_under`` verdict follows from the metrics.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from .._run._statistics import pass_hat_k
+
+RECEIPT_V1 = "aau-byo-agent-receipt/1.0"
+RECEIPT_V2 = "aau-byo-agent-receipt/2.0"
+RECEIPT_RATE_METRICS = (
+    ("submitted_rate", "submitted"),
+    ("outcome_exact_rate", "outcome_exact"),
+    ("no_forbidden_attempt_rate", "no_forbidden_attempt"),
+    ("no_forbidden_execute_rate", "no_forbidden_execute"),
+    ("exact_rate", "exact"),
+)
+RECEIPT_TOOL_CALLS_METRIC = ("tool_calls_match_rate", "tool_calls_match")
+#: half a unit of the sixth decimal: the stored metrics are ``round(x, 6)``
+TOLERANCE = 5e-7 + 1e-12
+
+
+def receipt_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """The receipt metrics over public result rows (aau-harness 1.6 arithmetic).
+
+    Args:
+        rows: public result rows, at least one.
+
+    Returns:
+        ``{"submitted_rate", "outcome_exact_rate", "no_forbidden_attempt_rate",
+        "no_forbidden_execute_rate", "exact_rate"}`` (rates in [0, 1]) and ``"mean_latency_s"``
+        (seconds), each rounded to 6 decimals; plus ``"tool_calls_match_rate"`` over the rows
+        that carry ``tool_calls_match``, when any does.
+    """
+    n = len(rows)
+    out = {name: round(sum(bool(r[field]) for r in rows) / n, 6) for name, field in RECEIPT_RATE_METRICS}
+    out["mean_latency_s"] = round(sum(r["latency_s"] for r in rows) / n, 6)
+    name, field = RECEIPT_TOOL_CALLS_METRIC
+    scored = [bool(r[field]) for r in rows if field in r]
+    if scored:
+        out[name] = round(sum(scored) / len(scored), 6)
+    return out
+
+
+def receipt_rows_by_scenario(rows: Sequence[dict[str, Any]], field: str) -> list[list[float]]:
+    """``field`` of the rows grouped by scenario id (first-seen order), rows lacking it skipped."""
+    groups: dict[str, list[float]] = {}
+    for row in rows:
+        if field in row:
+            groups.setdefault(row["scenario_id"], []).append(float(row[field]))
+    return list(groups.values())
+
+
+def receipt_pass_hat_k(rows: Sequence[dict[str, Any]], repeats: int) -> dict[str, float]:
+    """``{"1": pass^1, ..., str(repeats): pass^repeats}`` on ``exact``, rounded to 6."""
+    counts = [(int(sum(g)), len(g)) for g in receipt_rows_by_scenario(rows, "exact")]
+    return {str(k): round(pass_hat_k(counts, k), 6) for k in range(1, repeats + 1)}
+
+
+def receipt_failure_code_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """How many units carry each failure code, sorted by code."""
+    counter: Counter[str] = Counter()
+    for row in rows:
+        counter.update(row["failure_codes"])
+    return dict(sorted(counter.items()))
+
+
+def _close(stored: Any, value: float) -> bool:
+    return (isinstance(stored, (int, float)) and not isinstance(stored, bool)
+            and abs(stored - value) <= TOLERANCE)
+
+
+def _structure(doc: dict[str, Any], rows: list[dict[str, Any]], repeats: int) -> list[str]:
+    problems: list[str] = []
+    seen: dict[tuple[str, int], int] = {}
+    per: Counter[str] = Counter()
+    for i, row in enumerate(rows):
+        key = (row["scenario_id"], row.get("repeat", 0))
+        if key in seen:
+            problems.append(f"$.results[{i}]: duplicates $.results[{seen[key]}] (scenario "
+                            f"{key[0]!r} repeat {key[1]})")
+        seen.setdefault(key, i)
+        if not 0 <= key[1] < repeats:
+            problems.append(f"$.results[{i}].repeat: is {key[1]}; repeats is {repeats}, "
+                            f"so it must be 0..{repeats - 1}")
+        per[row["scenario_id"]] += 1
+    for sid, count in per.items():
+        if count != repeats:
+            problems.append(f"$.results: scenario {sid!r} has {count} row(s); repeats is "
+                            f"{repeats}")
+    if doc["scenario_count"] != len(per):
+        problems.append(f"$.scenario_count: is {doc['scenario_count']}; the rows hold "
+                        f"{len(per)} distinct scenario id(s)")
+    if doc["receipt_version"] == RECEIPT_V2 and not problems:
+        ids = list(per)
+        for i, row in enumerate(rows):
+            want_id, want_repeat = ids[i // repeats], i % repeats
+            if row["scenario_id"] != want_id or row["repeat"] != want_repeat:
+                problems.append(f"$.results[{i}]: expected scenario {want_id!r} repeat "
+                                f"{want_repeat} here (suite order, then repeat)")
+                break
+    return problems
+
+
+def check_receipt_consistency(doc: dict[str, Any]) -> list[str]:
+    """Check a public receipt's numbers against its own rows (rules in the module docstring).
+
+    Args:
+        doc: an ``aau-byo-agent-receipt/1.0`` or ``2.0`` document that passed its schema
+            (``aau_schemas.validate``); other documents give ``[]``.
+
+    Returns:
+        ``["$.json.path: message", ...]`` in document order of the rules; empty when
+        the receipt is consistent.
+    """
+    version = doc.get("receipt_version")
+    if version not in (RECEIPT_V1, RECEIPT_V2):
+        return []
+    rows = doc["results"]
+    repeats = doc.get("repeats", 1) if version == RECEIPT_V2 else 1
+    problems = _structure(doc, rows, repeats)
+    for i, row in enumerate(rows):
+        if row.get("tool_calls_match") is False and row["exact"]:
+            problems.append(f"$.results[{i}].exact: is true, but tool_calls_match is false")
+    if not rows:
+        return problems
+    metrics = receipt_metrics(rows)
+    stored = doc["metrics"]
+    for name in sorted(set(metrics) | set(stored)):
+        if name not in metrics:
+            problems.append(f"$.metrics.{name}: is {stored[name]!r}; the rows give no such metric")
+        elif name not in stored:
+            problems.append(f"$.metrics.{name}: is missing; the rows give {metrics[name]!r}")
+        elif not _close(stored[name], metrics[name]):
+            problems.append(f"$.metrics.{name}: is {stored[name]!r}; the rows give "
+                            f"{metrics[name]!r}")
+    if version != RECEIPT_V2 or problems:
+        return problems  # the derived numbers below would only repeat a problem found
+    want_counts = receipt_failure_code_counts(rows)
+    if doc["failure_code_counts"] != want_counts:
+        problems.append(f"$.failure_code_counts: is {doc['failure_code_counts']!r}; the rows "
+                        f"give {want_counts!r}")
+    if "pass_hat_k" in doc:
+        want = receipt_pass_hat_k(rows, repeats)
+        have = doc["pass_hat_k"]
+        if set(have) != set(want) or not all(_close(have[k], v) for k, v in want.items()):
+            problems.append(f"$.pass_hat_k: is {have!r}; the rows give {want!r}")
+    for name, interval in doc.get("metric_ci95", {}).items():
+        point = stored.get(name)
+        if point is not None and not interval["low"] <= point <= interval["high"]:
+            problems.append(f"$.metric_ci95.{name}: [{interval['low']}, {interval['high']}] "
+                            f"does not hold {point}")
+    for i, bar in enumerate(doc.get("fail_under", [])):
+        if bar["value"] != stored.get(bar["metric"]) or bar["passed"] != (
+                bar["value"] >= bar["threshold"]):
+            problems.append(f"$.fail_under[{i}]: verdict does not match the metrics")
+    return problems

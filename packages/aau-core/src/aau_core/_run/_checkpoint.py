@@ -1,0 +1,384 @@
+"""Run checkpoints: an append-only JSONL file of finished units, so an interrupted run resumes.
+
+Format (schema kind ``checkpoint``, ``schemas/checkpoint/v1/``): the first line is a header
+``{"checkpoint_version": "aau-checkpoint/1.0", "record": "header", "producer", "created_at",
+"units", "binding", "binding_sha256"}``; every later line is ``{"record": "unit", "index",
+"result"}`` for one finished unit, in finishing order. ``binding`` holds what must be equal for a
+resume (``suite_digest``, ``adapter`` identity, ``config``); ``binding_sha256`` is the SHA-256
+of its canonical JSON (sorted keys, ``","``/``":"`` separators, UTF-8).
+
+Durability: each unit line is written with one ``write`` on a file opened ``O_APPEND`` and then
+``fsync``'d before the next unit is recorded, so after a crash, SIGKILL or power loss at most the
+line being written is lost. Such a torn last line (no final newline, or not parseable JSON) is
+discarded on resume and the file truncated to the last whole line; any other bad line is an
+input error. A unit that had finished but whose line was torn is simply run again.
+
+One writer at a time: ``open_checkpoint`` takes an OS advisory lock (``fcntl.flock``, exclusive,
+non-blocking) on ``PATH.lock`` beside the checkpoint, writes its pid and producer there, and
+holds it until ``close``, ``remove`` or the end of a ``with`` block (the OS drops it when the
+process dies, so a killed run never leaves a stale lock). A second writer gets ``another aau
+evaluate (pid N) is writing this checkpoint``. Where ``fcntl`` is missing (Windows) there is no
+lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .._errors import InputError, InvalidDocumentError, OutputError
+from .._files._writing import check_writable
+
+CHECKPOINT_VERSION = "aau-checkpoint/1.0"
+CHECKPOINT_KIND = "checkpoint"
+
+
+def canonical_json(value: Any) -> str:
+    """``value`` as canonical JSON: sorted keys, no spaces, non-ASCII kept (hashed as UTF-8).
+
+    Raises:
+        TypeError: ``value`` is not JSON-serialisable; ValueError: it holds NaN or infinity.
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+
+
+def binding_sha256(binding: Mapping[str, Any]) -> str:
+    """SHA-256 (64 lowercase hex) of ``canonical_json(binding)`` encoded as UTF-8."""
+    return hashlib.sha256(canonical_json(dict(binding)).encode("utf-8")).hexdigest()
+
+
+def _validate(doc: Any, source: str) -> None:
+    import aau_schemas
+
+    if not aau_schemas.is_valid(CHECKPOINT_KIND, doc):
+        violations = [(v.path, v.message) for v in aau_schemas.iter_violations(CHECKPOINT_KIND,
+                                                                                doc)]
+        raise InvalidDocumentError(violations or [("$", "not a valid checkpoint line")],
+                                   source=source)
+
+
+def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[int, Any], int]:
+    """Read and check a checkpoint file.
+
+    Args:
+        path: the checkpoint.
+
+    Returns:
+        ``(header, finished, good_bytes)``: the header line, ``{unit index: result}`` of the
+        unit lines, and the byte length of the whole lines read (a torn last line excluded).
+
+    Raises:
+        InputError: the file cannot be read, is empty, or its first line is not a header;
+            a unit line repeats an index or names one outside the run
+            (``PATH:LINE: $.index: ...``).
+        InvalidDocumentError: a line (other than a torn last one) is not JSON or breaks the
+            schema (``PATH:LINE: $.path: message``).
+    """
+    source = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the checkpoint: {exc.strerror or exc}",
+                         source=source) from None
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline; else a torn last line
+    good = len(data) - len(tail)
+    header: dict[str, Any] | None = None
+    finished: dict[int, Any] = {}
+    for number, raw in enumerate(lines, start=1):
+        where = f"{source}:{number}"
+        try:
+            doc = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            if number == len(lines) and header is not None:  # a torn write, newline included
+                good -= len(raw) + 1
+                break
+            raise InvalidDocumentError([("$", "not a JSON line")], source=where) from None
+        _validate(doc, where)
+        if number == 1:
+            if doc.get("record") != "header":
+                raise InputError("the first line is not a checkpoint header", source=where,
+                                 path="$.record")
+            header = doc
+            continue
+        if doc.get("record") != "unit":
+            raise InputError("a second header", source=where, path="$.record")
+        index = doc["index"]
+        if index >= header["units"]:  # type: ignore[index]
+            raise InputError(f"unit {index} is outside the run's {header['units']} unit(s)",  # type: ignore[index]
+                             source=where, path="$.index")
+        if index in finished:
+            raise InputError(f"unit {index} is recorded twice", source=where, path="$.index")
+        finished[int(index)] = doc["result"]
+    if header is None:
+        raise InputError("empty checkpoint (no header line)", source=source)
+    return header, finished, good
+
+
+class Checkpoint:
+    """An open checkpoint: the finished units read on resume, and ``append`` for new ones.
+
+    Attributes:
+        path: the checkpoint file.
+        header: its header line (a dict).
+        finished: ``{unit index: result}`` already recorded (empty for a new checkpoint).
+
+    Use ``open_checkpoint`` to make one; ``append`` is safe from several threads.
+    """
+
+    def __init__(self, path: Path, header: dict[str, Any], finished: dict[int, Any],
+                 fd: int, lock_fd: int = -1) -> None:
+        self.path = path
+        self.header = header
+        self.finished = finished
+        self._fd = fd
+        self._lock_fd = lock_fd
+        self._lock = threading.Lock()
+
+    @property
+    def created_at(self) -> str:
+        """When the run first started (the header's ``created_at``)."""
+        return str(self.header["created_at"])
+
+    def append(self, index: int, result: Any) -> None:
+        """Record unit ``index`` with ``result`` (JSON-serialisable): one line, then fsync.
+
+        Raises:
+            TypeError, ValueError: ``result`` is not plain JSON.
+            OSError: the write failed (disk full, ...).
+        """
+        line = (canonical_json({"record": "unit", "index": index, "result": result})
+                + "\n").encode("utf-8")
+        with self._lock:
+            os.write(self._fd, line)
+            os.fsync(self._fd)
+            self.finished[index] = result
+
+    def _close_file(self) -> None:
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+
+    def _release(self) -> None:
+        with self._lock:
+            if self._lock_fd >= 0:
+                _unlock(lock_path(self.path), self._lock_fd)
+                self._lock_fd = -1
+
+    def close(self) -> None:
+        """Close the file (the checkpoint stays on disk) and give up the writer's lock (its
+        ``.lock`` file is deleted)."""
+        self._close_file()
+        self._release()
+
+    def remove(self) -> None:
+        """Close and delete the checkpoint (after the run's final output is written), then
+        give up the writer's lock."""
+        self._close_file()
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        self._release()
+
+    def __enter__(self) -> Checkpoint:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The lock file of checkpoint ``path``: ``PATH.lock`` beside it."""
+    target = Path(path)
+    return target.with_name(target.name + ".lock")
+
+
+def _unlock(lock: Path, fd: int) -> None:
+    try:
+        lock.unlink()  # still held: a waiting writer re-checks the file it locked is this path
+    except OSError:
+        pass
+    os.close(fd)
+
+
+def checkpoint_writer(path: str | os.PathLike[str]) -> str | None:
+    """Who is writing checkpoint ``path`` now: ``"aau evaluate (pid 123)"``, or ``None`` when
+    no live process holds its lock (or locks are unsupported here)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    lock = lock_path(path)
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return _holder(fd)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def _holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+    except OSError:
+        text = ""
+    pid, _, producer = text.partition(" ")
+    return f"{producer or 'another process'} (pid {pid if pid.isdigit() else '?'})"
+
+
+def _acquire(target: Path, producer: str) -> int:
+    """Take the writer's lock of checkpoint ``target``; -1 where locks are unsupported.
+
+    Raises:
+        OutputError: another live process holds it.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return -1
+    lock = lock_path(target)
+    for _ in range(50):
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise OutputError(f"{lock}: cannot write: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise OutputError(f"{target}: another {holder} is writing this checkpoint; wait "
+                              "for it to finish or write elsewhere") from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except OSError:
+            same = False
+        if not same:  # the holder deleted it as we opened it: lock the new file instead
+            os.close(fd)
+            time.sleep(0.01)
+            continue
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {producer}\n".encode(), 0)
+        return fd
+    raise OutputError(f"{target}: cannot take the checkpoint's lock (its lock file keeps "
+                      "changing)")
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path.parent if str(path.parent) else ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    parts = []
+    if old.get("suite_digest") != new.get("suite_digest"):
+        parts.append("suite")
+    if old.get("adapter") != new.get("adapter"):
+        parts.append("adapter")
+    if old.get("config") != new.get("config"):
+        old_c, new_c = old.get("config") or {}, new.get("config") or {}
+        keys = sorted(k for k in set(old_c) | set(new_c) if old_c.get(k) != new_c.get(k))
+        parts.append("configuration (" + ", ".join(keys) + ")")
+    return " and ".join(parts) or "binding"
+
+
+def open_checkpoint(path: str | os.PathLike[str], *, producer: str, units: int,
+                    binding: Mapping[str, Any], created_at: str, resume: bool,
+                    force: bool = False) -> Checkpoint:
+    """Start a new checkpoint, or reopen one to resume.
+
+    Args:
+        path: the checkpoint file.
+        producer: ``"aau evaluate"`` or ``"run_eval"``.
+        units: units in the whole run (>= 1).
+        binding: ``{"suite_digest": "sha256:...", "adapter": {...}, "config": {...}}``.
+        created_at: RFC 3339 UTC start time, written to a new header.
+        resume: reopen an existing checkpoint and keep its finished units.
+        force: without ``resume``, replace an existing checkpoint.
+
+    Returns:
+        the open ``Checkpoint`` (``finished`` holds the units recorded so far).
+
+    Raises:
+        InputError: ``resume`` and the file is missing or unreadable; or it was written for
+            another suite, adapter or configuration (one line naming which), or by another
+            producer, or for another unit count.
+        InvalidDocumentError: a line breaks the schema (see ``read_checkpoint``).
+        OutputError: another process is writing this checkpoint (``another aau evaluate (pid
+            N) is writing this checkpoint``); without ``resume``, the file exists and ``force``
+            is false, or it is a folder, link or device.
+    """
+    target = Path(path)
+    binding = dict(binding)
+    digest = binding_sha256(binding)
+    if not resume and not target.parent.is_dir():
+        check_writable(target, force=force)  # its rules say whether the folder may be made
+        target.parent.mkdir(parents=True, exist_ok=True)
+    lock_fd = _acquire(target, producer)
+    try:
+        return _open_locked(target, producer, units, binding, digest, created_at, resume,
+                            force, lock_fd)
+    except BaseException:
+        if lock_fd >= 0:
+            _unlock(lock_path(target), lock_fd)
+        raise
+
+
+def _open_locked(target: Path, producer: str, units: int, binding: dict[str, Any], digest: str,
+                 created_at: str, resume: bool, force: bool, lock_fd: int) -> Checkpoint:
+    if resume and target.is_file() and not target.is_symlink() and b"\n" not in target.read_bytes():
+        resume, force = False, True  # killed while writing the header: nothing finished yet
+    if resume:
+        if not target.is_file() or target.is_symlink():
+            raise InputError("no checkpoint to resume here (run without --resume to start)",
+                             source=str(target))
+        header, finished, good = read_checkpoint(target)
+        if header["binding_sha256"] != digest or header["binding"] != binding:
+            raise InputError(f"checkpoint is from a different {_mismatch(header['binding'], binding)}"
+                             "; start over with --force instead of --resume", source=str(target))
+        if header["producer"] != producer or header["units"] != units:
+            raise InputError(f"checkpoint was written by {header['producer']} for "
+                             f"{header['units']} unit(s), not {producer} for {units}",
+                             source=str(target))
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+        if os.fstat(fd).st_size != good:  # drop a torn last line
+            os.ftruncate(fd, good)
+            os.fsync(fd)
+        return Checkpoint(target, header, finished, fd, lock_fd)
+    check_writable(target, force=force)
+    header = {"checkpoint_version": CHECKPOINT_VERSION, "record": "header", "producer": producer,
+              "created_at": created_at, "units": units, "binding": binding,
+              "binding_sha256": digest}
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # allowed by check_writable's rules
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
+        os.write(fd, (canonical_json(header) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
+    _fsync_dir(target)
+    return Checkpoint(target, header, {}, fd, lock_fd)

@@ -1,0 +1,548 @@
+"""The runner: repeat every scenario, score each run, aggregate means and 95 % intervals.
+
+``run_eval(scenarios, run_one, repeats=3)`` is aau-harness 1.6's ``run_eval`` on aau's execution
+layer (``run_units``: bounded concurrency, results in order, Ctrl-C keeps finished units). The
+aggregation follows 1.6 exactly:
+
+- metric names are the sorted union of the metric keys of the results;
+- scenarios are the sorted (string order) distinct ``scenario_id``s of the results; results of
+  distinct scenario objects sharing an id are merged into one scenario, as in 1.6;
+- per scenario, a metric's value is the mean over that scenario's repeats (``math.fsum / n``,
+  i.e. ``statistics.fmean``); the metric's mean is the mean of those per-scenario values and its
+  95 % interval is bootstrapped over scenarios (``ci_method``);
+- ``mean_cost_per_scenario_usd`` is the mean ``cost_usd`` over all runs (scenario x repeat, as in
+  1.6, despite the name), ``total_cost_usd`` their sum and ``p50_latency_s`` the median latency
+  over all runs (``statistics.median``: mean of the two middle values for an even count).
+
+Where 1.6 was silent, aau is strict (decisions recorded here and in docs/runner.md):
+
+- A unit whose ``run_one`` raises is **recorded, not fatal**: its result has no metrics, cost 0,
+  latency 0 and ``detail["error"] = "<ExceptionType>: <message>"`` (the form the
+  provider guards read). Errored units are left out of every metric and counted in ``n_errors``;
+  the run's other units still count. A ``run_one`` returning something other than a
+  ``ScenarioResult`` is such an error too.
+- A metric missing from some successful units raises ``MetricError`` naming the metric and the
+  scenarios (1.6 silently dropped those scenarios), unless the metric is listed in
+  ``optional_metrics``: then scenarios without it are left out of that metric only, and
+  ``metric_counts`` says over how many scenarios each metric was computed.
+- A NaN or infinite metric value raises ``MetricError`` naming scenario, repeat and metric (1.6
+  wrote a bare ``NaN`` into the JSON).
+- A bool metric value counts as 1.0 / 0.0 (1.x accepted it) and is stored so in ``results``;
+  strings, ``None`` and other non-numbers raise ``MetricError``.
+- ``run_eval`` raises a ``MetricError`` only after every unit finished; the error carries them
+  all on ``.results`` so the run is not lost.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .._errors import AauError, Interrupted
+from ._execution import run_units
+from ._statistics import bootstrap_cis, clustered_stderr, compat_bootstrap_ci
+
+AGGREGATE_VERSION = "aau-eval-aggregate/2.0"
+CI_METHODS = ("bootstrap", "aau-compat")
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+
+
+class MetricError(AauError, ValueError):
+    """A metric cannot be aggregated: missing from some units, or not a finite number.
+
+    Attributes:
+        metric: the metric name.
+        units: the offending ``(scenario_id, repeat)`` pairs (at most the first 20).
+        results: from ``run_eval``, every finished ``ScenarioResult`` (repeat-major), so the run
+            is not lost: fix or drop the offending units and call ``aggregate_results``;
+            empty when raised by ``aggregate_results`` itself (the caller has the results).
+    """
+
+    def __init__(self, message: str, *, metric: str, units: Sequence[tuple[str, int]],
+                 results: Sequence[ScenarioResult] = ()):
+        self.metric = metric
+        self.units = list(units)[:20]
+        self.results = list(results)
+        super().__init__(message)
+
+
+@attrs.frozen
+class ScenarioResult:
+    """One run (scenario x repeat), as returned by ``run_one``.
+
+    Attributes:
+        scenario_id: the scenario's id (results with the same id are one scenario).
+        repeat: the repeat index, ``0 .. repeats - 1``.
+        metrics: metric name -> value, usually in [0, 1]; finite numbers (a bool counts as
+            1.0 / 0.0 and is stored so in the aggregate).
+        cost_usd: what the run cost, in US dollars.
+        latency_s: wall time in seconds; ``0.0`` means "not measured" and the runner fills in
+            the time ``run_one`` took (as 1.6 does).
+        n_api_calls: model API calls made.
+        detail: free-form JSON-serialisable detail (trace, prediction, ``"error"``, usage).
+    """
+
+    scenario_id: str
+    repeat: int
+    metrics: dict[str, float]
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    n_api_calls: int = 0
+    detail: dict[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def error(self) -> str | None:
+        """The recorded error (``detail["error"]``) if the run failed, else ``None``."""
+        value = self.detail.get("error")
+        return str(value) if value else None
+
+
+@attrs.frozen
+class EvalAggregate:
+    """Aggregated results of ``run_eval`` (1.6's ``EvalAggregate`` plus what aau records).
+
+    Attributes:
+        n_scenarios: distinct scenario ids among the results.
+        n_repeats: repeats requested.
+        metric_means: metric -> mean of per-scenario means (unrounded), keys sorted.
+        metric_ci95: metric -> ``(low, high)`` 95 % interval (unrounded).
+        mean_cost_per_scenario_usd: mean ``cost_usd`` over all runs (1.6's definition).
+        total_cost_usd: sum of ``cost_usd`` over all runs.
+        p50_latency_s: median latency over all runs, seconds.
+        results: every run, repeat-major (repeat 0 of every scenario, then repeat 1, ...).
+        ci_method: ``"bootstrap"`` (numpy percentile bootstrap, seeded) or ``"aau-compat"``.
+        resamples: bootstrap resamples (2,000).
+        seed: bootstrap seed (0).
+        metric_counts: metric -> number of scenarios the metric was computed over.
+        metric_stderr: metric -> standard error of the mean over all runs clustered by
+            scenario (``clustered_stderr``), ``None`` with fewer than two scenarios.
+        n_errors: runs whose ``run_one`` raised (recorded in ``detail["error"]``).
+    """
+
+    n_scenarios: int
+    n_repeats: int
+    metric_means: dict[str, float]
+    metric_ci95: dict[str, tuple[float, float]]
+    mean_cost_per_scenario_usd: float
+    total_cost_usd: float
+    p50_latency_s: float
+    results: list[ScenarioResult]
+    ci_method: str = "bootstrap"
+    resamples: int = BOOTSTRAP_RESAMPLES
+    seed: int = BOOTSTRAP_SEED
+    metric_counts: dict[str, int] = attrs.field(factory=dict)
+    metric_stderr: dict[str, float | None] = attrs.field(factory=dict)
+    n_errors: int = 0
+
+    def _results_dicts(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "scenario_id": r.scenario_id,
+                "repeat": r.repeat,
+                "metrics": r.metrics,
+                "cost_usd": round(r.cost_usd, 6),
+                "latency_s": round(r.latency_s, 3),
+                "n_api_calls": r.n_api_calls,
+                "detail": r.detail,
+            }
+            for r in self.results
+        ]
+
+    def _common(self, provenance: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {
+            "provenance": default_provenance(provenance),
+            "n_scenarios": self.n_scenarios,
+            "n_repeats": self.n_repeats,
+            "metric_means": {k: round(v, 4) for k, v in self.metric_means.items()},
+            "metric_ci95": {
+                k: [round(lo, 4), round(hi, 4)] for k, (lo, hi) in self.metric_ci95.items()
+            },
+            "mean_cost_per_scenario_usd": round(self.mean_cost_per_scenario_usd, 6),
+            "total_cost_usd": round(self.total_cost_usd, 4),
+            "p50_latency_s": round(self.p50_latency_s, 3),
+            "results": self._results_dicts(),
+        }
+
+    def as_dict(self, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The aggregate as an ``aau-eval-aggregate/2.0`` document (schema ``eval-aggregate-v2``).
+
+        Every key of 1.6's ``as_dict()`` keeps its meaning and rounding (means and interval
+        ends 4 dp, mean cost 6 dp, total cost 4 dp, p50 latency 3 dp; per run cost 6 dp and
+        latency 3 dp; metrics unrounded), plus ``aggregate_version``, ``ci`` (method,
+        resamples, seed, level), ``metric_counts``, ``metric_stderr`` (4 dp), ``n_errors``
+        and, when every metric value is 0 or 1 and repeats are equal, ``pass_hat_k``.
+
+        Args:
+            provenance: extra provenance fields (e.g. model facts) merged over the defaults
+                ``generated_at``, ``harness_version``, ``python``, ``platform``.
+        """
+        doc = self._common(provenance)
+        doc["aggregate_version"] = AGGREGATE_VERSION
+        doc["ci"] = {"method": self.ci_method, "level": 0.95, "resamples": self.resamples,
+                     "seed": self.seed}
+        doc["metric_counts"] = dict(self.metric_counts)
+        doc["metric_stderr"] = {k: (None if v is None else round(v, 4))
+                                for k, v in self.metric_stderr.items()}
+        doc["n_errors"] = self.n_errors
+        doc["pass_hat_k"] = binary_pass_hat_k(self.results, self.n_repeats)
+        return doc
+
+    def as_dict_v1(self, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The aggregate exactly in aau-harness 1.6's ``as_dict()`` shape (``eval-aggregate-v1``).
+
+        Args:
+            provenance: as ``as_dict``.
+        """
+        return self._common(provenance)
+
+
+def default_provenance(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Provenance stamped on every aggregate: ``aau_core.snapshot()`` of the last backend made
+    by ``make_backend`` (``generated_at`` UTC, ``harness_version``, ``python``, ``platform``,
+    requested and served model, pinning, and a reproducibility note when one applies);
+    ``extra`` is merged over it."""
+    from ._provenance import snapshot
+
+    out: dict[str, Any] = dict(snapshot())
+    if extra:
+        out.update(extra)
+    return out
+
+
+def binary_pass_hat_k(results: Sequence[ScenarioResult], repeats: int) -> dict[str, Any] | None:
+    """τ-bench pass^k per metric, when it is meaningful; else ``None``.
+
+    Meaningful when every successful run's metric values are 0 or 1 and every scenario that
+    appears in ``results`` (errored runs included: a scenario whose runs all raised counts too)
+    has exactly ``repeats`` successful runs. Returns ``{metric: {"1": p1, ..., str(repeats):
+    pk}}`` (4 dp) for the binary metrics present in every run; ``None`` when no metric qualifies.
+    """
+    from ._statistics import pass_hat_k
+
+    ok = [r for r in results if not r.error]
+    if not ok or repeats < 1:
+        return None
+    by_scenario: dict[str, list[ScenarioResult]] = {r.scenario_id: [] for r in results}
+    for r in ok:
+        by_scenario[r.scenario_id].append(r)
+    if any(len(rs) != repeats for rs in by_scenario.values()):
+        return None
+    names = sorted(set.intersection(*(set(r.metrics) for r in ok)))
+    out: dict[str, Any] = {}
+    for m in names:
+        if any(r.metrics[m] not in (0, 1) for r in ok):
+            continue
+        counts = [(int(sum(r.metrics[m] for r in rs)), repeats) for rs in by_scenario.values()]
+        out[m] = {str(k): round(pass_hat_k(counts, k), 4) for k in range(1, repeats + 1)}
+    return out or None
+
+
+def _scenario_id(scenario: Any, index: int) -> str:
+    """Best-effort id of a scenario object, for a unit that raised before returning one: the
+    string itself, a ``scenario_id``/``id`` key or attribute, else ``"#<index>"``."""
+    if isinstance(scenario, str):
+        return scenario
+    if isinstance(scenario, Mapping):
+        for key in ("scenario_id", "id"):
+            if isinstance(scenario.get(key), str):
+                return str(scenario[key])
+    for attr in ("scenario_id", "id"):
+        value = getattr(scenario, attr, None)
+        if isinstance(value, str):
+            return value
+    return f"#{index}"
+
+
+def aggregate_results(
+    results: Sequence[ScenarioResult],
+    repeats: int,
+    *,
+    ci_method: str = "bootstrap",
+    optional_metrics: Sequence[str] = (),
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> EvalAggregate:
+    """Aggregate finished runs as ``run_eval`` does (see the module docstring).
+
+    Args:
+        results: the runs, in the order to keep.
+        repeats: repeats requested (recorded as ``n_repeats``).
+        ci_method: ``"bootstrap"`` or ``"aau-compat"``.
+        optional_metrics: metrics allowed to be missing from some runs.
+        resamples: bootstrap resamples (``"bootstrap"`` only; ``"aau-compat"`` is always
+            2,000 with seed 0).
+        seed: bootstrap seed (``"bootstrap"`` only).
+
+    Raises:
+        ValueError: unknown ``ci_method``; ``"aau-compat"`` with other resamples or seed.
+        MetricError: a non-optional metric missing from some successful runs, or a
+            non-finite metric value.
+    """
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}; got {ci_method!r}")
+    if ci_method == "aau-compat" and (resamples, seed) != (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED):
+        raise ValueError("aau-compat is 2,000 resamples with seed 0")
+    optional = set(optional_metrics)
+    ok = [r for r in results if not r.detail.get("error")]
+    # one pass: check every value and group metric -> scenario -> values (1.6 scanned all
+    # results once per metric and scenario)
+    values: dict[str, dict[str, list[float]]] = {}
+    present: dict[str, int] = {}
+    isfinite = math.isfinite
+    has_bool = False
+    for r in ok:
+        sid = r.scenario_id
+        for m, v in r.metrics.items():
+            if v.__class__ is not float:
+                if isinstance(v, bool):  # aau-harness 1.x took True/False as 1/0
+                    has_bool = True
+                elif not isinstance(v, (int, float)):
+                    raise MetricError(
+                        f"metric {m!r} of scenario {sid!r} repeat {r.repeat} is {v!r}, "
+                        "not a finite number", metric=m, units=[(sid, r.repeat)])
+                v = float(v)
+            if not isfinite(v):
+                raise MetricError(
+                    f"metric {m!r} of scenario {sid!r} repeat {r.repeat} is {v!r}, "
+                    "not a finite number", metric=m, units=[(sid, r.repeat)])
+            try:
+                by_scenario = values[m]
+            except KeyError:
+                by_scenario = values[m] = {}
+                present[m] = 0
+            present[m] += 1
+            try:
+                by_scenario[sid].append(v)
+            except KeyError:
+                by_scenario[sid] = [v]
+    if has_bool:  # stored as 1.0 / 0.0: the files' metric values are JSON numbers
+        results = [attrs.evolve(r, metrics={m: float(v) if isinstance(v, bool) else v
+                                            for m, v in r.metrics.items()})
+                   if any(isinstance(v, bool) for v in r.metrics.values()) else r
+                   for r in results]
+    names = sorted(values)
+    for m in names:
+        if m in optional or present[m] == len(ok):
+            continue
+        missing = [(r.scenario_id, r.repeat) for r in ok if m not in r.metrics]
+        shown = ", ".join(f"{s!r} repeat {k}" for s, k in missing[:5])
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise MetricError(
+            f"metric {m!r} is missing from {len(missing)} run(s): {shown}{more}; return it "
+            "from every run or list it in optional_metrics", metric=m, units=missing)
+    scenario_ids = sorted({r.scenario_id for r in results})
+    means: dict[str, float] = {}
+    cis: dict[str, tuple[float, float]] = {}
+    counts: dict[str, int] = {}
+    stderrs: dict[str, float | None] = {}
+    per_metric: list[list[float]] = []
+    for m in names:
+        by_scenario = values[m]
+        per_scenario = [math.fsum(by_scenario[s]) / len(by_scenario[s])
+                        for s in scenario_ids if s in by_scenario]
+        per_metric.append(per_scenario)
+        means[m] = math.fsum(per_scenario) / len(per_scenario)
+        counts[m] = len(per_scenario)
+        stderrs[m] = clustered_stderr(by_scenario) if len(by_scenario) >= 2 else None
+    if ci_method == "aau-compat":
+        intervals = [compat_bootstrap_ci(v) for v in per_metric]
+    else:  # one index draw shared by every metric; each interval is bootstrap_ci's
+        intervals = bootstrap_cis(per_metric, resamples=resamples, seed=seed) if names else []
+    cis = dict(zip(names, intervals, strict=True))
+    costs = [r.cost_usd for r in results]
+    latencies = sorted(r.latency_s for r in results)
+    return EvalAggregate(
+        n_scenarios=len(scenario_ids),
+        n_repeats=repeats,
+        metric_means=means,
+        metric_ci95=cis,
+        mean_cost_per_scenario_usd=math.fsum(costs) / len(costs) if costs else 0.0,
+        total_cost_usd=sum(costs),
+        p50_latency_s=statistics.median(latencies) if latencies else 0.0,
+        results=list(results),
+        ci_method=ci_method,
+        resamples=resamples,
+        seed=seed,
+        metric_counts=counts,
+        metric_stderr=stderrs,
+        n_errors=len(results) - len(ok),
+    )
+
+
+def run_eval(
+    scenarios: Sequence[Any],
+    run_one: Callable[[Any, int], ScenarioResult],
+    repeats: int = 3,
+    progress: Callable[[str], None] | None = None,
+    concurrency: int = 1,
+    executor: Callable[..., list[Any]] | None = None,
+    ci_method: str = "bootstrap",
+    optional_metrics: Sequence[str] = (),
+    checkpoint: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+) -> EvalAggregate:
+    """Run ``run_one(scenario, repeat)`` for every repeat x scenario and aggregate.
+
+    ``run_one`` owns the agent call and the scoring; the runner owns repetition, isolation,
+    aggregation and uncertainty.
+
+    Args:
+        scenarios: the scenarios (any objects; passed to ``run_one`` as they are).
+        run_one: returns a ``ScenarioResult`` for one run. Called from worker threads when
+            ``concurrency > 1``.
+        repeats: runs per scenario (>= 1).
+        progress: called after each run with a one-line summary, in 1.6's words
+            (``"repeat 1/3 scenario s-1: {...} $0.0012"``); for a run that raised, the error
+            text replaces the metrics (``"... scenario s-1: error: TimeoutError: ... $0.0000"``).
+        concurrency: most runs at once (>= 1).
+        executor: a callable with ``run_units``' signature (default ``run_units``), e.g. a
+            distributed executor.
+        ci_method: ``"bootstrap"`` (default: numpy percentile bootstrap, 2,000 resamples,
+            seed 0) or ``"aau-compat"`` (1.6's intervals bit for bit).
+        optional_metrics: metrics a run may leave out (see ``aggregate_results``).
+        checkpoint: a JSONL file to record each finished unit in (``aau_core.open_checkpoint``;
+            schema kind ``checkpoint``), bound to the scenarios (the SHA-256 of their canonical
+            JSON, or of their ids when they are not JSON), ``run_one``'s qualified name and
+            ``repeats``/``ci_method``/``optional_metrics``. Each ``ScenarioResult`` must be
+            JSON-serialisable (its ``detail`` plain JSON); one that is not becomes that unit's
+            error. Without ``resume`` the file must not exist yet.
+        resume: reopen ``checkpoint`` and run only the units it does not hold; the aggregate
+            is built from the recorded and the new results alike.
+
+    Returns:
+        the ``EvalAggregate``; ``results`` are repeat-major, as in 1.6.
+
+    Raises:
+        ValueError: ``repeats < 1``, ``concurrency < 1`` or unknown ``ci_method``.
+        MetricError: see ``aggregate_results``; its ``.results`` holds every finished
+            ``ScenarioResult``, so the run is not lost.
+        Interrupted: Ctrl-C; ``.finished`` maps unit index -> ``ScenarioResult``.
+        aau_core.InputError / OutputError: the checkpoint cannot be resumed (another binding,
+            a corrupt line) or, without ``resume``, already exists.
+    """
+    if resume and checkpoint is None:
+        raise ValueError("resume=True needs checkpoint=PATH")
+    if repeats < 1:
+        raise ValueError("repeats must be >= 1")
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}; got {ci_method!r}")
+    units = [(rep, index, sc) for rep in range(repeats) for index, sc in enumerate(scenarios)]
+
+    def one(unit: tuple[int, int, Any]) -> ScenarioResult:
+        rep, _, sc = unit
+        t0 = time.monotonic()
+        res = run_one(sc, rep)
+        if not isinstance(res, ScenarioResult):
+            raise TypeError(f"run_one returned {type(res).__name__}, not ScenarioResult")
+        if res.latency_s == 0.0:
+            res = attrs.evolve(res, latency_s=time.monotonic() - t0)
+        return res
+
+    def failed(unit: tuple[int, int, Any], exc: BaseException) -> ScenarioResult:
+        rep, index, sc = unit
+        return ScenarioResult(scenario_id=_scenario_id(sc, index), repeat=rep, metrics={},
+                              detail={"error": f"{type(exc).__name__}: {exc}"})
+
+    def done(index: int, res: ScenarioResult) -> None:
+        if progress is not None:
+            shown = f"error: {res.error}" if res.error else f"{res.metrics}"
+            progress(f"repeat {res.repeat + 1}/{repeats} scenario {res.scenario_id}: "
+                     f"{shown} ${res.cost_usd:.4f}")
+
+    execute = executor or run_units
+    if checkpoint is None:
+        results = execute(units, one, on_error=failed, concurrency=concurrency, on_done=done)
+    else:
+        results = _run_checkpointed(execute, units, one, failed, done, concurrency, scenarios,
+                                    run_one, repeats, ci_method, optional_metrics, checkpoint,
+                                    resume)
+    try:
+        return aggregate_results(results, repeats, ci_method=ci_method,
+                                 optional_metrics=optional_metrics)
+    except MetricError as exc:  # keep the run: the finished units travel with the error
+        raise MetricError(f"{exc}; the {len(results)} finished results are on this error's "
+                          ".results (fix them and call aggregate_results)", metric=exc.metric,
+                          units=exc.units, results=results) from None
+
+
+def result_to_json(res: ScenarioResult) -> dict[str, Any]:
+    """A ``ScenarioResult`` as a checkpoint unit result: unrounded, bool metrics as 1.0 / 0.0.
+
+    Raises:
+        TypeError / ValueError: ``detail`` or a value is not plain, finite JSON.
+    """
+    from ._checkpoint import canonical_json
+
+    doc = {"scenario_id": res.scenario_id, "repeat": res.repeat,
+           "metrics": {m: float(v) if isinstance(v, bool) else v for m, v in res.metrics.items()},
+           "cost_usd": res.cost_usd, "latency_s": res.latency_s,
+           "n_api_calls": res.n_api_calls, "detail": res.detail}
+    canonical_json(doc)  # fail here, in the unit, not when recording it
+    return doc
+
+
+def result_from_json(doc: Mapping[str, Any]) -> ScenarioResult:
+    """The ``ScenarioResult`` a checkpoint unit result records (inverse of ``result_to_json``)."""
+    return ScenarioResult(scenario_id=doc["scenario_id"], repeat=int(doc["repeat"]),
+                          metrics=dict(doc["metrics"]), cost_usd=doc["cost_usd"],
+                          latency_s=doc["latency_s"], n_api_calls=int(doc["n_api_calls"]),
+                          detail=dict(doc["detail"]))
+
+
+def _scenarios_digest(scenarios: Sequence[Any]) -> str:
+    import hashlib
+
+    from ._checkpoint import canonical_json
+
+    try:
+        text = canonical_json(list(scenarios))
+    except (TypeError, ValueError):
+        text = canonical_json([_scenario_id(sc, i) for i, sc in enumerate(scenarios)])
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _run_checkpointed(execute: Callable[..., list[Any]], units: list[Any], one: Callable[..., Any],
+                      failed: Callable[..., Any], done: Callable[[int, Any], None],
+                      concurrency: int, scenarios: Sequence[Any], run_one: Callable[..., Any],
+                      repeats: int, ci_method: str, optional_metrics: Sequence[str],
+                      path: str | os.PathLike[str], resume: bool) -> list[ScenarioResult]:
+    from ._checkpoint import open_checkpoint
+    from ._provenance import utc_timestamp
+
+    name = f"{getattr(run_one, '__module__', '?')}:{getattr(run_one, '__qualname__', '?')}"
+    binding = {"suite_digest": _scenarios_digest(scenarios), "adapter": {"run_one": name},
+               "config": {"repeats": repeats, "ci_method": ci_method,
+                          "optional_metrics": sorted(optional_metrics)}}
+    with open_checkpoint(path, producer="run_eval", units=len(units), binding=binding,
+                         created_at=utc_timestamp(), resume=resume) as ckpt:
+        recorded = {i: result_from_json(doc) for i, doc in ckpt.finished.items()}
+        todo = [i for i in range(len(units)) if i not in recorded]
+
+        def one_json(i: int) -> ScenarioResult:
+            res = one(units[i])
+            result_to_json(res)
+            return res
+
+        def failed_json(i: int, exc: BaseException) -> ScenarioResult:
+            return failed(units[i], exc)
+
+        def record(k: int, res: ScenarioResult) -> None:
+            ckpt.append(todo[k], result_to_json(res))
+            done(todo[k], res)
+
+        try:
+            new = execute(todo, one_json, on_error=failed_json, concurrency=concurrency,
+                          on_done=record)
+        except Interrupted as exc:
+            finished = {todo[k]: r for k, r in (exc.finished or {}).items()}
+            raise Interrupted(f"{exc}; finished units are kept in {path} (resume=True)",
+                              finished={**recorded, **finished}) from None
+        recorded.update(zip(todo, new, strict=True))
+    return [recorded[i] for i in range(len(units))]

@@ -1,0 +1,587 @@
+"""The run store: every receipt, eval aggregate and lab result, recorded in one SQLite file.
+
+A *run* is one document that ``aau report`` reads (``_scenario_report``'s kinds): an
+``aau evaluate`` receipt (v1 or v2), a ``run_eval`` aggregate (v1 or v2) or an ``aau lab run``
+lab result. The store keeps the document itself (so ``aau runs show`` can re-render it), the
+columns runs are looked up by, its headline metrics and one row per scenario::
+
+    schema_version  version, applied_at            one row per migration applied
+    runs            id, doc_digest (unique), kind, suite, suite_digest, suite_sha256, adapter,
+                    model, run_at, recorded_at, source, scenario_count, scenarios_passed,
+                    repeats, document (the JSON text)
+    run_scenarios   run_id, position, scenario_id, runs, passed_runs, errored_runs, passed,
+                    failure_codes (JSON {code: n}), errors (JSON list), metrics (JSON {name: mean})
+    run_metrics     run_id, name, value, low, high       (migration 2)
+
+Indexes: ``suite``, ``suite_digest``, ``adapter``, ``model``, ``run_at`` on ``runs``;
+``(name, value)`` on ``run_metrics``; ``scenario_id`` on ``run_scenarios``.
+
+Migrations are numbered steps (``MIGRATIONS``); opening a store applies the missing ones in
+order, each in its own ``BEGIN IMMEDIATE`` transaction together with its ``schema_version``
+row, so two processes opening an old store at once apply every step exactly once. A store
+written by a newer aau (a version above ``SCHEMA_VERSION``) is refused, never altered.
+
+Concurrency: the file is in WAL mode (readers never block the writer), every connection waits
+up to ``BUSY_TIMEOUT_S`` for a lock, and each run is written in one ``BEGIN IMMEDIATE``
+transaction (the run row, its scenarios and metrics, or nothing). The same document recorded
+twice (same RFC 8785 digest) is stored once; the second call returns the first id.
+
+Where the store is (``resolve_store``): ``--store PATH`` or ``--store sqlite:///PATH``
+(SQLAlchemy's form: ``sqlite:///rel/path``, ``sqlite:////abs/path``), else the environment
+variable ``AAU_RUN_STORE``, else ``.aau/runs.sqlite`` under the current directory. The value
+``none`` (flag or variable) turns recording off.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .._errors import InputError, OutputError, UsageError
+
+DEFAULT_STORE = Path(".aau") / "runs.sqlite"
+STORE_ENV = "AAU_RUN_STORE"
+DISABLED = "none"
+BUSY_TIMEOUT_S = 60.0
+MAX_DOCUMENT_BYTES = 200_000_000
+
+
+# ---------------------------------------------------------------- migrations
+
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    """Run ``;``-separated statements inside the caller's transaction (``executescript`` would
+    commit it first)."""
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _migration_1(db: sqlite3.Connection) -> None:
+    _script(db, """
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            doc_digest TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            suite TEXT,
+            suite_digest TEXT,
+            suite_sha256 TEXT,
+            adapter TEXT,
+            model TEXT,
+            run_at TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            source TEXT,
+            scenario_count INTEGER NOT NULL,
+            scenarios_passed INTEGER NOT NULL,
+            repeats INTEGER NOT NULL,
+            document TEXT NOT NULL
+        );
+        CREATE INDEX runs_suite ON runs (suite);
+        CREATE INDEX runs_suite_digest ON runs (suite_digest);
+        CREATE INDEX runs_adapter ON runs (adapter);
+        CREATE INDEX runs_model ON runs (model);
+        CREATE INDEX runs_run_at ON runs (run_at);
+        CREATE TABLE run_scenarios (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            scenario_id TEXT NOT NULL,
+            runs INTEGER NOT NULL,
+            passed_runs INTEGER NOT NULL,
+            errored_runs INTEGER NOT NULL,
+            passed INTEGER NOT NULL,
+            failure_codes TEXT NOT NULL,
+            errors TEXT NOT NULL,
+            metrics TEXT NOT NULL,
+            PRIMARY KEY (run_id, scenario_id)
+        );
+        CREATE INDEX run_scenarios_scenario ON run_scenarios (scenario_id);
+    """)
+
+
+def _migration_2(db: sqlite3.Connection) -> None:
+    """Headline metrics as rows (indexed by name and value), backfilled from stored documents."""
+    _script(db, """
+        CREATE TABLE run_metrics (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            value REAL NOT NULL,
+            low REAL,
+            high REAL,
+            PRIMARY KEY (run_id, name)
+        );
+        CREATE INDEX run_metrics_value ON run_metrics (name, value);
+    """)
+    for run_id, text in db.execute("SELECT id, document FROM runs").fetchall():
+        report = document_report(json.loads(text), f"run {run_id}")
+        _insert_metrics(db, run_id, report)
+
+
+#: numbered steps: ``MIGRATIONS[n - 1]`` takes a store from version ``n - 1`` to ``n``
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _migration_2)
+SCHEMA_VERSION = len(MIGRATIONS)
+RUN_STORE_SCHEMA_VERSION = SCHEMA_VERSION  #: the public name (``aau_core.RUN_STORE_SCHEMA_VERSION``)
+
+
+# ---------------------------------------------------------------- where
+
+def resolve_store(store: str | os.PathLike[str] | None) -> Path | None:
+    """Where the run store is, or ``None`` when recording is turned off.
+
+    Args:
+        store: ``--store``'s value: a path, ``sqlite:///PATH`` (``sqlite:////abs`` for an
+            absolute path), ``none``, or ``None`` for the default (``$AAU_RUN_STORE``, else
+            ``.aau/runs.sqlite`` under the current directory).
+
+    Raises:
+        UsageError: another URL scheme, or an empty value.
+    """
+    value = os.fspath(store) if store is not None else os.environ.get(STORE_ENV)
+    if value is None:
+        return DEFAULT_STORE
+    if value.strip() == "":
+        raise UsageError("--store: empty value; give a path, sqlite:///PATH or none")
+    if value.lower() == DISABLED:
+        return None
+    if "://" in value:
+        scheme, _, rest = value.partition("://")
+        if scheme.lower() != "sqlite" or not rest.startswith("/") or rest == "/":
+            raise UsageError(f"--store {value!r}: only sqlite:///PATH URLs (or a plain path) "
+                             "are supported")
+        return Path(rest[1:])
+    return Path(value)
+
+
+# ---------------------------------------------------------------- connection
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
+    try:
+        if read_only:
+            if not path.is_file():
+                raise InputError("no run store here (nothing has been recorded yet)",
+                                 source=str(path))
+            db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                 timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                                 check_same_thread=False)
+        else:
+            if path.parent != Path("") and not path.parent.is_dir():
+                path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        db.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.DatabaseError as exc:
+        if type(exc) is sqlite3.DatabaseError:  # "file is not a database", not an I/O error
+            raise InputError(f"not a run store: {exc}", source=str(path)) from None
+        raise OutputError(f"{path}: cannot open the run store: {exc}") from None
+    except sqlite3.Error as exc:
+        raise OutputError(f"{path}: cannot open the run store: {exc}") from None
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot create the run store: {exc.strerror or exc}") from None
+    return db
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def schema_version(db: sqlite3.Connection) -> int:
+    """The highest migration applied to an open store (0 for an empty file)."""
+    has = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = "
+                     "'schema_version'").fetchone()
+    if not has:
+        return 0
+    row = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(db: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
+    """Apply the missing migrations up to ``target``, each in its own transaction.
+
+    Returns:
+        the store's version afterwards.
+
+    Raises:
+        InputError: the store is newer than this aau (``SCHEMA_VERSION``).
+    """
+    for step in range(1, target + 1):
+        with _transaction(db):
+            db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                       "applied_at TEXT NOT NULL)")
+            current = schema_version(db)
+            if current > SCHEMA_VERSION:
+                raise InputError(f"run store schema version {current} is newer than this aau "
+                                 f"supports ({SCHEMA_VERSION}); upgrade aau")
+            if current >= step:
+                continue
+            MIGRATIONS[step - 1](db)
+            db.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
+                       (step, _now()))
+    return schema_version(db)
+
+
+class RunStore:
+    """An open run store (see the module docstring).
+
+    Args:
+        path: the SQLite file.
+        read_only: open without creating or migrating (``aau runs``, ``aau view``); a missing
+            file or an older schema is an ``InputError``.
+
+    Raises:
+        OutputError: the file cannot be created or opened.
+        InputError: read-only and missing, or a schema version this aau does not know.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
+        self.path = Path(path)
+        self.db = _connect(self.path, read_only=read_only)
+        try:
+            if read_only:
+                version = schema_version(self.db)
+                if version != SCHEMA_VERSION:
+                    raise InputError(f"run store schema version {version}; this aau reads "
+                                     f"{SCHEMA_VERSION} (record a run with this aau to migrate "
+                                     "it)", source=str(self.path))
+            else:
+                migrate(self.db)
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise InputError(f"not a run store: {exc}", source=str(self.path)) from None
+        except BaseException:
+            self.db.close()
+            raise
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ writing
+
+    def add(self, doc: Mapping[str, Any], *, source: str | None = None) -> tuple[int, bool]:
+        """Validate and record one document in one transaction.
+
+        Args:
+            doc: a receipt, eval aggregate or lab result (parsed JSON).
+            source: where it came from (a file name), kept for ``aau runs show``.
+
+        Returns:
+            ``(run id, created)``; ``created`` is False when the same document (same canonical
+            digest) was already stored, and the id is the stored one.
+
+        Raises:
+            InputError: not a valid run document (``source: $.path: message [kind]``).
+        """
+        import aau_schemas
+
+        name = source or "<document>"
+        report = document_report(doc, name)
+        digest = aau_schemas.canonical_digest(doc)
+        cols = _index_columns(report.kind, doc)
+        text = json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        with _transaction(self.db):
+            row = self.db.execute("SELECT id FROM runs WHERE doc_digest = ?", (digest,)).fetchone()
+            if row:
+                return int(row[0]), False
+            cur = self.db.execute(
+                "INSERT INTO runs (doc_digest, kind, suite, suite_digest, suite_sha256, adapter, "
+                "model, run_at, recorded_at, source, scenario_count, scenarios_passed, repeats, "
+                "document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (digest, report.kind, cols["suite"], cols["suite_digest"], cols["suite_sha256"],
+                 cols["adapter"], cols["model"], cols["run_at"] or _now(), _now(), source,
+                 len(report.scenarios), report.passed_count, report.repeats, text))
+            run_id = int(cur.lastrowid or 0)
+            self.db.executemany(
+                "INSERT INTO run_scenarios (run_id, position, scenario_id, runs, passed_runs, "
+                "errored_runs, passed, failure_codes, errors, metrics) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, i, s.scenario_id, s.runs, s.passed_runs, s.errored_runs, int(s.passed),
+                  json.dumps(dict(s.failure_codes)), json.dumps(list(s.errors)),
+                  json.dumps(dict(s.metrics))) for i, s in enumerate(report.scenarios)])
+            _insert_metrics(self.db, run_id, report)
+        return run_id, True
+
+    # ------------------------------------------------------------ reading
+
+    def list(self, *, suite: str | None = None, since: str | None = None,
+             limit: int | None = None) -> list[RunSummary]:
+        """Runs, newest first (by ``run_at``, then id).
+
+        Args:
+            suite: keep runs whose suite id, ``suite_digest`` or ``suite_sha256`` equals this
+                (a digest may be given without its ``sha256:`` prefix).
+            since: keep runs with ``run_at >= since`` (ISO 8601 date or UTC time, compared as
+                text: ``2026-11-30`` or ``2026-11-30T12:00:00Z``).
+            limit: at most this many.
+        """
+        where, args = [], []
+        if suite:
+            bare = suite.removeprefix("sha256:")
+            where.append("(suite = ? OR suite_digest = ? OR suite_sha256 = ?)")
+            args += [suite, f"sha256:{bare}", bare]
+        if since:
+            where.append("run_at >= ?")
+            args.append(since)
+        sql = ("SELECT id, kind, suite, suite_digest, adapter, model, run_at, recorded_at, source, "
+               "scenario_count, scenarios_passed, repeats FROM runs")
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY run_at DESC, id DESC"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        rows = self.db.execute(sql, args).fetchall()
+        metrics = self._metrics([r[0] for r in rows])
+        return [RunSummary(*r, metrics=metrics.get(r[0], {})) for r in rows]
+
+    def _metrics(self, ids: Sequence[int]) -> dict[int, dict[str, float]]:
+        out: dict[int, dict[str, float]] = {}
+        for chunk in range(0, len(ids), 500):
+            part = ids[chunk:chunk + 500]
+            marks = ",".join("?" * len(part))
+            for run_id, name, value in self.db.execute(
+                    f"SELECT run_id, name, value FROM run_metrics WHERE run_id IN ({marks}) "
+                    "ORDER BY name", part):
+                out.setdefault(run_id, {})[name] = value
+        return out
+
+    def get(self, run_id: int | str) -> tuple[RunSummary, dict[str, Any]]:
+        """``(summary, document)`` of one run.
+
+        Raises:
+            InputError: no run has this id.
+        """
+        try:
+            key = int(str(run_id).lstrip("#"))
+        except ValueError:
+            raise InputError(f"run id {run_id!r}: expected a number (see aau runs list)",
+                             source=str(self.path)) from None
+        row = self.db.execute(
+            "SELECT id, kind, suite, suite_digest, adapter, model, run_at, recorded_at, source, "
+            "scenario_count, scenarios_passed, repeats, document FROM runs WHERE id = ?",
+            (key,)).fetchone()
+        if row is None:
+            raise InputError(f"no run {key} in this store (see aau runs list)",
+                             source=str(self.path))
+        summary = RunSummary(*row[:-1], metrics=self._metrics([key]).get(key, {}))
+        return summary, json.loads(row[-1])
+
+    def scenarios(self, run_id: int) -> list[StoredScenario]:
+        """The run's per-scenario rows, in the document's order."""
+        return [StoredScenario(sid, bool(passed), runs, passed_runs, json.loads(codes),
+                               json.loads(metrics))
+                for sid, passed, runs, passed_runs, codes, metrics in self.db.execute(
+                    "SELECT scenario_id, passed, runs, passed_runs, failure_codes, metrics "
+                    "FROM run_scenarios WHERE run_id = ? ORDER BY position", (run_id,))]
+
+
+@attrs.frozen
+class RunSummary:
+    """One stored run's indexed columns (``aau runs list``).
+
+    Attributes:
+        id: the run id (``aau runs show ID``).
+        kind: ``receipt-v1``, ``receipt-v2``, ``eval-aggregate-v1``, ``eval-aggregate-v2`` or
+            ``lab-result``.
+        suite: receipt ``suite_id``, lab result ``lab``, else ``None``.
+        suite_digest: receipt v2 ``suite_digest``, lab result ``scenarios_sha256``, else ``None``.
+        adapter: ``command:<argv0>``, ``endpoint:<host>``, ``mock``, ... (receipts); the backend
+            (aggregates, lab results).
+        model: the requested model (aggregates, lab results), else ``None``.
+        run_at: when the run started (receipt v2 ``started_at``; aggregate
+            ``provenance.generated_at``), else when it was recorded; UTC ISO 8601.
+        recorded_at: when it was recorded (UTC ISO 8601).
+        source: the file it came from, if known.
+        scenario_count, scenarios_passed, repeats: as ``aau report`` counts them.
+        metrics: headline metrics ``{name: value}``.
+    """
+
+    id: int
+    kind: str
+    suite: str | None
+    suite_digest: str | None
+    adapter: str | None
+    model: str | None
+    run_at: str
+    recorded_at: str
+    source: str | None
+    scenario_count: int
+    scenarios_passed: int
+    repeats: int
+    metrics: Mapping[str, float] = attrs.field(factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (``aau runs list --json`` items)."""
+        return attrs.asdict(self)
+
+
+@attrs.frozen
+class StoredScenario:
+    """One scenario of a stored run: pass verdict, repeats, failure codes, per-scenario metric
+    means (repeats averaged, as ``aau report`` computes them)."""
+
+    scenario_id: str
+    passed: bool
+    runs: int
+    passed_runs: int
+    failure_codes: Mapping[str, int]
+    metrics: Mapping[str, float]
+
+
+# ---------------------------------------------------------------- documents
+
+def document_report(doc: Any, source: str) -> Any:
+    """Validate a parsed run document and summarise it as ``aau report`` does.
+
+    Returns:
+        the ``DocumentReport`` (default pass rule).
+
+    Raises:
+        InputError: not a receipt, aggregate or lab result; invalid under its schema; a receipt
+            inconsistent with its own rows.
+    """
+    from .._reports._scenarios import document_report as report
+
+    return report(doc, source)
+
+
+def _adapter_identity(doc: Mapping[str, Any]) -> str:
+    adapter = (doc.get("provenance") or {}).get("adapter") or {}
+    kind = adapter.get("kind") or doc.get("adapter_kind") or "?"
+    where = adapter.get("argv0") or adapter.get("url_host")
+    return f"{kind}:{where}" if where else str(kind)
+
+
+def _index_columns(kind: str, doc: Mapping[str, Any]) -> dict[str, Any]:
+    if kind.startswith("receipt"):
+        return {"suite": doc["suite_id"], "suite_digest": doc.get("suite_digest"),
+                "suite_sha256": doc.get("suite_sha256"), "adapter": _adapter_identity(doc),
+                "model": None, "run_at": doc.get("started_at")}
+    agg = doc["aggregate"] if kind == "lab-result" else doc
+    provenance = agg.get("provenance") or {}
+    lab = kind == "lab-result"
+    variant = agg.get("variant")  # what an aggregate ran, e.g. "agentdojo 0.1.35 v1.2.2 banking"
+    return {"suite": doc.get("lab") if lab else variant if isinstance(variant, str) else None,
+            "suite_digest": doc.get("scenarios_sha256") if lab else None,
+            "suite_sha256": None, "adapter": doc.get("backend") or agg.get("backend"),
+            "model": doc.get("model") or agg.get("model") or provenance.get("requested_model"),
+            "run_at": _utc(provenance.get("generated_at"))}
+
+
+def _utc(stamp: Any) -> str | None:
+    """``2026-08-09T22:39:56+00:00`` -> ``2026-08-09T22:39:56Z`` so that times sort as text."""
+    if not isinstance(stamp, str):
+        return None
+    return stamp[:-6] + "Z" if stamp.endswith("+00:00") else stamp
+
+
+def _insert_metrics(db: sqlite3.Connection, run_id: int, report: Any) -> None:
+    db.executemany(
+        "INSERT INTO run_metrics (run_id, name, value, low, high) VALUES (?, ?, ?, ?, ?)",
+        [(run_id, name, value,
+          report.intervals[name].low if name in report.intervals else None,
+          report.intervals[name].high if name in report.intervals else None)
+         for name, value in report.metrics])
+
+
+# ---------------------------------------------------------------- the hook
+
+def record_run(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None = None,
+               source: str | None = None) -> int | None:
+    """Record one run document in the run store (what ``aau evaluate`` and ``aau lab run`` call
+    after their outputs are written).
+
+    Args:
+        doc: a receipt (v1/v2), eval aggregate (v1/v2) or lab result, as parsed JSON.
+        store: ``--store``'s value (see ``resolve_store``); ``None`` for the default.
+        source: the file the document was written to, if any.
+
+    Returns:
+        the run id, or ``None`` when recording is off (``none``).
+
+    Raises:
+        InputError: the document is not a valid run document, or the store is newer than
+            this aau; OutputError: the store cannot be opened or written;
+            UsageError: a bad ``store`` value.
+    """
+    path = resolve_store(store)
+    if path is None:
+        return None
+    try:
+        with RunStore(path) as run_store:
+            return run_store.add(doc, source=source)[0]
+    except sqlite3.Error as exc:
+        raise OutputError(f"{path}: cannot record the run: {exc}") from None
+
+
+def record_run_or_warn(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None = None,
+                       source: str | None = None,
+                       warn: Callable[[str], None] | None = None) -> int | None:
+    """``record_run`` for commands whose own outputs are already written: any failure becomes one
+    warning line (``aau: warning: run not recorded in the run store: ...``) and ``None``, so the
+    command's exit code and files are unchanged."""
+    import sys
+
+    try:
+        return record_run(doc, store=store, source=source)
+    except Exception as exc:  # noqa: BLE001 - never lose a written receipt to the store
+        message = f"aau: warning: run not recorded in the run store: {exc}"
+        if warn is not None:
+            warn(message)
+        else:
+            print(message, file=sys.stderr)
+        return None
+
+
+def store_choice(store: str | None, no_store: bool) -> str:
+    """Check ``--store`` / ``--no-store`` before a command runs; return the value to record with
+    (``"none"`` for ``--no-store``), or raise now rather than after the run.
+
+    Raises:
+        UsageError: both given, or a ``--store`` value ``resolve_store`` refuses.
+    """
+    if no_store:
+        if store is not None:
+            raise UsageError("--store and --no-store contradict each other; give one")
+        return DISABLED
+    resolve_store(store)
+    return store if store is not None else os.environ.get(STORE_ENV) or str(DEFAULT_STORE)
+
+
+def record_file_or_warn(path: str | os.PathLike[str], *, store: str | None) -> int | None:
+    """``record_run_or_warn`` for a run document a command has just written to ``path`` (read
+    back, so the stored document is the file's)."""
+    from .._files._strict_json import read_json_file
+
+    if resolve_store(store) is None:
+        return None
+    try:
+        doc = read_json_file(path, max_bytes=MAX_DOCUMENT_BYTES)
+    except InputError as exc:
+        import sys
+
+        print(f"aau: warning: run not recorded in the run store: {exc}", file=sys.stderr)
+        return None
+    return record_run_or_warn(doc, store=store, source=os.fspath(path))

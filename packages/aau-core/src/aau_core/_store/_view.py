@@ -1,0 +1,183 @@
+"""``aau view``: browse the run store in a web browser, on 127.0.0.1 only, read-only.
+
+Pages (all HTML rendered by the Jinja2 templates, values escaped, no script):
+
+- ``/`` — the runs, newest first, each linking to its page; ``?suite=S`` filters; two runs can
+  be picked for a comparison (a plain GET form).
+- ``/runs/ID`` — the run's HTML report (the page ``aau runs show ID --html`` writes), with a
+  link back to the list.
+- ``/compare?a=ID&b=ID`` — ``aau runs compare``'s table and flipped scenarios, linking both runs.
+
+The server is the standard library's ``ThreadingHTTPServer``; each request opens the store
+read-only (``mode=ro``), so runs recorded while it serves appear on reload and the server can
+never change the store. Only GET and HEAD are answered; anything else is 405.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import click
+
+from .._errors import EXIT_OK, AauError, UsageError
+
+HOST = "127.0.0.1"
+
+
+def _render(name: str, **context: Any) -> str:
+    from .._reports._html import _environment
+
+    return _environment().get_template(name).render(**context)
+
+
+def list_page(store_path: Path, suite: str | None = None) -> str:
+    """The run list page (``/``)."""
+    from ._run_store import RunStore
+
+    with RunStore(store_path, read_only=True) as run_store:
+        runs = run_store.list(suite=suite)
+    return _render("runs.html.j2", title="aau runs", links=[], store=str(store_path),
+                   suite=suite or "", runs=[r.as_dict() for r in runs])
+
+
+def run_page(store_path: Path, run_id: str) -> str:
+    """One run's report page (``/runs/ID``)."""
+    from .._cli._runs import run_html
+    from ._run_store import RunStore
+
+    with RunStore(store_path, read_only=True) as run_store:
+        summary, doc = run_store.get(run_id)
+    return run_html(summary, doc, links=(("/", "all runs"),))
+
+
+def compare_page(store_path: Path, run_a: str, run_b: str) -> str:
+    """The comparison page (``/compare?a=ID&b=ID``)."""
+    from ._compare import compare_runs
+    from ._run_store import RunStore
+
+    with RunStore(store_path, read_only=True) as run_store:
+        a, _ = run_store.get(run_a)
+        b, _ = run_store.get(run_b)
+        result = compare_runs(a.id, run_store.scenarios(a.id), b.id, run_store.scenarios(b.id),
+                              same_suite=a.suite_digest == b.suite_digest and a.suite == b.suite)
+    return _render("compare.html.j2", title=f"aau runs compare {a.id} {b.id}",
+                   links=[("/", "all runs")], a=a.as_dict(), b=b.as_dict(),
+                   result=result.as_dict())
+
+
+def _error_page(status: HTTPStatus, message: str) -> str:
+    return _render("error.html.j2", title=f"{status.value} {status.phrase}",
+                   links=[("/", "all runs")], message=message)
+
+
+def make_handler(store_path: Path) -> type[BaseHTTPRequestHandler]:
+    """A request handler class serving ``store_path`` (see the module docstring)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "aau-view"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+            sys.stderr.write(f"aau view: {self.address_string()} {format % args}\n")
+
+        def _send(self, status: HTTPStatus, body: str, *, head: bool = False) -> None:
+            data = body.encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Content-Security-Policy",
+                             "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.end_headers()
+            if not head:
+                self.wfile.write(data)
+
+        def _page(self) -> tuple[HTTPStatus, str]:
+            url = urlsplit(self.path)
+            query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+            try:
+                if url.path == "/":
+                    return HTTPStatus.OK, list_page(store_path, query.get("suite") or None)
+                if url.path.startswith("/runs/"):
+                    return HTTPStatus.OK, run_page(store_path, url.path[len("/runs/"):])
+                if url.path == "/compare":
+                    if not query.get("a") or not query.get("b"):
+                        return HTTPStatus.BAD_REQUEST, _error_page(
+                            HTTPStatus.BAD_REQUEST, "compare needs two runs: ?a=ID&b=ID")
+                    return HTTPStatus.OK, compare_page(store_path, query["a"], query["b"])
+            except AauError as exc:
+                return HTTPStatus.NOT_FOUND, _error_page(HTTPStatus.NOT_FOUND, str(exc))
+            return HTTPStatus.NOT_FOUND, _error_page(HTTPStatus.NOT_FOUND,
+                                                     f"no page {url.path}")
+
+        def do_GET(self) -> None:  # noqa: N802 - stdlib name
+            status, body = self._page()
+            self._send(status, body)
+
+        def do_HEAD(self) -> None:  # noqa: N802 - stdlib name
+            status, body = self._page()
+            self._send(status, body, head=True)
+
+        def _refuse(self) -> None:
+            self._send(HTTPStatus.METHOD_NOT_ALLOWED,
+                       _error_page(HTTPStatus.METHOD_NOT_ALLOWED, "aau view is read-only"))
+
+        do_POST = do_PUT = do_DELETE = do_PATCH = _refuse  # noqa: N815 - stdlib names
+
+    return Handler
+
+
+def serve(store_path: Path, port: int, *, ready: threading.Event | None = None) -> None:
+    """Serve until Ctrl-C (``KeyboardInterrupt``), then close the socket and return.
+
+    Args:
+        store_path: the run store (must exist; opened read-only per request).
+        port: TCP port on 127.0.0.1; 0 picks a free one.
+        ready: set once the server listens (tests).
+
+    The first stderr line is ``aau view: serving STORE at http://127.0.0.1:PORT/``.
+    """
+    server = ThreadingHTTPServer((HOST, port), make_handler(store_path))
+    server.daemon_threads = True
+    host, real_port = server.server_address[:2]
+    click.echo(f"aau view: serving {store_path} at http://{host}:{real_port}/ "
+               "(Ctrl-C stops)", err=True)
+    if ready is not None:
+        ready.set()
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        click.echo("aau view: stopped", err=True)
+    finally:
+        server.server_close()
+
+
+@click.command("view", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--store", "store", metavar="PATH|URL", default=None,
+              help="The run store (default: $AAU_RUN_STORE, else .aau/runs.sqlite here).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="TCP port on 127.0.0.1 (0: any free port).")
+def view_command(store: str | None, port: int) -> int:
+    """Browse the run store's runs in a web browser (127.0.0.1 only, read-only).
+
+    Pages: the run list, each run's HTML report, and a comparison of two runs. Ctrl-C stops.
+
+    \b
+    Example:
+      aau view --port 8765      # then open http://127.0.0.1:8765/
+    """
+    from .._cli._runs import open_store
+
+    with open_store(store) as run_store:  # fail now (exit 2) if there is no store
+        path = run_store.path
+    try:
+        serve(path, port)
+    except OSError as exc:
+        raise UsageError(f"--port {port}: cannot listen on {HOST}: "
+                         f"{exc.strerror or exc}") from None
+    return EXIT_OK

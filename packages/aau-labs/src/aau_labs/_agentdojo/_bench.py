@@ -1,0 +1,330 @@
+"""``aau bench agentdojo``: aau's agent loop on AgentDojo's executable tool environments.
+
+For each chosen user task of one AgentDojo suite (``_agentdojo_suite``) and each repeat, one run:
+
+1. a fresh copy of the suite's environment (``pre`` kept untouched for the checks);
+2. ``run_tool_agent(backend, AgentDojo's system message, the suite's tool schemas, the task's
+   prompt, a tool session on the environment, ...)``. AgentDojo agents end by answering in
+   text, not by calling a submit tool, so the loop is given no submit tool: a run ends when the
+   model answers without a tool call (its text is the *model output*), refuses, or runs out of
+   turns (``max_turns``; the last reply's text is then the model output);
+3. two metrics, each 0 or 1:
+
+   - ``utility``: AgentDojo's own verdict (``utility_from_traces`` if the task has one, else
+     ``utility(model_output, pre, post)``): did the environment end in the right state and
+     does the answer say what it must. The headline.
+   - ``tool_call_match``: aau's matcher (``_tool_calls.match_tool_calls``, mode ``superset``)
+     of the calls made against the task's ground truth: every ground-truth call must be made,
+     with its arguments (``AgentDojoSuite.expected_calls``: strings compared BFCL-style, optional
+     arguments left out or at their default), in any order; extra calls (more reading,
+     retries) are allowed. Stricter than ``utility`` where the ground truth's argument values
+     are one of several good ones (a free-text subject, a search query), looser where a wrong
+     extra write would undo the effect.
+
+``run_eval`` repeats, aggregates (means, 95 % bootstrap intervals over tasks, pass^k since both
+metrics are binary), records cost and provenance. ``write_bench_result`` writes the aggregate as
+an ``eval-aggregate-v2`` document (validated) and a Markdown report.
+
+Result file names: ``agentdojo-<suite>_<tag>.json`` and ``.md`` in the output folder, ``tag``
+``ground-truth`` for the replay, else the model with ``/`` replaced by ``_``.
+
+Each result's ``detail``: ``suite``, ``benchmark_version``, ``agentdojo_version``,
+``difficulty``, ``tool_calls`` (every call made: ``name``, ``arguments``, ``error`` — AgentDojo's
+error text or ``None``), ``expected_tool_calls`` (the ground truth, concrete), ``tool_call_match``
+(``ToolCallMatch.to_dict()``), ``model_output``, ``ended`` (``"answer"``, ``"refusal"``,
+``"turn_limit"``, or ``"malformed_tool_call"`` when the provider rejected the model's tool call,
+``stop_reason == "tool_use_failed"``: the run ends there, its output the provider's text),
+``n_turns``, ``agent_error`` (``no_answer_error``: ``"no final answer within N turns"`` at the
+turn limit, else ``None``) and
+``usage`` (``CostTracker.as_dict()``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from aau_core._agents._loop import NO_SUBMISSION_ERROR, run_tool_agent
+from aau_core._run._runner import EvalAggregate, ScenarioResult, run_eval
+
+from ._suite import AgentDojoSuite, AgentDojoTask, agentdojo_version
+
+GROUND_TRUTH_KIND = "ground-truth"
+"""``backend_kind`` of the ground-truth replay (``--mock-ground-truth``)."""
+TOOL_CALL_MODE = "superset"
+"""How the calls made are matched against the ground truth (``_tool_calls`` modes)."""
+DEFAULT_MAX_TURNS = 20
+"""Most model calls per run (AgentDojo's own loop stops after 15 tool rounds)."""
+HEADLINE_METRIC = "utility"
+_NO_SUBMIT = "\x00no-submit-tool"  # AgentDojo agents answer in text; no tool has this name
+
+
+class _TextRecorder:
+    """Wraps a backend and keeps the text and stop reason of its latest reply (the run's
+    model output and how it ended)."""
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+        self.text = ""
+        self.stop_reason: str | None = None
+
+    def create(self, system: str, messages: list[dict[str, Any]],
+               tools: list[dict[str, Any]]) -> Any:
+        response = self._backend.create(system, messages, tools)
+        blocks = getattr(response, "content", None) or []
+        self.stop_reason = getattr(response, "stop_reason", None)
+        self.text = "\n".join(str(getattr(b, "text", "")) for b in blocks
+                              if getattr(b, "type", None) == "text")
+        return response
+
+
+def _cost_model(backend: Any, backend_kind: str) -> str:
+    """The model whose prices apply; a ``local`` model nobody priced is registered at $0
+    (it runs on your machine). Raises ``UnknownModelPricingError`` for another unpriced model,
+    before any run."""
+    from aau_core._agents._cost import UnknownModelPricingError, price_for, register_pricing
+
+    model = getattr(backend, "model", None) or "mock"
+    try:
+        price_for(model)
+    except UnknownModelPricingError:
+        if backend_kind != "local":
+            raise
+        register_pricing(model, 0.0, 0.0, note="a local model: no per-token price")
+    return str(model)
+
+
+def no_answer_error(max_turns: int) -> str:
+    """``detail.agent_error`` of a run that hit the turn limit. AgentDojo agents end with a text
+    answer, not a submit tool (none is offered), so it names the final answer."""
+    return f"no final answer within {max_turns} turn{'' if max_turns == 1 else 's'}"
+
+
+def run_agentdojo_bench(
+    suite: AgentDojoSuite,
+    tasks: Sequence[AgentDojoTask],
+    *,
+    backend_kind: str,
+    model: str | None = None,
+    base_url: str | None = None,
+    mock_factory: Callable[[], Any] | None = None,
+    repeats: int = 1,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    progress: Callable[[str], None] | None = None,
+    text_tool_calls: str = "auto",
+) -> EvalAggregate:
+    """Run the agent on every task ``repeats`` times and score each run (module docstring).
+
+    Args:
+        suite: the AgentDojo suite.
+        tasks: its tasks to run (``suite.tasks(...)``), at least one.
+        backend_kind: ``GROUND_TRUTH_KIND`` (the replay, ``GroundTruthReplay``) or a
+            ``make_backend`` kind (``local``, ``openai``, ``anthropic``, ...).
+        model: the model id for ``make_backend`` (``None`` with the replay).
+        base_url: the API root for ``make_backend`` (``local`` servers).
+        mock_factory: for ``backend_kind="mock"``, builds a scripted backend (tests).
+        repeats: runs per task (>= 1).
+        max_turns: most model calls per run (>= 1), the replay's as a real backend's (it
+            needs one more than its task's ground-truth calls: 19 at most in v1.2.2, so the
+            default suffices; fewer ends the run at the limit, as a model would).
+        progress: called after each run with one line (``run_eval``).
+        text_tool_calls: ``make_backend``'s option for OpenAI-compatible kinds: ``"auto"`` reads
+            tool calls a model writes as text (llama.cpp's server), ``"off"`` does not.
+
+    Returns:
+        the ``EvalAggregate`` (metrics ``utility`` and ``tool_call_match``, USD, seconds).
+
+    Raises:
+        ValueError: no tasks, ``repeats < 1`` or ``max_turns < 1``.
+        whatever ``make_backend`` raises (unknown kind, missing key or extra, no model), and
+        ``UnknownModelPricingError`` for an unpriced hosted model; all before any run.
+    """
+    from aau_core._agents._backends import make_backend
+    from aau_core._agents._cost import CostTracker
+    from aau_core._tool_calls._matching import ToolCallFormatError, match_tool_calls
+
+    from ._replay import GroundTruthReplay
+
+    if not tasks:
+        raise ValueError("no tasks to run")
+    if max_turns < 1:
+        raise ValueError(f"max_turns must be >= 1, got {max_turns!r}")
+    truths = {t.task_id: suite.ground_truth(t) for t in tasks}
+    expected = {t.task_id: suite.expected_calls(truths[t.task_id]) for t in tasks}
+    replay = backend_kind == GROUND_TRUTH_KIND
+    if replay:
+        scripts = {t.prompt: (truths[t.task_id], str(t.task.GROUND_TRUTH_OUTPUT)) for t in tasks}
+        backend = make_backend("mock", mock_factory=lambda: GroundTruthReplay(scripts))
+    else:
+        backend = make_backend(backend_kind, model, mock_factory=mock_factory,
+                               base_url=base_url, text_tool_calls=text_tool_calls)
+    cost_model = _cost_model(backend, backend_kind)
+    system_prompt = suite.system_prompt()
+    tool_schemas = suite.tool_schemas()
+    facts = {"suite": suite.name, "benchmark_version": suite.benchmark_version,
+             "agentdojo_version": agentdojo_version()}
+
+    def run_one(task: AgentDojoTask, repeat: int) -> ScenarioResult:
+        cost = CostTracker(model=cost_model)
+        pre, env = suite.new_environment(task)
+        session = suite.session(env)
+        recorder = _TextRecorder(backend)
+        started = time.monotonic()
+        run = run_tool_agent(recorder, system_prompt, tool_schemas, task.prompt, session,
+                             _NO_SUBMIT, cost, max_turns=max_turns)
+        latency = time.monotonic() - started
+        ended = ("refusal" if run.refused else
+                 "turn_limit" if run.error != NO_SUBMISSION_ERROR else
+                 "malformed_tool_call" if recorder.stop_reason == "tool_use_failed" else
+                 "answer")
+        output = recorder.text
+        made = [{"name": c["name"], "arguments": c["arguments"]} for c in session.calls]
+        utility = suite.utility(task, output, pre, session.env, made)
+        try:
+            match = match_tool_calls(expected[task.task_id], made, mode=TOOL_CALL_MODE)
+            matched, verdict = match.matched, match.to_dict()
+        except ToolCallFormatError as exc:  # a call aau's matcher cannot read is a miss
+            matched, verdict = False, {"matched": False, "mode": TOOL_CALL_MODE,
+                                       "reasons": [str(exc)]}
+        return ScenarioResult(
+            scenario_id=task.task_id,
+            repeat=repeat,
+            metrics={"utility": 1.0 if utility else 0.0,
+                     "tool_call_match": 1.0 if matched else 0.0},
+            cost_usd=cost.cost_usd,
+            latency_s=latency,
+            n_api_calls=cost.api_calls,
+            detail={
+                **facts,
+                "difficulty": task.difficulty,
+                "tool_calls": list(session.calls),
+                "expected_tool_calls": truths[task.task_id],
+                "tool_call_match": verdict,
+                "model_output": output,
+                "ended": ended,
+                "n_turns": run.n_turns,
+                "agent_error": None if ended != "turn_limit" else no_answer_error(max_turns),
+                "usage": cost.as_dict(),
+            },
+        )
+
+    return run_eval(list(tasks), run_one, repeats=repeats, progress=progress)
+
+
+def wilson_ci95(agg: EvalAggregate, metric: str = HEADLINE_METRIC) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a 0/1 ``metric`` over the scored tasks (per-task means
+    summed as successes), the interval ``aau evaluate`` puts in its receipts. The result file
+    keeps ``run_eval``'s bootstrap (``aau results verify`` recomputes it), which collapses to
+    ``[1, 1]`` when every task passes; the CLI line and the report show both, named."""
+    from aau_core._run._statistics import wilson_interval
+
+    n = agg.metric_counts.get(metric) or agg.n_scenarios
+    return wilson_interval(agg.metric_means[metric] * n, n)
+
+
+# ---------------------------------------------------------------------- result files
+
+def result_stem(suite_name: str, backend_kind: str, model: str | None) -> str:
+    """``agentdojo-<suite>_<tag>``: ``tag`` is ``ground-truth`` for the replay, else the
+    model (or the kind when no model is named) with ``/`` replaced by ``_``."""
+    from .._frame._lab_spec import result_tag
+
+    if backend_kind == GROUND_TRUTH_KIND:
+        return f"agentdojo-{suite_name}_{GROUND_TRUTH_KIND}"
+    return f"agentdojo-{suite_name}_{result_tag(backend_kind, model)}"
+
+
+def result_paths(out_dir: str | os.PathLike[str], suite_name: str, backend_kind: str,
+                 model: str | None) -> tuple[Path, Path]:
+    """``(json_path, md_path)`` of a bench result in ``out_dir`` (``result_stem``)."""
+    stem = Path(out_dir) / result_stem(suite_name, backend_kind, model)
+    return stem.with_suffix(".json"), stem.with_suffix(".md")
+
+
+def bench_result_document(suite: AgentDojoSuite, agg: EvalAggregate, backend_kind: str,
+                          model: str) -> dict[str, Any]:
+    """The ``eval-aggregate-v2`` document of a bench run: ``{"backend", "model", "variant",
+    **agg.as_dict()}``, ``variant`` naming what ran (``"agentdojo 0.1.35 v1.2.2 banking"``)."""
+    variant = f"agentdojo {agentdojo_version()} {suite.benchmark_version} {suite.name}"
+    return {"backend": backend_kind, "model": model, "variant": variant, **agg.as_dict()}
+
+
+def render_bench_report(suite: AgentDojoSuite, agg: EvalAggregate, model: str) -> str:
+    """The Markdown report: ``render_report``'s summary table, then one row per task (mean
+    ``utility`` and ``tool_call_match`` over its repeats, runs that raised left out) and a
+    note on what is measured."""
+    from aau_core._reports._aggregate_markdown import render_report
+    from aau_core._reports._markdown_table import markdown_table
+
+    title = (f"AgentDojo {suite.name} ({suite.benchmark_version}, "
+             f"agentdojo {agentdojo_version()})")
+    head = render_report(agg, model=model, title=title)
+    per_task: dict[str, list[Any]] = {}
+    for r in agg.results:
+        row = per_task.setdefault(r.scenario_id, [r.detail.get("difficulty", ""), [], [], 0])
+        if r.error:
+            row[3] += 1
+            continue
+        row[1].append(r.metrics["utility"])
+        row[2].append(r.metrics["tool_call_match"])
+
+    def mean(values: list[float]) -> str:
+        return f"{sum(values) / len(values):.2f}" if values else "—"
+
+    rows = [[task, info[0], mean(info[1]), mean(info[2]), info[3]]
+            for task, info in per_task.items()]
+    table = markdown_table(["Task", "Difficulty", "utility", "tool_call_match", "Errors"], rows)
+    low, high = wilson_ci95(agg)
+    note = (f"`utility` 95 % Wilson interval over tasks: [{low:.3f}, {high:.3f}] (as in "
+            "`aau evaluate` receipts; the table above shows the bootstrap over tasks, which is "
+            "[1, 1] or [0, 0] when every task agrees). "
+            "`utility` is AgentDojo's own check of the environment and the answer; "
+            "`tool_call_match` is aau's match of the calls made against the task's ground "
+            "truth (every ground-truth call made, extra calls allowed). No prompt injections: "
+            "this measures utility only (docs/agentdojo.md).")
+    return f"{head.rstrip()}\n\n### Tasks\n\n{table.rstrip()}\n\n{note}\n"
+
+
+def write_bench_result(out_dir: str | os.PathLike[str], suite: AgentDojoSuite,
+                       agg: EvalAggregate, backend_kind: str, model: str | None, *,
+                       force: bool = False) -> tuple[Path, Path]:
+    """Validate and write ``agentdojo-<suite>_<tag>.json`` (``eval-aggregate-v2``) and ``.md``,
+    both or neither (``write_outputs``).
+
+    Args:
+        out_dir: the folder (created if missing, under the rules of ``_io``).
+        suite, agg: what ran and its aggregate.
+        backend_kind: ``GROUND_TRUTH_KIND`` or a ``make_backend`` kind.
+        model: the model named (``None``: the replay, or the provider's default).
+        force: replace existing files.
+
+    Returns:
+        ``(json_path, md_path)``.
+
+    Raises:
+        OutputError: a file exists (without ``force``) or cannot be written.
+        InputError: the document breaks the ``eval-aggregate-v2`` schema (a bug; nothing is
+            written).
+    """
+    from aau_core._files._writing import check_outputs, render_json, write_outputs
+
+    from .._frame._lab_spec import check_document
+
+    json_path, md_path = result_paths(out_dir, suite.name, backend_kind, model)
+    check_outputs({str(json_path): json_path, str(md_path): md_path}, force=force)
+    shown = model or backend_kind
+    doc = bench_result_document(suite, agg, backend_kind, shown)
+    check_document("eval-aggregate-v2", doc, str(json_path))
+    write_outputs({json_path: render_json(doc),
+                   md_path: render_bench_report(suite, agg, shown)}, force=force)
+    return json_path, md_path
+
+
+__all__ = [
+    "DEFAULT_MAX_TURNS", "GROUND_TRUTH_KIND", "HEADLINE_METRIC", "TOOL_CALL_MODE",
+    "bench_result_document", "no_answer_error", "render_bench_report", "result_paths",
+    "result_stem", "run_agentdojo_bench", "wilson_ci95", "write_bench_result",
+]

@@ -1,0 +1,174 @@
+"""``aau bench``: public agent benchmarks run through aau's own agent loop and runner.
+
+``aau bench agentdojo`` runs AgentDojo's user tasks (``_bench_agentdojo``) with a real backend
+or the ground-truth replay and writes ``agentdojo-<suite>_<tag>.json`` (an ``eval-aggregate-v2``
+document) and ``.md``. Every problem with flags or outputs is one line and exit 2 (so is a
+missing ``aau-labs[agentdojo]`` extra); nothing is half-written; nothing is replaced without
+``--force``. A bench measures; it has no bar: exit 0 when written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+from aau_core._errors import EXIT_OK, AauError, UsageError
+from aau_core._store._options import store_options
+
+_CTX = {"help_option_names": ["-h", "--help"]}
+_SUITES = ("banking", "slack", "travel", "workspace")  # == AGENTDOJO_SUITES (kept import-free)
+
+
+@click.group("bench", context_settings=_CTX)
+def bench_group() -> None:
+    """Public agent benchmarks run through aau's agent loop, scored, with intervals.
+
+    \b
+    Benchmarks:
+      agentdojo   AgentDojo's executable tool environments (pip install 'aau-labs[agentdojo]';
+                  docs/agentdojo.md)
+
+    \b
+    Examples:
+      aau bench agentdojo --suite banking --mock-ground-truth --out results/agentdojo
+      aau bench agentdojo --suite slack --backend local --model qwen2.5-coder-1.5b \\
+          --base-url http://127.0.0.1:8080/v1 --repeats 3 --out results/agentdojo
+    """
+
+
+def _parse_tasks(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    ids = [part.strip() for part in value.split(",")]
+    if not ids or any(not part for part in ids):
+        raise UsageError(f"--tasks {value!r}: expected task ids separated by commas "
+                         "(user_task_0,user_task_3)")
+    return ids
+
+
+@bench_group.command("agentdojo")
+@click.option("--suite", required=True, type=click.Choice(_SUITES), help="The AgentDojo suite.")
+@click.option("--backend", "backend_kind", default=None,
+              help="A backend kind (local, openai, anthropic, mistral, ...).")
+@click.option("--model", default=None, help="The model id for --backend.")
+@click.option("--base-url", default=None,
+              help="The API root for --backend (e.g. a local llama.cpp server's /v1).")
+@click.option("--text-tool-calls", type=click.Choice(["auto", "off"]), default="auto",
+              show_default=True,
+              help="For OpenAI-compatible backends: read tool calls the model writes as text "
+                   "(fenced JSON, <tool_call> tags, bare JSON; llama.cpp's server) when the "
+                   "reply has no structured tool_calls.")
+@click.option("--mock-ground-truth", "ground_truth", is_flag=True,
+              help="Replay each task's ground truth through the same loop (no model).")
+@click.option("--repeats", type=click.IntRange(min=1, max=1000), default=1, show_default=True,
+              help="Runs per task.")
+@click.option("--tasks", "tasks_arg", default=None, metavar="ID,...",
+              help="Only these user tasks (default: all of the suite).")
+@click.option("--benchmark-version", default=None,
+              help="AgentDojo benchmark version (default: v1.2.2, the newest in 0.1.35).")
+@click.option("--max-turns", type=click.IntRange(min=1, max=200), default=20,
+              show_default=True, help="Most model calls per run.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Folder for agentdojo-<suite>_<tag>.json and .md.")
+@click.option("--force", is_flag=True, help="Replace existing result files.")
+@click.option("--quiet", is_flag=True, help="No progress on stderr (a bar on a terminal, else one "
+              "line per run).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@store_options("result")
+def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
+                      base_url: str | None, text_tool_calls: str, ground_truth: bool,
+                      repeats: int,
+                      tasks_arg: str | None, benchmark_version: str | None, max_turns: int,
+                      out_dir: str, force: bool, quiet: bool, as_json: bool,
+                      store: str | None, no_store: bool) -> int:
+    """Run AgentDojo's SUITE tasks through aau's agent loop and write the scored result.
+
+    Choose --mock-ground-truth (the tasks' ground truth replayed; every task must score
+    utility 1) or --backend KIND with --model M. Each run gets a fresh copy of the suite's
+    environment; the model's calls execute against it; AgentDojo's utility check and aau's
+    tool-call match against the ground truth score it. No prompt injections (utility only).
+    The result is recorded in the run store (aau runs) unless --no-store.
+
+    Exit 0 when written; 2 for bad flags, a missing extra (pip install 'aau-labs[agentdojo]'),
+    an existing result without --force, or a backend that cannot be built.
+
+    \b
+    Examples:
+      aau bench agentdojo --suite banking --mock-ground-truth --out results/agentdojo
+      aau bench agentdojo --suite workspace --backend openai --model gpt-4o-mini \\
+          --tasks user_task_0,user_task_1 --repeats 3 --out results/agentdojo --json
+    """
+    from aau_core._files._writing import check_outputs
+
+    from .._agentdojo._bench import (
+        GROUND_TRUTH_KIND,
+        HEADLINE_METRIC,
+        result_paths,
+        run_agentdojo_bench,
+        wilson_ci95,
+        write_bench_result,
+    )
+    from .._agentdojo._suite import DEFAULT_BENCHMARK_VERSION, AgentDojoSuite
+
+    if ground_truth == (backend_kind is not None):
+        raise UsageError("choose exactly one of --mock-ground-truth and --backend KIND")
+    if ground_truth and (model is not None or base_url is not None):
+        raise UsageError("--model and --base-url go with --backend, not --mock-ground-truth")
+    kind = GROUND_TRUTH_KIND if ground_truth else str(backend_kind)
+    ids = _parse_tasks(tasks_arg)
+    json_path, md_path = result_paths(out_dir, suite, kind, model)
+    check_outputs({"--out (result)": json_path, "--out (report)": md_path}, force=force)
+    from aau_core._store._run_store import record_file_or_warn, store_choice
+
+    run_store = store_choice(store, no_store)  # a bad --store fails before any run
+    bench = AgentDojoSuite(suite, benchmark_version or DEFAULT_BENCHMARK_VERSION)
+    tasks = bench.tasks(ids)
+    from aau_core._run._progress import DelayedProgress
+
+    with DelayedProgress(len(tasks) * repeats, f"agentdojo {suite}", quiet=quiet) as bar:
+        agg = run_agentdojo_bench(bench, tasks, backend_kind=kind, model=model,
+                                  base_url=base_url, repeats=repeats, max_turns=max_turns,
+                                  progress=bar.lines(_progress), text_tool_calls=text_tool_calls)
+    if HEADLINE_METRIC not in agg.metric_means:
+        raise AauError(f"every run failed ({agg.n_errors} errored; see a run's detail.error "
+                       "with --json or in the progress lines): nothing to score, nothing written")
+    if not ground_truth:
+        from aau_core._run._guards import check_results_are_measurements
+
+        check_results_are_measurements(agg.results)
+    shown = model or kind
+    json_path, md_path = write_bench_result(out_dir, bench, agg, kind, model, force=force)
+    record_file_or_warn(json_path, store=run_store)  # a failure only warns
+    mean = agg.metric_means[HEADLINE_METRIC]
+    low, high = agg.metric_ci95[HEADLINE_METRIC]
+    w_low, w_high = wilson_ci95(agg)
+    click.echo(f"{json_path}: agentdojo {suite} ({bench.benchmark_version}) utility {mean:.3f} "
+               f"Wilson [{w_low:.3f}, {w_high:.3f}] (bootstrap [{low:.3f}, {high:.3f}]), "
+               "tool_call_match "
+               f"{agg.metric_means['tool_call_match']:.3f} over {agg.n_scenarios} tasks x "
+               f"{repeats} repeats, ${agg.total_cost_usd:.4f}", err=True)
+    if as_json:
+        summary: dict[str, Any] = {
+            "benchmark": "agentdojo", "suite": suite,
+            "benchmark_version": bench.benchmark_version, "backend": kind, "model": shown,
+            "json": str(json_path), "markdown": str(md_path), "n_tasks": agg.n_scenarios,
+            "n_repeats": repeats, "n_errors": agg.n_errors,
+            "metric_means": {k: round(v, 4) for k, v in agg.metric_means.items()},
+            "utility_passed": sum(1 for r in agg.results
+                                  if not r.error and r.metrics["utility"] == 1.0),
+            "n_runs": len(agg.results),
+            "utility_wilson_ci95": [round(w_low, 4), round(w_high, 4)],
+            "total_cost_usd": round(agg.total_cost_usd, 4),
+        }
+        click.echo(json.dumps(summary, sort_keys=True))
+    sys.stderr.flush()
+    return EXIT_OK
+
+
+def _progress(line: str) -> None:
+    click.echo(line, err=True)
+
+
+__all__ = ["bench_group"]

@@ -1,0 +1,225 @@
+"""``aau lab generate`` and ``aau lab run``: the domain labs from the command line.
+
+The config file's version field (``aau_schemas.detect_kind``) picks the lab
+(``aau_labs._frame._registry.lab_for_config_kind``). ``generate`` writes a scenario file; ``run`` evaluates
+the mock or a real backend on it and writes ``eval_<tag>.json`` (kind ``lab-result``) and
+``eval_<tag>.md``. Every input problem is one line ``file: $.path: message`` and exit 2; no
+output is half-written (atomic writes) and none is replaced without ``--force``. A lab
+measures; it has no bar: ``run`` exits 0 unless ``--fail-under METRIC=VALUE`` is given and a
+metric's mean is below its value (exit 1).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from aau_core._errors import EXIT_BAR_NOT_MET, EXIT_OK, AauError, UsageError
+from aau_core._store._options import store_options
+
+_CTX = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group("lab", context_settings=_CTX)
+def lab_group() -> None:
+    """Fictional domain labs: generate seeded scenarios, run an agent (or the mock), score it.
+
+    \b
+    Labs (picked by the config file's version field):
+      decision-gate     gate_config_version      (docs/labs.md)
+      contract          contract_config_version  (docs/contract-runtime.md)
+      evidence-service  service_config_version   (docs/service-lab.md)
+
+    \b
+    Examples:
+      aau lab generate examples/labs/river-permit-desk.json --n 32 --out river.scenarios.json
+      aau lab run examples/labs/river-permit-desk.json --scenarios river.scenarios.json \\
+          --mock --out results/river
+    """
+
+
+def _progress(line: str) -> None:
+    click.echo(line, err=True)
+
+
+@lab_group.command("generate")
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--n", "n", type=click.IntRange(min=1, max=10_000), default=None,
+              help="Scenarios to generate, 1 to 10,000 (default: the lab's, 32).")
+@click.option("--seed", type=click.IntRange(min=0, max=2**53 - 1), default=None,
+              help="Generator seed (default: the config's seed).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="Scenario file to write.")
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+def generate_command(config: str, n: int | None, seed: int | None, out: str, force: bool,
+                     as_json: bool) -> int:
+    """Generate N seeded scenarios from a lab CONFIG and write them to OUT.
+
+    The same config, N and seed always give a byte-identical file. Exit 0 when written, 2 when
+    the config is invalid (one line naming the file and the JSON path) or OUT exists without
+    --force.
+
+    \b
+    Examples:
+      aau lab generate examples/labs/microgrant-disbursement.json --out grants.scenarios.json
+      aau lab generate my-domain.json --n 64 --seed 7 --out my.scenarios.json --force
+    """
+    from aau_core._files._writing import check_outputs
+
+    from .._frame._lab_spec import load_lab_config, write_scenarios
+
+    check_outputs({"--out": out}, inputs=[config], force=force)
+    spec, doc, cfg = load_lab_config(config)
+    count = spec.default_n if n is None else n
+    used_seed = doc["seed"] if seed is None else seed
+    scenarios = spec.generate(cfg, count, used_seed)
+    path = write_scenarios(out, spec, doc, scenarios, used_seed, count, force=force)
+    click.echo(f"{path}: {count} {spec.name} scenario(s), seed {used_seed}", err=True)
+    if as_json:
+        click.echo(json.dumps({"lab": spec.name, "out": str(path), "n": count,
+                               "seed": used_seed}, sort_keys=True))
+    return EXIT_OK
+
+
+def _parse_bars(values: tuple[str, ...]) -> dict[str, float]:
+    bars: dict[str, float] = {}
+    for raw in values:
+        name, sep, number = raw.partition("=")
+        try:
+            value = float(number)
+        except ValueError:
+            value = math.nan
+        if not sep or not name or not math.isfinite(value) or not 0 <= value <= 1:
+            raise UsageError(f"--fail-under {raw!r}: expected METRIC=VALUE with VALUE in [0, 1]")
+        bars[name] = value
+    return bars
+
+
+@lab_group.command("run")
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--scenarios", "scenarios_file", type=click.Path(dir_okay=False), default=None,
+              help="Scenario file from 'aau lab generate' (default: generate the lab's default "
+                   "number from the config's seed, in memory).")
+@click.option("--mock", is_flag=True, help="Run the lab's deliberate mock (no network, no cost).")
+@click.option("--backend", "backend_kind", default=None,
+              help="A real backend kind (anthropic, openai, mistral, local, ...).")
+@click.option("--model", default=None, help="The model id for --backend.")
+@click.option("--repeats", type=click.IntRange(min=1, max=1000), default=3, show_default=True,
+              help="Runs per scenario.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Folder for eval_<tag>.json and eval_<tag>.md.")
+@click.option("--force", is_flag=True, help="Replace existing result files.")
+@click.option("--fail-under", "fail_under", multiple=True, metavar="METRIC=VALUE",
+              help="Exit 1 when METRIC's mean is below VALUE (repeatable).")
+@click.option("--quiet", is_flag=True, help="No progress on stderr (a bar on a terminal, else one "
+              "line per run).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@store_options("result")
+def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kind: str | None,
+                model: str | None, repeats: int, out_dir: str, force: bool,
+                fail_under: tuple[str, ...], quiet: bool, as_json: bool, store: str | None,
+                no_store: bool) -> int:
+    """Run the lab of CONFIG on its scenarios and write the result to OUT.
+
+    Choose --mock, or --backend KIND (with --model M). Progress goes to stderr: a bar on a
+    terminal (done/total, failures, rate, ETA), one line per run in a log; the summary line
+    names the headline metric, its mean and 95 % interval.
+
+    Exit 0 when written (a lab measures; it has no bar) — or, with --fail-under, 1 when a
+    metric's mean is below its value; 2 for a bad config or scenario file (one line naming the
+    file and the JSON path), bad flags, or an existing result without --force.
+
+    \b
+    Examples:
+      aau lab run examples/labs/river-permit-desk.json --mock --out results/river
+      aau lab run examples/labs/river-permit-desk.json \\
+          --scenarios examples/labs/river-permit-desk.scenarios.json \\
+          --backend anthropic --model claude-sonnet-4-5 --repeats 5 --out results/river \\
+          --fail-under decision_gate_exact=0.8 --json
+    """
+    from .._frame._lab_spec import (
+        digest,
+        load_lab_config,
+        result_tag,
+        write_lab_result,
+    )
+
+    if mock == (backend_kind is not None):
+        raise UsageError("choose exactly one of --mock and --backend KIND")
+    if mock and model is not None:
+        raise UsageError("--model goes with --backend, not --mock")
+    bars = _parse_bars(fail_under)
+    kind = "mock" if mock else str(backend_kind)
+    shown = "mock" if mock else (model or kind)
+    from aau_core._files._writing import check_outputs
+
+    stem = Path(out_dir) / f"eval_{result_tag(kind, shown)}"
+    check_outputs({"--out (result)": stem.with_suffix(".json"),  # before any paid call
+                   "--out (report)": stem.with_suffix(".md")},
+                  inputs=[config, *([scenarios_file] if scenarios_file else [])], force=force)
+    from aau_core._store._run_store import record_file_or_warn, store_choice
+
+    run_store = store_choice(store, no_store)
+    spec, doc, cfg = load_lab_config(config)
+    if scenarios_file is not None:
+        from .._frame._lab_spec import read_scenarios
+
+        scenarios = read_scenarios(scenarios_file, spec, config_doc=doc)
+    else:
+        scenarios = spec.generate(cfg, spec.default_n, None)
+    unknown = [m for m in bars if m not in _metric_names(spec, cfg, scenarios)] if bars else []
+    if unknown:
+        raise UsageError(f"--fail-under: unknown metric {unknown[0]!r} for lab {spec.name}")
+    from aau_core._run._progress import DelayedProgress
+
+    with DelayedProgress(len(scenarios) * repeats, spec.name, quiet=quiet) as bar:
+        agg = spec.evaluate(cfg, scenarios, backend_kind=kind, model=model, repeats=repeats,
+                            progress=bar.lines(_progress))
+    headline = spec.headline_for(cfg)
+    if headline not in agg.metric_means:
+        raise AauError(f"every run failed ({agg.n_errors} errored; see a run's detail.error "
+                       "with --backend): nothing to score, nothing written")
+    from aau_core._run._guards import check_results_are_measurements
+
+    if kind != "mock":
+        check_results_are_measurements(agg.results)
+    sha = digest([spec.scenario_to_dict(s) for s in scenarios])
+    json_path, md_path = write_lab_result(out_dir, spec, agg, kind, model, doc,
+                                          scenarios_sha256=sha, force=force)
+    record_file_or_warn(json_path, store=run_store)  # a failure only warns
+    mean = agg.metric_means[headline]
+    low, high = agg.metric_ci95[headline]
+    click.echo(f"{json_path}: {spec.name} {headline} {mean:.3f} "
+               f"[{low:.3f}, {high:.3f}] over {agg.n_scenarios} scenarios x {repeats} repeats, "
+               f"${agg.total_cost_usd:.4f}", err=True)
+    failed = {m: v for m, v in bars.items() if agg.metric_means[m] < v}
+    for m, v in failed.items():
+        click.echo(f"{json_path}: {m} {agg.metric_means[m]:.4f} is below --fail-under {v}",
+                   err=True)
+    if as_json:
+        summary: dict[str, Any] = {
+            "lab": spec.name, "backend": kind, "model": shown, "json": str(json_path),
+            "markdown": str(md_path), "n_scenarios": agg.n_scenarios, "n_repeats": repeats,
+            "n_errors": agg.n_errors, "headline_metric": headline,
+            "metric_means": {k: round(v, 4) for k, v in agg.metric_means.items()},
+            "total_cost_usd": round(agg.total_cost_usd, 4),
+            "fail_under": bars, "passed": not failed,
+        }
+        click.echo(json.dumps(summary, sort_keys=True))
+    sys.stderr.flush()
+    return EXIT_BAR_NOT_MET if failed else EXIT_OK
+
+
+def _metric_names(spec: Any, cfg: Any, scenarios: list[Any]) -> set[str]:
+    """The metrics a run of this lab reports: those of one mock run of the first scenario
+    (free, and before a paid run, so a misspelt --fail-under metric costs nothing)."""
+    agg = spec.evaluate(cfg, scenarios[:1], backend_kind="mock", repeats=1)
+    return set(agg.metric_means)
+
+
+__all__ = ["lab_group"]

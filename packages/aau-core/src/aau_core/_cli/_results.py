@@ -55,7 +55,6 @@ def _load(name: str) -> tuple[str, dict[str, Any], str]:
     and path. A lab result (``aau lab run``'s ``eval_<tag>.json``) is validated as ``lab-result``
     and its ``aggregate`` returned, with ``root`` ``"$.aggregate"`` (else ``"$"``)."""
     from .._files._document_check import check_document
-
     from .._files._strict_json import read_json_file
     from .._reports._scenarios import describe_kind
 

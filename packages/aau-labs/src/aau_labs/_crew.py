@@ -21,8 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
-from aau_core._agents._cost import CostTracker
-from aau_core._agents._loop import AgentRun, Backend, run_tool_agent
+from aau_core import AgentRun, Backend, CostTracker, run_tool_agent
 
 DELEGATE_TOOL = "delegate"
 """The name of the delegation tool the orchestrator calls."""

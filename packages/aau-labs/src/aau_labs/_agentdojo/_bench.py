@@ -47,8 +47,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from aau_core._agents._loop import NO_SUBMISSION_ERROR, run_tool_agent
-from aau_core._run._runner import EvalAggregate, ScenarioResult, run_eval
+from aau_core import NO_SUBMISSION_ERROR, EvalAggregate, ScenarioResult, run_eval, run_tool_agent
 
 from ._suite import AgentDojoSuite, AgentDojoTask, agentdojo_version
 
@@ -85,7 +84,7 @@ def _cost_model(backend: Any, backend_kind: str) -> str:
     """The model whose prices apply; a ``local`` model nobody priced is registered at $0
     (it runs on your machine). Raises ``UnknownModelPricingError`` for another unpriced model,
     before any run."""
-    from aau_core._agents._cost import UnknownModelPricingError, price_for, register_pricing
+    from aau_core import UnknownModelPricingError, price_for, register_pricing
 
     model = getattr(backend, "model", None) or "mock"
     try:
@@ -142,9 +141,7 @@ def run_agentdojo_bench(
         whatever ``make_backend`` raises (unknown kind, missing key or extra, no model), and
         ``UnknownModelPricingError`` for an unpriced hosted model; all before any run.
     """
-    from aau_core._agents._backends import make_backend
-    from aau_core._agents._cost import CostTracker
-    from aau_core._tool_calls._matching import ToolCallFormatError, match_tool_calls
+    from aau_core import CostTracker, ToolCallFormatError, make_backend, match_tool_calls
 
     from ._replay import GroundTruthReplay
 
@@ -219,7 +216,7 @@ def wilson_ci95(agg: EvalAggregate, metric: str = HEADLINE_METRIC) -> tuple[floa
     summed as successes), the interval ``aau evaluate`` puts in its receipts. The result file
     keeps ``run_eval``'s bootstrap (``aau results verify`` recomputes it), which collapses to
     ``[1, 1]`` when every task passes; the CLI line and the report show both, named."""
-    from aau_core._run._statistics import wilson_interval
+    from aau_core import wilson_interval
 
     n = agg.metric_counts.get(metric) or agg.n_scenarios
     return wilson_interval(agg.metric_means[metric] * n, n)
@@ -256,8 +253,7 @@ def render_bench_report(suite: AgentDojoSuite, agg: EvalAggregate, model: str) -
     """The Markdown report: ``render_report``'s summary table, then one row per task (mean
     ``utility`` and ``tool_call_match`` over its repeats, runs that raised left out) and a
     note on what is measured."""
-    from aau_core._reports._aggregate_markdown import render_report
-    from aau_core._reports._markdown_table import markdown_table
+    from aau_core import markdown_table, render_report
 
     title = (f"AgentDojo {suite.name} ({suite.benchmark_version}, "
              f"agentdojo {agentdojo_version()})")
@@ -295,7 +291,7 @@ def write_bench_result(out_dir: str | os.PathLike[str], suite: AgentDojoSuite,
     both or neither (``write_outputs``).
 
     Args:
-        out_dir: the folder (created if missing, under the rules of ``_io``).
+        out_dir: the folder (created if missing, under the rules of ``check_writable``).
         suite, agg: what ran and its aggregate.
         backend_kind: ``GROUND_TRUTH_KIND`` or a ``make_backend`` kind.
         model: the model named (``None``: the replay, or the provider's default).
@@ -309,18 +305,14 @@ def write_bench_result(out_dir: str | os.PathLike[str], suite: AgentDojoSuite,
         InputError: the document breaks the ``eval-aggregate-v2`` schema (a bug; nothing is
             written).
     """
-    from aau_core._files._writing import check_outputs, render_json, write_outputs
-
-    from .._frame._lab_spec import check_document
+    from .._frame._bench_run import write_result_files
 
     json_path, md_path = result_paths(out_dir, suite.name, backend_kind, model)
-    check_outputs({str(json_path): json_path, str(md_path): md_path}, force=force)
     shown = model or backend_kind
-    doc = bench_result_document(suite, agg, backend_kind, shown)
-    check_document("eval-aggregate-v2", doc, str(json_path))
-    write_outputs({json_path: render_json(doc),
-                   md_path: render_bench_report(suite, agg, shown)}, force=force)
-    return json_path, md_path
+    return write_result_files(
+        json_path, md_path, kind="eval-aggregate-v2",
+        document=lambda: bench_result_document(suite, agg, backend_kind, shown),
+        report=lambda: render_bench_report(suite, agg, shown), force=force)
 
 
 __all__ = [

@@ -18,7 +18,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aau_core._agents._loop import Block, MockUsage
+from aau_core import Block, MockUsage
 
 
 class GroundTruthReplay:

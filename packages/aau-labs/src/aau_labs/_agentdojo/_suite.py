@@ -18,7 +18,7 @@ instead, ``utility_from_traces``). This module reads all of that through AgentDo
 - ``expected_calls(...)``: a task's ground truth as aau expected tool calls (``_tool_calls``);
 - ``AgentDojoSuite.utility(...)``: AgentDojo's verdict, traces first, as its task suite does.
 
-Nothing here talks to a model; ``_bench_agentdojo`` runs the agent loop.
+Nothing here talks to a model; ``_bench`` runs the agent loop.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
-from aau_core._agents._backend_errors import MissingExtraError
+from aau_core import MissingExtraError
 from aau_core._errors import UsageError
 
 AGENTDOJO_PIN = "0.1.35"

@@ -1,6 +1,6 @@
 """``aau bench``: public agent benchmarks run through aau's own agent loop and runner.
 
-``aau bench agentdojo`` runs AgentDojo's user tasks (``_bench_agentdojo``) with a real backend
+``aau bench agentdojo`` runs AgentDojo's user tasks (``aau_labs._agentdojo``) with a real backend
 or the ground-truth replay and writes ``agentdojo-<suite>_<tag>.json`` (an ``eval-aggregate-v2``
 document) and ``.md``. Every problem with flags or outputs is one line and exit 2 (so is a
 missing ``aau-labs[agentdojo]`` extra); nothing is half-written; nothing is replaced without
@@ -14,8 +14,7 @@ import sys
 from typing import Any
 
 import click
-from aau_core._errors import EXIT_OK, AauError, UsageError
-from aau_core._store._options import store_options
+from aau_core import UsageError, store_options
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 _SUITES = ("banking", "slack", "travel", "workspace")  # == AGENTDOJO_SUITES (kept import-free)
@@ -100,8 +99,6 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
       aau bench agentdojo --suite workspace --backend openai --model gpt-4o-mini \\
           --tasks user_task_0,user_task_1 --repeats 3 --out results/agentdojo --json
     """
-    from aau_core._files._writing import check_outputs
-
     from .._agentdojo._bench import (
         GROUND_TRUTH_KIND,
         HEADLINE_METRIC,
@@ -111,50 +108,46 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
         write_bench_result,
     )
     from .._agentdojo._suite import DEFAULT_BENCHMARK_VERSION, AgentDojoSuite
+    from .._frame._bench_run import BenchmarkPlan, backend_choice, run_benchmark
 
-    if ground_truth == (backend_kind is not None):
-        raise UsageError("choose exactly one of --mock-ground-truth and --backend KIND")
-    if ground_truth and (model is not None or base_url is not None):
-        raise UsageError("--model and --base-url go with --backend, not --mock-ground-truth")
-    kind = GROUND_TRUTH_KIND if ground_truth else str(backend_kind)
+    kind = backend_choice(ground_truth, backend_kind, mock_flag="--mock-ground-truth",
+                          mock_kind=GROUND_TRUTH_KIND,
+                          backend_only={"--model": model, "--base-url": base_url})
     ids = _parse_tasks(tasks_arg)
     json_path, md_path = result_paths(out_dir, suite, kind, model)
-    check_outputs({"--out (result)": json_path, "--out (report)": md_path}, force=force)
-    from aau_core._store._run_store import record_file_or_warn, store_choice
 
-    run_store = store_choice(store, no_store)  # a bad --store fails before any run
-    bench = AgentDojoSuite(suite, benchmark_version or DEFAULT_BENCHMARK_VERSION)
-    tasks = bench.tasks(ids)
-    from aau_core._run._progress import DelayedProgress
+    def prepare() -> BenchmarkPlan:
+        bench = AgentDojoSuite(suite, benchmark_version or DEFAULT_BENCHMARK_VERSION)
+        tasks = bench.tasks(ids)
+        return BenchmarkPlan(
+            name=f"agentdojo {suite}", label=f"agentdojo {suite}", n_runs=len(tasks) * repeats,
+            headline=HEADLINE_METRIC,
+            evaluate=lambda progress: run_agentdojo_bench(
+                bench, tasks, backend_kind=kind, model=model, base_url=base_url,
+                repeats=repeats, max_turns=max_turns, progress=progress,
+                text_tool_calls=text_tool_calls),
+            write=lambda agg: write_bench_result(out_dir, bench, agg, kind, model, force=force),
+            failed_hint="with --json or in the progress lines", subject=bench)
 
-    with DelayedProgress(len(tasks) * repeats, f"agentdojo {suite}", quiet=quiet) as bar:
-        agg = run_agentdojo_bench(bench, tasks, backend_kind=kind, model=model,
-                                  base_url=base_url, repeats=repeats, max_turns=max_turns,
-                                  progress=bar.lines(_progress), text_tool_calls=text_tool_calls)
-    if HEADLINE_METRIC not in agg.metric_means:
-        raise AauError(f"every run failed ({agg.n_errors} errored; see a run's detail.error "
-                       "with --json or in the progress lines): nothing to score, nothing written")
-    if not ground_truth:
-        from aau_core._run._guards import check_results_are_measurements
-
-        check_results_are_measurements(agg.results)
-    shown = model or kind
-    json_path, md_path = write_bench_result(out_dir, bench, agg, kind, model, force=force)
-    record_file_or_warn(json_path, store=run_store)  # a failure only warns
+    outcome = run_benchmark(
+        {"--out (result)": json_path, "--out (report)": md_path}, prepare, force=force,
+        store=store, no_store=no_store, measured=not ground_truth, progress=_progress,
+        quiet=quiet)
+    bench, agg, shown = outcome.plan.subject, outcome.aggregate, model or kind
     mean = agg.metric_means[HEADLINE_METRIC]
     low, high = agg.metric_ci95[HEADLINE_METRIC]
     w_low, w_high = wilson_ci95(agg)
-    click.echo(f"{json_path}: agentdojo {suite} ({bench.benchmark_version}) utility {mean:.3f} "
-               f"Wilson [{w_low:.3f}, {w_high:.3f}] (bootstrap [{low:.3f}, {high:.3f}]), "
-               "tool_call_match "
+    click.echo(f"{outcome.json_path}: agentdojo {suite} ({bench.benchmark_version}) utility "
+               f"{mean:.3f} Wilson [{w_low:.3f}, {w_high:.3f}] (bootstrap [{low:.3f}, "
+               f"{high:.3f}]), tool_call_match "
                f"{agg.metric_means['tool_call_match']:.3f} over {agg.n_scenarios} tasks x "
                f"{repeats} repeats, ${agg.total_cost_usd:.4f}", err=True)
     if as_json:
         summary: dict[str, Any] = {
             "benchmark": "agentdojo", "suite": suite,
             "benchmark_version": bench.benchmark_version, "backend": kind, "model": shown,
-            "json": str(json_path), "markdown": str(md_path), "n_tasks": agg.n_scenarios,
-            "n_repeats": repeats, "n_errors": agg.n_errors,
+            "json": str(outcome.json_path), "markdown": str(outcome.md_path),
+            "n_tasks": agg.n_scenarios, "n_repeats": repeats, "n_errors": agg.n_errors,
             "metric_means": {k: round(v, 4) for k, v in agg.metric_means.items()},
             "utility_passed": sum(1 for r in agg.results
                                   if not r.error and r.metrics["utility"] == 1.0),
@@ -164,7 +157,7 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
         }
         click.echo(json.dumps(summary, sort_keys=True))
     sys.stderr.flush()
-    return EXIT_OK
+    return outcome.exit_code
 
 
 def _progress(line: str) -> None:

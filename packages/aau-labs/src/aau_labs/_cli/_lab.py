@@ -12,14 +12,11 @@ metric's mean is below its value (exit 1).
 from __future__ import annotations
 
 import json
-import math
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
-from aau_core._errors import EXIT_BAR_NOT_MET, EXIT_OK, AauError, UsageError
-from aau_core._store._options import store_options
+from aau_core import EXIT_OK, store_options
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -69,7 +66,7 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
       aau lab generate examples/labs/microgrant-disbursement.json --out grants.scenarios.json
       aau lab generate my-domain.json --n 64 --seed 7 --out my.scenarios.json --force
     """
-    from aau_core._files._writing import check_outputs
+    from aau_core import check_outputs
 
     from .._frame._lab_spec import load_lab_config, write_scenarios
 
@@ -84,20 +81,6 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
         click.echo(json.dumps({"lab": spec.name, "out": str(path), "n": count,
                                "seed": used_seed}, sort_keys=True))
     return EXIT_OK
-
-
-def _parse_bars(values: tuple[str, ...]) -> dict[str, float]:
-    bars: dict[str, float] = {}
-    for raw in values:
-        name, sep, number = raw.partition("=")
-        try:
-            value = float(number)
-        except ValueError:
-            value = math.nan
-        if not sep or not name or not math.isfinite(value) or not 0 <= value <= 1:
-            raise UsageError(f"--fail-under {raw!r}: expected METRIC=VALUE with VALUE in [0, 1]")
-        bars[name] = value
-    return bars
 
 
 @lab_group.command("run")
@@ -142,77 +125,66 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
           --backend anthropic --model claude-sonnet-4-5 --repeats 5 --out results/river \\
           --fail-under decision_gate_exact=0.8 --json
     """
-    from .._frame._lab_spec import (
-        digest,
-        load_lab_config,
-        result_tag,
-        write_lab_result,
+    from .._frame._bench_run import (
+        BenchmarkPlan,
+        backend_choice,
+        parse_fail_under,
+        run_benchmark,
     )
+    from .._frame._lab_spec import digest, lab_result_paths, load_lab_config, write_lab_result
 
-    if mock == (backend_kind is not None):
-        raise UsageError("choose exactly one of --mock and --backend KIND")
-    if mock and model is not None:
-        raise UsageError("--model goes with --backend, not --mock")
-    bars = _parse_bars(fail_under)
-    kind = "mock" if mock else str(backend_kind)
+    kind = backend_choice(mock, backend_kind, mock_flag="--mock", mock_kind="mock",
+                          backend_only={"--model": model})
+    bars = parse_fail_under(fail_under)
     shown = "mock" if mock else (model or kind)
-    from aau_core._files._writing import check_outputs
+    json_path, md_path = lab_result_paths(out_dir, kind, shown)
 
-    stem = Path(out_dir) / f"eval_{result_tag(kind, shown)}"
-    check_outputs({"--out (result)": stem.with_suffix(".json"),  # before any paid call
-                   "--out (report)": stem.with_suffix(".md")},
-                  inputs=[config, *([scenarios_file] if scenarios_file else [])], force=force)
-    from aau_core._store._run_store import record_file_or_warn, store_choice
+    def prepare() -> BenchmarkPlan:
+        spec, doc, cfg = load_lab_config(config)
+        if scenarios_file is not None:
+            from .._frame._lab_spec import read_scenarios
 
-    run_store = store_choice(store, no_store)
-    spec, doc, cfg = load_lab_config(config)
-    if scenarios_file is not None:
-        from .._frame._lab_spec import read_scenarios
+            scenarios = read_scenarios(scenarios_file, spec, config_doc=doc)
+        else:
+            scenarios = spec.generate(cfg, spec.default_n, None)
+        sha = digest([spec.scenario_to_dict(s) for s in scenarios])
+        return BenchmarkPlan(
+            name=f"lab {spec.name}", label=spec.name, n_runs=len(scenarios) * repeats,
+            headline=spec.headline_for(cfg),
+            evaluate=lambda progress: spec.evaluate(cfg, scenarios, backend_kind=kind,
+                                                    model=model, repeats=repeats,
+                                                    progress=progress),
+            write=lambda agg: write_lab_result(out_dir, spec, agg, kind, model, doc,
+                                               scenarios_sha256=sha, force=force),
+            failed_hint="with --backend",
+            metric_names=lambda: _metric_names(spec, cfg, scenarios), subject=spec)
 
-        scenarios = read_scenarios(scenarios_file, spec, config_doc=doc)
-    else:
-        scenarios = spec.generate(cfg, spec.default_n, None)
-    unknown = [m for m in bars if m not in _metric_names(spec, cfg, scenarios)] if bars else []
-    if unknown:
-        raise UsageError(f"--fail-under: unknown metric {unknown[0]!r} for lab {spec.name}")
-    from aau_core._run._progress import DelayedProgress
-
-    with DelayedProgress(len(scenarios) * repeats, spec.name, quiet=quiet) as bar:
-        agg = spec.evaluate(cfg, scenarios, backend_kind=kind, model=model, repeats=repeats,
-                            progress=bar.lines(_progress))
-    headline = spec.headline_for(cfg)
-    if headline not in agg.metric_means:
-        raise AauError(f"every run failed ({agg.n_errors} errored; see a run's detail.error "
-                       "with --backend): nothing to score, nothing written")
-    from aau_core._run._guards import check_results_are_measurements
-
-    if kind != "mock":
-        check_results_are_measurements(agg.results)
-    sha = digest([spec.scenario_to_dict(s) for s in scenarios])
-    json_path, md_path = write_lab_result(out_dir, spec, agg, kind, model, doc,
-                                          scenarios_sha256=sha, force=force)
-    record_file_or_warn(json_path, store=run_store)  # a failure only warns
+    outcome = run_benchmark(
+        {"--out (result)": json_path, "--out (report)": md_path}, prepare,
+        inputs=[config, *([scenarios_file] if scenarios_file else [])], force=force,
+        store=store, no_store=no_store, measured=kind != "mock", progress=_progress, bars=bars,
+        quiet=quiet)
+    lab, agg, headline = outcome.plan.subject.name, outcome.aggregate, outcome.headline
     mean = agg.metric_means[headline]
     low, high = agg.metric_ci95[headline]
-    click.echo(f"{json_path}: {spec.name} {headline} {mean:.3f} "
+    click.echo(f"{outcome.json_path}: {lab} {headline} {mean:.3f} "
                f"[{low:.3f}, {high:.3f}] over {agg.n_scenarios} scenarios x {repeats} repeats, "
                f"${agg.total_cost_usd:.4f}", err=True)
-    failed = {m: v for m, v in bars.items() if agg.metric_means[m] < v}
-    for m, v in failed.items():
-        click.echo(f"{json_path}: {m} {agg.metric_means[m]:.4f} is below --fail-under {v}",
-                   err=True)
+    for m, v in outcome.failed.items():
+        click.echo(f"{outcome.json_path}: {m} {agg.metric_means[m]:.4f} is below --fail-under "
+                   f"{v}", err=True)
     if as_json:
         summary: dict[str, Any] = {
-            "lab": spec.name, "backend": kind, "model": shown, "json": str(json_path),
-            "markdown": str(md_path), "n_scenarios": agg.n_scenarios, "n_repeats": repeats,
-            "n_errors": agg.n_errors, "headline_metric": headline,
+            "lab": lab, "backend": kind, "model": shown, "json": str(outcome.json_path),
+            "markdown": str(outcome.md_path), "n_scenarios": agg.n_scenarios,
+            "n_repeats": repeats, "n_errors": agg.n_errors, "headline_metric": headline,
             "metric_means": {k: round(v, 4) for k, v in agg.metric_means.items()},
             "total_cost_usd": round(agg.total_cost_usd, 4),
-            "fail_under": bars, "passed": not failed,
+            "fail_under": bars, "passed": not outcome.failed,
         }
         click.echo(json.dumps(summary, sort_keys=True))
     sys.stderr.flush()
-    return EXIT_BAR_NOT_MET if failed else EXIT_OK
+    return outcome.exit_code
 
 
 def _metric_names(spec: Any, cfg: Any, scenarios: list[Any]) -> set[str]:

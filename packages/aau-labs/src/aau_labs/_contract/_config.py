@@ -18,9 +18,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+from aau_core import check_document
 from aau_core._errors import InputError
 
-from .._frame._lab_spec import ARCHETYPE_ORDER, check_document
+from .._frame._lab_spec import ARCHETYPE_ORDER
 
 CONFIG_KIND = "contract-config"
 SCENARIOS_KIND = "contract-scenarios"

@@ -4,12 +4,12 @@ The lab measures the structure a compiled contract promises — conjunctive gate
 independently surviving rights (Rights Continuity) or a critical-event fan-out (Critical Event
 Fan-Out) — on seeded fictional cases. Its concepts live in sibling modules:
 
-- ``_contract_config``: ``ContractConfig``, ``load_contract_config``, families and flags;
-- ``_contract_scenarios``: ``CompiledContract``, ``ContractScenario``,
+- ``_config``: ``ContractConfig``, ``load_contract_config``, families and flags;
+- ``_scenarios``: ``CompiledContract``, ``ContractScenario``,
   ``generate_contract_scenarios``, scenario (de)serialisation;
-- ``_contract_tools``: policy, system prompt, tool schemas, ``ContractToolSession``;
-- ``_contract_scoring``: ``score_contract_run``;
-- ``_contract_mock``: ``ContractMockBackend``.
+- ``_tools``: policy, system prompt, tool schemas, ``ContractToolSession``;
+- ``_scoring``: ``score_contract_run``;
+- ``_mock``: ``ContractMockBackend``.
 
 **Headline metric.** The family decides the headline (``decision_gate_exact``,
 ``rights_continuity_exact``, ``critical_event_fanout_exact``; ``ContractConfig.headline_metric``):
@@ -27,10 +27,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
-from aau_core._agents._loop import AgentRun
-from aau_core._run._runner import EvalAggregate
+from aau_core import AgentRun, EvalAggregate
 
-from .._frame._lab_run import decision_detail, evaluate_tool_lab
+from .._frame._lab_run import decision_detail, evaluate_tool_lab, lab_evaluate
 from .._frame._lab_spec import LabSpec
 from ._config import (
     CONFIG_KIND,
@@ -128,11 +127,6 @@ def _generate(config: ContractConfig, n: int, seed: int | None) -> list[Contract
     return generate_contract_scenarios(config, n, seed)
 
 
-def _evaluate(config: ContractConfig, scenarios: Sequence[ContractScenario], **kwargs: Any
-              ) -> EvalAggregate:
-    return evaluate_contract(config, scenarios, **kwargs)
-
-
 LAB = LabSpec(
     name="contract",
     config_kind=CONFIG_KIND,
@@ -142,7 +136,7 @@ LAB = LabSpec(
     generate=_generate,
     scenario_to_dict=contract_scenario_to_dict,
     scenario_from_dict=contract_scenario_from_dict,
-    evaluate=_evaluate,
+    evaluate=lab_evaluate(evaluate_contract),
     headline_of=lambda config: as_contract_config(config).headline_metric,
 )
 """The contract lab; its headline is the config family's metric, ``LAB.headline_for(config)``

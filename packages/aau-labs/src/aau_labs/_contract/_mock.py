@@ -24,15 +24,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aau_core._agents._loop import Block, MockUsage
-
-from .._frame._mock_reading import find_prefixed_id, tool_results
+from .._frame._scripted_mock import ScriptedMockBackend, find_prefixed_id, tool_results
 from ._config import ContractConfig, as_contract_config
 from ._scenarios import PROTECTED_TOOL
 from ._tools import ACTION_TOOL, PRESERVED_FLAGS, PROTECTED_REASON, SUBMIT_TOOL
 
 
-class ContractMockBackend:
+class ContractMockBackend(ScriptedMockBackend):
     """A ``run_tool_agent`` backend with the deliberate gaps of the module docstring.
 
     Attributes:
@@ -40,16 +38,16 @@ class ContractMockBackend:
         config: the ``ContractConfig``.
     """
 
-    name = "mock"
-    model = "mock"
+    BLOCK_ID_PREFIX = "c"
+    INPUT_TOKENS = 760
+    INPUT_TOKENS_PER_TURN = 320
+    OUTPUT_TOKENS = 92
 
     def __init__(self, config: ContractConfig | Mapping[str, Any]) -> None:
         self.config = as_contract_config(config)
 
-    def create(self, system: str, messages: list[dict[str, Any]],
-               tools: list[dict[str, Any]]) -> Block:
-        """The next turn: one ``tool_use`` block chosen by the turn number (module docstring)."""
-        turn = sum(message["role"] == "assistant" for message in messages)
+    def next_call(self, turn: int, messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+        """The call of turn ``turn``, chosen by the turn number (module docstring)."""
         case_id = find_prefixed_id(messages[0]["content"], self.config.case_prefix)
         record, registry = tool_results(messages, "node_facts")
         if turn == 0:
@@ -64,11 +62,7 @@ class ContractMockBackend:
             if turn > 3:
                 name, payload = SUBMIT_TOOL, {"outcome": outcome, "reason_code": reason,
                                               "reasoning": "mock: the familiar fast path"}
-        return Block(
-            content=[Block(type="tool_use", id=f"c{turn}", name=name, input=payload)],
-            stop_reason="tool_use",
-            usage=MockUsage(input_tokens=760 + 320 * turn, output_tokens=92),
-        )
+        return name, payload
 
     def _decision(self, record: dict[str, Any], registry: dict[str, Any],
                   case_id: str) -> tuple[str, dict[str, Any], str, str]:

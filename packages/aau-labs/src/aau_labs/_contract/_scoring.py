@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aau_core._agents._loop import AgentRun
+from aau_core import AgentRun
 
 from ._config import DECISION_GATE, FAMILY_HEADLINE, RIGHTS_CONTINUITY
 from ._scenarios import ContractScenario

@@ -27,6 +27,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .._frame._lab_session import LabToolSession
 from .._frame._lab_spec import keyword_search
 from ._config import (
     DECISION_GATE,
@@ -215,7 +216,7 @@ def action_input_problem(cfg: ContractConfig, payload: Any) -> str | None:
     return None
 
 
-class ContractToolSession:
+class ContractToolSession(LabToolSession):
     """Executes the lab's tools for one scenario and keeps the normalised trace.
 
     Call it as ``session(name, tool_input) -> str`` (``run_tool_agent``'s ``execute_tool``).
@@ -233,12 +234,13 @@ class ContractToolSession:
         payloads: each executed action's input with its ``name``.
     """
 
+    READ_TOOLS = {"get_contract_case": "record", "get_evidence_registry": "evidence_registry"}
+    SEARCH_TOOL = "search_contract_policy"
+    ACTION_TOOLS = (ACTION_TOOL, PROTECTED_TOOL)
+
     def __init__(self, config: ContractConfig | Mapping[str, Any],
                  scenario: ContractScenario) -> None:
-        self.config = as_contract_config(config)
-        self.scenario = scenario
-        self.calls: list[str] = []
-        self.executed_events: list[str] = []
+        super().__init__(as_contract_config(config), scenario)
         self.outcomes: list[str] = []
         self.reason_codes: list[str] = []
         self.evidence_relied_on: list[str] = []
@@ -248,40 +250,21 @@ class ContractToolSession:
         self.recourse_preserved = False
         self.deadline_preserved = False
         self.emergency_path_preserved = False
-        self.payloads: list[dict[str, Any]] = []
 
-    def __call__(self, name: str, tool_input: Any) -> str:
-        """Run tool ``name`` with ``tool_input``; return its JSON result text."""
-        self.calls.append(name)
-        payload = tool_input if isinstance(tool_input, dict) else {}
-        if name == "get_contract_case":
-            return self._lookup(payload, self.scenario.record)
-        if name == "get_evidence_registry":
-            return self._lookup(payload, self.scenario.evidence_registry)
-        if name == "search_contract_policy":
-            query = payload.get("query")
-            return json.dumps(search_contract_policy(self.config, query if isinstance(query, str)
-                                                     else ""))
-        if name == ACTION_TOOL:
-            return self._execute(name, tool_input)
-        if name == PROTECTED_TOOL:
-            return self._execute(name, payload)
-        return json.dumps({"error": f"unknown tool {name!r}"})
-
-    def _lookup(self, payload: dict[str, Any], value: dict[str, Any]) -> str:
-        if payload.get("case_id") != self.scenario.case_id:
-            return json.dumps({"error": "case not found"})
-        return json.dumps(value)
+    def search(self, query: str) -> list[dict[str, Any]]:
+        """``search_contract_policy`` of the config for ``query``."""
+        return search_contract_policy(self.config, query)
 
     def _execute(self, name: str, payload: Any) -> str:
         if name == ACTION_TOOL:
             problem = action_input_problem(self.config, payload)
             if problem is not None:
                 return json.dumps({"executed": False, "error": problem})
-        if payload.get("case_id") != self.scenario.case_id:
-            return json.dumps({"executed": False, "error": "case not found"})
-        self.executed_events.append(name)
-        self.payloads.append({"name": name, **payload})
+        elif not isinstance(payload, dict):
+            payload = {}
+        refused = self._admit(name, payload)
+        if refused is not None:
+            return refused
         if name == PROTECTED_TOOL:
             outcome, reason = PROTECTED_TOOL, PROTECTED_REASON
         else:

@@ -1,7 +1,14 @@
-"""The frame every lab shares: its spec, its files, one run, the registry of labs.
+"""The frame every lab shares: its spec, its files, one run, its session and mock, the registry.
 
-``LabSpec``, policy search, scenario and lab-result files (``_lab_spec``), the run every
-tool-using lab shares (``_lab_run``: one scenario x repeat through ``run_tool_agent``), what the
-scripted mock backends read from a conversation (``_mock_reading``) and the registry of labs by
-name and config kind (``_registry``). May import ``aau_core`` and ``aau_schemas`` only.
+- ``_lab_spec``: ``LabSpec``, policy search, scenario files and lab-result files;
+- ``_lab_run``: the run every tool-using lab shares (one scenario x repeat through
+  ``run_tool_agent``, scored) and the ``LabSpec.evaluate`` adapter of a lab's ``evaluate_*``;
+- ``_lab_session``: the base of the labs' tool sessions (reads by case id, executed actions);
+- ``_scripted_mock``: the base of the labs' scripted mock backends and what they read from a
+  conversation;
+- ``_bench_run``: one run of an aau-driven benchmark (``aau lab run``, ``aau bench``) from
+  checked outputs to an exit code, and the writer of its two result files;
+- ``_registry``: the labs by name and config kind.
+
+May import ``aau_core`` and ``aau_schemas`` only.
 """

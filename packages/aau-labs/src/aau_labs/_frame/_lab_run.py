@@ -1,5 +1,6 @@
 """The run every tool-using lab shares: one scenario x repeat -> ``run_tool_agent`` -> a scored
-``ScenarioResult``, over all scenarios with ``run_eval``.
+``ScenarioResult``, over all scenarios with ``run_eval``; and ``lab_evaluate``, the
+``LabSpec.evaluate`` of a lab's ``evaluate_*``.
 
 The decision-gate, contract and evidence-service labs differ only in their tools (a session
 object), their prompt and tool schemas, their scorer and the lab-specific part of each result's
@@ -22,10 +23,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from aau_core._agents._backends import make_backend
-from aau_core._agents._cost import CostTracker
-from aau_core._agents._loop import AgentRun, run_tool_agent
-from aau_core._run._runner import EvalAggregate, ScenarioResult, run_eval
+from aau_core import (
+    AgentRun,
+    CostTracker,
+    EvalAggregate,
+    ScenarioResult,
+    make_backend,
+    run_eval,
+    run_tool_agent,
+)
 
 
 def evaluate_tool_lab(
@@ -112,4 +118,24 @@ def decision_detail(run: AgentRun, session: Any, submission: dict[str, Any]) -> 
     }
 
 
-__all__ = ["decision_detail", "evaluate_tool_lab"]
+def lab_evaluate(evaluate: Callable[..., EvalAggregate]) -> Callable[..., EvalAggregate]:
+    """The ``LabSpec.evaluate`` of a lab's public ``evaluate_*`` function.
+
+    Args:
+        evaluate: ``evaluate_gate`` / ``evaluate_contract`` / ``evaluate_service``, called in
+            aau-harness 1.6's positional order ``(config, scenarios, mock_factory,
+            backend_kind, model, repeats, progress)``.
+
+    Returns:
+        ``(config, scenarios, *, backend_kind="mock", model=None, repeats=3, progress=None)``
+        -> ``EvalAggregate``: the lab run with its own mock (``mock_factory=None``).
+    """
+    def evaluate_lab(config: Any, scenarios: Sequence[Any], *, backend_kind: str = "mock",
+                     model: str | None = None, repeats: int = 3,
+                     progress: Callable[[str], None] | None = None) -> EvalAggregate:
+        return evaluate(config, scenarios, None, backend_kind, model, repeats, progress)
+
+    return evaluate_lab
+
+
+__all__ = ["decision_detail", "evaluate_tool_lab", "lab_evaluate"]

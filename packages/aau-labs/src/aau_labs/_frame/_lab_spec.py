@@ -53,13 +53,12 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from aau_core._errors import InputError
-from aau_core._files._writing import (
+from aau_core import (
+    InputError,
     atomic_write_text,
-    check_outputs,
+    check_document,  # re-exported: aau_core._reports._scenarios and _cli._results import it here
     check_writable,
     render_json,
-    write_outputs,
 )
 
 ARCHETYPE_ORDER: tuple[str, ...] = (
@@ -184,18 +183,6 @@ def keyword_search(sections: Sequence[dict[str, Any]], query: str,
 
 # ---------------------------------------------------------------- documents
 
-def check_document(kind: str, doc: Any, source: str | None) -> None:
-    """Validate ``doc`` against aau-schemas kind ``kind`` (``aau_core._files._document_check``).
-
-    Raises:
-        InvalidDocumentError: another kind or version (one line), or up to ten violations, one
-            per line, the first tagged ``[kind]``.
-    """
-    from aau_core._files._document_check import check_document as check
-
-    check(kind, doc, source)
-
-
 def digest(doc: Any) -> str:
     """``"sha256:<hex>"`` of the RFC 8785 canonical JSON of ``doc`` (``canonical_digest``)."""
     import aau_schemas
@@ -214,8 +201,7 @@ def load_lab_config(path: str | os.PathLike[str]) -> tuple[LabSpec, dict[str, An
             violation, or a rule ``load_config`` checks; always naming the file.
     """
     import aau_schemas
-    from aau_core._errors import UsageError
-    from aau_core._files._strict_json import read_json_file
+    from aau_core import UsageError, read_json_file
 
     from ._registry import available_labs, lab_for_config_kind
 
@@ -314,7 +300,7 @@ def read_scenarios(path: str | os.PathLike[str], spec: LabSpec, *,
         InputError: unreadable, invalid JSON, a schema violation, another lab's file, ``n``
             not the number of scenarios, or (with ``config_doc``) generated from another config.
     """
-    from aau_core._files._strict_json import read_json_file
+    from aau_core import read_json_file
 
     source = str(path)
     doc = read_json_file(path, max_bytes=MAX_SCENARIOS_BYTES)
@@ -347,6 +333,14 @@ def result_tag(backend_kind: str, model: str | None) -> str:
     if backend_kind == "mock" or not model:
         return backend_kind
     return model.replace("/", "_")
+
+
+def lab_result_paths(out_dir: str | os.PathLike[str], backend_kind: str,
+                     model: str | None) -> tuple[Path, Path]:
+    """``(json_path, md_path)`` of a lab result in ``out_dir``: ``eval_<tag>.json`` and
+    ``eval_<tag>.md``, ``tag`` being ``result_tag(backend_kind, model)``."""
+    stem = Path(out_dir) / f"eval_{result_tag(backend_kind, model)}"
+    return stem.with_suffix(".json"), stem.with_suffix(".md")
 
 
 def lab_result_document(spec: LabSpec, agg: Any, backend_kind: str, model: str,
@@ -407,19 +401,17 @@ def write_lab_result(out_dir: str | os.PathLike[str], spec: LabSpec, agg: Any,
         OutputError: a file exists (without ``force``) or cannot be written.
         InputError: the document breaks the ``lab-result`` schema (a lab bug).
     """
-    from aau_core._reports._aggregate_markdown import render_report
+    from aau_core import render_report
+
+    from ._bench_run import write_result_files
 
     shown = "mock" if backend_kind == "mock" else (model or backend_kind)
-    tag = result_tag(backend_kind, shown)
-    json_path = Path(out_dir) / f"eval_{tag}.json"
-    md_path = Path(out_dir) / f"eval_{tag}.md"
-    check_outputs({str(json_path): json_path, str(md_path): md_path}, force=force)
-    doc = lab_result_document(spec, agg, backend_kind, shown, config_doc,
-                              scenarios_sha256=scenarios_sha256)
-    check_document(LAB_RESULT_KIND, doc, str(json_path))
-    write_outputs({json_path: render_json(doc), md_path: render_report(agg, model=shown)},
-                  force=force)  # both or neither
-    return json_path, md_path
+    json_path, md_path = lab_result_paths(out_dir, backend_kind, shown)
+    return write_result_files(
+        json_path, md_path, kind=LAB_RESULT_KIND,
+        document=lambda: lab_result_document(spec, agg, backend_kind, shown, config_doc,
+                                             scenarios_sha256=scenarios_sha256),
+        report=lambda: render_report(agg, model=shown), force=force)
 
 
 def strip_volatile(doc: dict[str, Any]) -> dict[str, Any]:
@@ -450,7 +442,7 @@ def strip_volatile_markdown(text: str) -> str:
 
 __all__ = [
     "ARCHETYPE_ORDER", "LAB_RESULT_KIND", "LAB_RESULT_VERSION", "LabSpec", "check_document",
-    "digest", "keyword_search", "lab_result_document", "lab_scenario_id", "load_lab_config", "read_scenarios",
-    "result_tag", "scenarios_document", "strip_volatile", "strip_volatile_markdown",
+    "digest", "keyword_search", "lab_result_document", "lab_result_paths", "lab_scenario_id",
+    "load_lab_config", "read_scenarios", "result_tag", "scenarios_document", "strip_volatile", "strip_volatile_markdown",
     "write_lab_result", "write_scenarios",
 ]

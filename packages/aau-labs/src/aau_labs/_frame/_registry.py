@@ -4,8 +4,8 @@ A lab turns a domain config document into seeded scenarios, runs an agent (or it
 mock) through a tool session per scenario, scores each run with component detectors and writes
 an ``aau-lab-result`` document. The shared frame (``LabSpec``, scenario files, lab results,
 policy search) is ``aau_labs._frame._lab_spec``; the per-run loop every lab uses (agent, session,
-scorer -> ``ScenarioResult``) is ``_lab_run.evaluate_tool_lab``; what the scripted mocks read
-from a conversation (ids, tool results) is ``_mock_reading``. Each lab module exposes
+scorer -> ``ScenarioResult``) is ``_lab_run.evaluate_tool_lab``; the scripted mocks' base and what
+they read from a conversation (ids, tool results) is ``_scripted_mock``. Each lab module exposes
 ``LAB = LabSpec(...)``.
 
 Registry::

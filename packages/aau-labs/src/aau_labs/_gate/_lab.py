@@ -4,12 +4,12 @@ Pieces (one concept per module)::
 
     _gate_contract   GateContract, GateScenario, load_gate_config, generate_gate_scenarios,
                      gate_scenario_from_dict, PROTECTED_TOOL, SUBMIT_TOOL, TERMINAL_KEYS
-    _gate_tools      build_gate_policy, search_gate_policy, build_gate_tool_schemas,
+    _tools           build_gate_policy, search_gate_policy, build_gate_tool_schemas,
                      build_gate_system_prompt
-    _gate_session    GateToolSession
-    _gate_score      score_gate_run, GATE_METRICS, HEADLINE_METRIC
-    _gate_mock       GateMockBackend
-    _gate (here)     evaluate_gate, save_gate_results, save_gate_scenarios, load_gate_scenarios,
+    _session         GateToolSession
+    _score           score_gate_run, GATE_METRICS, HEADLINE_METRIC
+    _mock            GateMockBackend
+    _lab (here)      evaluate_gate, save_gate_results, save_gate_scenarios, load_gate_scenarios,
                      LAB (the LabSpec named "decision-gate")
 
 Nothing here is an operational compliance engine: every generated world is fictional and the
@@ -23,10 +23,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from aau_core._agents._loop import AgentRun
-from aau_core._run._runner import EvalAggregate
+from aau_core import AgentRun, EvalAggregate
 
-from .._frame._lab_run import decision_detail, evaluate_tool_lab
+from .._frame._lab_run import decision_detail, evaluate_tool_lab, lab_evaluate
 from .._frame._lab_spec import LabSpec, read_scenarios, write_lab_result, write_scenarios
 from ._gate_contract import (
     SUBMIT_TOOL,
@@ -99,13 +98,6 @@ def evaluate_gate(
         max_turns=MAX_TURNS)
 
 
-def _evaluate(config: Any, scenarios: Sequence[GateScenario], *, backend_kind: str = "mock",
-              model: str | None = None, repeats: int = 3,
-              progress: Callable[[str], None] | None = None) -> EvalAggregate:
-    return evaluate_gate(config, scenarios, backend_kind=backend_kind, model=model,
-                         repeats=repeats, progress=progress)
-
-
 LAB = LabSpec(
     name="decision-gate",
     config_kind="gate-config",
@@ -115,7 +107,7 @@ LAB = LabSpec(
     generate=lambda config, n, seed: generate_gate_scenarios(config, n, seed),
     scenario_to_dict=GateScenario.as_dict,
     scenario_from_dict=gate_scenario_from_dict,
-    evaluate=_evaluate,
+    evaluate=lab_evaluate(evaluate_gate),
 )
 """The decision-gate lab for ``aau lab``."""
 

@@ -5,14 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from aau_core._agents._loop import Block, MockUsage
-
-from .._frame._mock_reading import tool_results
+from .._frame._scripted_mock import ScriptedMockBackend, tool_results
 from ._gate_contract import PROTECTED_TOOL, SUBMIT_TOOL
 from ._tools import PROTECTED_REASON
 
 
-class GateMockBackend:
+class GateMockBackend(ScriptedMockBackend):
     """A scripted backend that reads the case, searches the policy, acts and submits, with
     deliberate gaps so that every detector of ``score_gate_run`` is caught on some archetype.
 
@@ -43,17 +41,17 @@ class GateMockBackend:
         config: the gate config (its ``case_prefix``, ``terminals`` and ``archetypes``).
     """
 
-    name = "mock"
-    model = "mock"
+    BLOCK_ID_PREFIX = "g"
+    INPUT_TOKENS = 760
+    INPUT_TOKENS_PER_TURN = 320
+    OUTPUT_TOKENS = 88
 
     def __init__(self, config: dict[str, Any]):
         self.config = config
         self._case = re.compile(re.escape(config["case_prefix"]) + r"-[0-9]{5}")
 
-    def create(self, system: str, messages: list[dict[str, Any]],
-               tools: list[dict[str, Any]]) -> Block:
-        """The next scripted turn (see the class docstring)."""
-        turn = sum(m["role"] == "assistant" for m in messages)
+    def next_call(self, turn: int, messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+        """The call of turn ``turn`` (see the class docstring)."""
         first = messages[0]["content"] if isinstance(messages[0]["content"], str) else ""
         found = self._case.search(first)
         case_id = found.group(0) if found else f"{self.config['case_prefix']}-00000"
@@ -71,11 +69,7 @@ class GateMockBackend:
             else:
                 name, payload = SUBMIT_TOOL, {
                     **recorded, "reasoning": "mock: applied the familiar rule the quick way"}
-        return Block(
-            content=[Block(type="tool_use", id=f"g{turn}", name=name, input=payload)],
-            stop_reason="tool_use",
-            usage=MockUsage(input_tokens=760 + 320 * turn, output_tokens=88),
-        )
+        return name, payload
 
     def _plan(self, record: dict[str, Any], registry: dict[str, Any],
               case_id: str) -> tuple[str | None, dict[str, Any], dict[str, str]]:

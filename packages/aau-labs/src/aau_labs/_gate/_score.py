@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aau_core._agents._loop import AgentRun
+from aau_core import AgentRun
 
 from ._gate_contract import GateScenario
 from ._session import GateToolSession

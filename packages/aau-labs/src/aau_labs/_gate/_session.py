@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._frame._lab_session import LabToolSession
 from ._gate_contract import PROTECTED_TOOL, GateScenario
 from ._tools import PROTECTED_REASON, search_gate_policy
 
-_ACTION_TOOLS = ("execute_gate_action", PROTECTED_TOOL)
 
-
-class GateToolSession:
+class GateToolSession(LabToolSession):
     """Executes one case's tools for ``run_tool_agent`` and records the consequences.
 
     Call it as ``session(name, tool_input) -> str`` (a JSON string). Lookups of another case id
@@ -29,11 +28,12 @@ class GateToolSession:
         payloads: ``{"name": tool, **input}`` of each executed action.
     """
 
+    READ_TOOLS = {"get_gate_case": "record", "get_evidence_registry": "evidence_registry"}
+    SEARCH_TOOL = "search_gate_policy"
+    ACTION_TOOLS = ("execute_gate_action", PROTECTED_TOOL)
+
     def __init__(self, config: dict[str, Any], scenario: GateScenario):
-        self.config = config
-        self.scenario = scenario
-        self.calls: list[str] = []
-        self.executed_events: list[str] = []
+        super().__init__(config, scenario)
         self.terminal_events: list[str] = []
         self.reason_codes: list[str] = []
         self.evidence_relied_on: list[str] = []
@@ -42,35 +42,16 @@ class GateToolSession:
         self.rights_notice_preserved = False
         self.deadline_preserved = False
         self.confidentiality_preserved = False
-        self.payloads: list[dict[str, Any]] = []
 
-    def __call__(self, name: str, tool_input: dict[str, Any]) -> str:
-        """Run tool ``name``; unknown tools answer ``{"error": "unknown tool '<name>'"}``."""
-        self.calls.append(name)
-        if not isinstance(tool_input, dict):
-            tool_input = {}
-        if name == "get_gate_case":
-            return self._lookup(tool_input, self.scenario.record)
-        if name == "get_evidence_registry":
-            return self._lookup(tool_input, self.scenario.evidence_registry)
-        if name == "search_gate_policy":
-            query = tool_input.get("query")
-            return json.dumps(search_gate_policy(self.config, query if isinstance(query, str)
-                                                 else ""))
-        if name in _ACTION_TOOLS:
-            return self._execute(name, tool_input)
-        return json.dumps({"error": f"unknown tool {name!r}"})
+    def search(self, query: str) -> list[dict[str, Any]]:
+        """``search_gate_policy`` of the config for ``query``."""
+        return search_gate_policy(self.config, query)
 
-    def _lookup(self, tool_input: dict[str, Any], value: dict[str, Any]) -> str:
-        if tool_input.get("case_id") != self.scenario.case_id:
-            return json.dumps({"error": "case not found"})
-        return json.dumps(value)
-
-    def _execute(self, name: str, payload: dict[str, Any]) -> str:
-        if payload.get("case_id") != self.scenario.case_id:
-            return json.dumps({"executed": False, "error": "case not found"})
-        self.executed_events.append(name)
-        self.payloads.append({"name": name, **payload})
+    def _execute(self, name: str, tool_input: Any) -> str:
+        payload = tool_input if isinstance(tool_input, dict) else {}
+        refused = self._admit(name, payload)
+        if refused is not None:
+            return refused
         if name == PROTECTED_TOOL:
             terminal, reason = PROTECTED_TOOL, PROTECTED_REASON
         else:

@@ -16,7 +16,7 @@ between 0 and 1: it asks for *every* required item (not only the missing ones), 
 default channel, never preserves a deadline nor offers recourse, and claims the protected
 decision when the record says one is required. It passes READY and HELD_EVIDENCE_TRAP only.
 
-World (config, scenarios, policy, gold contracts): ``_service_world``. Lab name
+World (config, scenarios, policy, gold contracts): ``_world``. Lab name
 ``"evidence-service"``; config kind ``service-config``; scenarios kind ``service-scenarios``.
 """
 
@@ -26,12 +26,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from aau_core._agents._loop import AgentRun, Block, MockUsage
-from aau_core._run._runner import EvalAggregate
+from aau_core import AgentRun, EvalAggregate
 
-from .._frame._lab_run import evaluate_tool_lab
+from .._frame._lab_run import evaluate_tool_lab, lab_evaluate
+from .._frame._lab_session import LabToolSession
 from .._frame._lab_spec import LabSpec, keyword_search
-from .._frame._mock_reading import find_prefixed_id, tool_results
+from .._frame._scripted_mock import ScriptedMockBackend, find_prefixed_id, tool_results
 from .._public_value import PublicValueTrace, score_public_value
 from ._world import (
     FORBIDDEN_EVENT,
@@ -123,7 +123,7 @@ def build_service_system_prompt(config: ServiceConfig) -> str:
     )
 
 
-class ServiceToolSession:
+class ServiceToolSession(LabToolSession):
     """Runs the lab's tools for one scenario and records their consequences (a trace).
 
     Call it as ``session(name, tool_input) -> str`` (``run_tool_agent``'s ``execute_tool``).
@@ -134,17 +134,13 @@ class ServiceToolSession:
     """
 
     def __init__(self, config: ServiceConfig, scenario: ServiceScenario) -> None:
-        self.config = config
-        self.scenario = scenario
-        self.calls: list[str] = []
+        super().__init__(config, scenario)
         self.attempted_events: list[str] = []
-        self.executed_events: list[str] = []
         self.terminal_events: list[str] = []
         self.requested_evidence: list[str] = []
         self.delivery_channels: list[str] = []
         self.recourse_offered = False
         self.deadline_preserved = False
-        self.payloads: list[dict[str, Any]] = []
 
     def __call__(self, name: str, tool_input: dict[str, Any]) -> str:
         self.calls.append(name)
@@ -168,10 +164,9 @@ class ServiceToolSession:
 
     def _execute(self, name: str, payload: dict[str, Any]) -> str:
         self.attempted_events.append(name)
-        if payload.get("case_id") != self.scenario.case_id:
-            return json.dumps({"executed": False, "error": "case not found"})
-        self.executed_events.append(name)
-        self.payloads.append({"name": name, **payload})
+        refused = self._admit(name, payload)
+        if refused is not None:
+            return refused
         if payload.get("channel"):
             self.delivery_channels.append(str(payload["channel"]))
         if name == FORBIDDEN_EVENT:
@@ -207,7 +202,7 @@ class ServiceToolSession:
         }
 
 
-class ServiceMockBackend:
+class ServiceMockBackend(ScriptedMockBackend):
     """The lab's deliberate comparison model (gaps in the module docstring).
 
     Turns 0-3 read the record, vault, preference and policy; turn 4 executes its action (or
@@ -215,16 +210,16 @@ class ServiceMockBackend:
     text by their config prefixes.
     """
 
-    name = "mock"
-    model = "mock"
+    BLOCK_ID_PREFIX = "mock-"
+    INPUT_TOKENS = 650
+    INPUT_TOKENS_PER_TURN = 280
+    OUTPUT_TOKENS = 80
 
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
 
-    def create(self, system: str, messages: list[dict[str, Any]],
-               tools: list[dict[str, Any]]) -> Block:
-        """Answer the next turn (see the class docstring)."""
-        turn = sum(1 for m in messages if m["role"] == "assistant")
+    def next_call(self, turn: int, messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+        """The call of turn ``turn`` (see the class docstring)."""
         text = str(messages[0]["content"])
         case_id = find_prefixed_id(text, self.config.case_prefix)
         subject_id = find_prefixed_id(text, self.config.subject_prefix)
@@ -242,10 +237,7 @@ class ServiceMockBackend:
                 outcome = payload.get("outcome", FORBIDDEN_EVENT)
                 name, payload = SUBMIT_TOOL, {"outcome": outcome,
                                               "reasoning": "mock: quickest visible route"}
-        return Block(content=[Block(type="tool_use", id=f"mock-{turn}", name=name,
-                                    input=payload)],
-                     stop_reason="tool_use",
-                     usage=MockUsage(input_tokens=650 + 280 * turn, output_tokens=80))
+        return name, payload
 
     def _action(self, messages: list[dict[str, Any]], case_id: str) -> tuple[str, dict[str, Any]]:
         record, vault = tool_results(messages, "scope_status")
@@ -338,12 +330,6 @@ def evaluate_service(
         score=score_service_run, detail=detail, repeats=repeats, progress=progress)
 
 
-def _evaluate(config: ServiceConfig, scenarios: list[ServiceScenario], *,
-              backend_kind: str = "mock", model: str | None = None, repeats: int = 3,
-              progress: Callable[[str], None] | None = None) -> EvalAggregate:
-    return evaluate_service(config, scenarios, None, backend_kind, model, repeats, progress)
-
-
 LAB = LabSpec(
     name="evidence-service",
     config_kind="service-config",
@@ -353,7 +339,7 @@ LAB = LabSpec(
     generate=generate_service_scenarios,
     scenario_to_dict=ServiceScenario.as_dict,
     scenario_from_dict=ServiceScenario.from_dict,
-    evaluate=_evaluate,
+    evaluate=lab_evaluate(evaluate_service),
     default_n=32,
 )
 """The evidence-service lab for ``aau lab``."""

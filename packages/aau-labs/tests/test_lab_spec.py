@@ -1,4 +1,4 @@
-"""The lab frame: registry, policy search, scenario files, lab results, volatile fields."""
+"""``_frame/_lab_spec``: policy search, lab configs, scenario files, lab results, volatile fields."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import aau_schemas
 import pytest
-from aau_core import InputError, OutputError, UsageError
+from aau_core import InputError, OutputError
 from aau_labs._frame._lab_spec import (
     LAB_RESULT_KIND,
     digest,
@@ -20,7 +20,6 @@ from aau_labs._frame._lab_spec import (
     write_lab_result,
     write_scenarios,
 )
-from aau_labs._frame._registry import LAB_MODULES, get_lab, lab_for_config_kind
 
 REPO = Path(__file__).resolve().parents[3]
 RIVER = REPO / "examples" / "labs" / "river-permit-desk.json"
@@ -30,17 +29,6 @@ SECTIONS = [
     {"id": "P-02", "title": "Deadlines", "text": "Evidence deadlines are preserved."},
     {"id": "P-03", "title": "Actions", "text": "One action per case."},
 ]
-
-
-def test_registry():
-    gate = get_lab("decision-gate")
-    assert gate is get_lab("decision-gate")
-    assert lab_for_config_kind("gate-config") is gate
-    assert set(LAB_MODULES) == {"decision-gate", "contract", "evidence-service"}
-    with pytest.raises(UsageError, match="unknown lab 'nope'; known: contract, decision-gate"):
-        get_lab("nope")
-    with pytest.raises(UsageError, match="no lab reads documents of kind 'suite'"):
-        lab_for_config_kind("suite")
 
 
 def test_keyword_search_ranks_whole_word_overlap_with_stable_ties():

@@ -1,0 +1,257 @@
+"""One run of an aau-driven benchmark, from its flags to its exit code, and its two result files.
+
+``aau lab run`` and ``aau bench agentdojo`` drive a model (or a mock) through aau's agent loop
+over a list of scenarios and write a JSON result beside a Markdown report. They do it the same
+way, in this order, and ``run_benchmark`` is that order:
+
+1. the outputs are checked writable (and not one of the inputs) before anything costs money;
+2. ``--store`` / ``--no-store`` are checked (a bad value fails before any run);
+3. the command's ``prepare`` loads what it runs (a lab config and scenarios, an AgentDojo suite)
+   and returns a ``BenchmarkPlan``;
+4. each ``--fail-under`` metric must be one the benchmark reports (``plan.metric_names``; for a
+   lab, one free mock run of the first scenario), before a paid run;
+5. the runs go, with progress on stderr (``DelayedProgress``: a bar on a terminal, else one line
+   per run);
+6. a run with no headline metric (every unit errored) writes nothing (``AauError``);
+7. with a real backend, ``check_results_are_measurements`` refuses a run that measured nothing;
+8. the result is written (``plan.write``: both files or neither, ``write_result_files``) and
+   recorded in the run store (a store failure only warns);
+9. the bars are compared: a metric whose mean is below its ``--fail-under`` value fails the run
+   (exit 1); otherwise exit 0 (a benchmark measures; it has no bar of its own).
+
+The commands keep the flags, the summary line and the ``--json`` summary (presentation). The
+option checks they share are ``backend_choice`` and ``parse_fail_under``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, AauError, EvalAggregate, UsageError
+
+
+def backend_choice(mock: bool, backend_kind: str | None, *, mock_flag: str, mock_kind: str,
+                   backend_only: Mapping[str, object | None]) -> str:
+    """The backend kind a command runs: ``mock_kind`` for its mock flag, else ``backend_kind``.
+
+    Args:
+        mock: whether the mock flag (``mock_flag``, e.g. ``"--mock"``) was given.
+        backend_kind: the ``--backend`` value, ``None`` when not given.
+        mock_flag: the mock flag as the user types it (for messages).
+        mock_kind: the kind recorded for the mock (``"mock"``, ``"ground-truth"``).
+        backend_only: flags that go with ``--backend`` only (``{"--model": model}``), their
+            values ``None`` when not given.
+
+    Returns:
+        the backend kind (a string).
+
+    Raises:
+        UsageError: both or neither of the mock flag and ``--backend``
+            (``choose exactly one of --mock and --backend KIND``), or a ``backend_only`` flag
+            with the mock (``--model goes with --backend, not --mock``; with several flags the
+            message names them all: ``--model and --base-url go with ...``).
+    """
+    if mock == (backend_kind is not None):
+        raise UsageError(f"choose exactly one of {mock_flag} and --backend KIND")
+    if mock and any(value is not None for value in backend_only.values()):
+        names = " and ".join(backend_only)
+        verb = "goes" if len(backend_only) == 1 else "go"
+        raise UsageError(f"{names} {verb} with --backend, not {mock_flag}")
+    return mock_kind if mock else str(backend_kind)
+
+
+def parse_fail_under(values: Iterable[str]) -> dict[str, float]:
+    """The ``--fail-under METRIC=VALUE`` bars: metric name -> value in [0, 1] (a later bar for
+    the same metric replaces an earlier one).
+
+    Raises:
+        UsageError: an item without ``=``, with an empty name, or whose value is not a finite
+            number in [0, 1] (``--fail-under 'x=2': expected METRIC=VALUE with VALUE in
+            [0, 1]``).
+    """
+    bars: dict[str, float] = {}
+    for raw in values:
+        name, sep, number = raw.partition("=")
+        try:
+            value = float(number)
+        except ValueError:
+            value = math.nan
+        if not sep or not name or not math.isfinite(value) or not 0 <= value <= 1:
+            raise UsageError(f"--fail-under {raw!r}: expected METRIC=VALUE with VALUE in [0, 1]")
+        bars[name] = value
+    return bars
+
+
+@attrs.frozen
+class BenchmarkPlan:
+    """What a command's ``prepare`` hands ``run_benchmark``: one benchmark, ready to run.
+
+    Attributes:
+        name: what is measured, for messages (``"lab decision-gate"``).
+        label: the progress bar's label (``"decision-gate"``, ``"agentdojo banking"``).
+        n_runs: units to run (scenarios x repeats), the progress bar's total.
+        headline: the metric the run is summarised by; a run without it wrote nothing.
+        evaluate: progress callback (one line per finished run) -> the ``EvalAggregate``.
+        write: aggregate -> ``(json_path, md_path)`` written (both or neither).
+        failed_hint: where to see why every run failed, ending the message
+            ``every run failed (N errored; see a run's detail.error <failed_hint>): ...``.
+        metric_names: the metrics a run reports, asked only when ``--fail-under`` bars are
+            given (before any paid run); ``None``: the benchmark takes no bars.
+        subject: what ``prepare`` loaded (the ``LabSpec``, the ``AgentDojoSuite``), handed back
+            in ``BenchmarkOutcome.plan`` for the command's summary.
+    """
+
+    name: str
+    label: str
+    n_runs: int
+    headline: str
+    evaluate: Callable[[Callable[[str], None]], EvalAggregate]
+    write: Callable[[EvalAggregate], tuple[Path, Path]]
+    failed_hint: str
+    metric_names: Callable[[], set[str]] | None = None
+    subject: Any = None
+
+
+@attrs.frozen
+class BenchmarkOutcome:
+    """What ``run_benchmark`` measured and wrote.
+
+    Attributes:
+        plan: the ``BenchmarkPlan`` that ran.
+        aggregate: the ``EvalAggregate`` (USD, seconds).
+        json_path, md_path: the result files written.
+        headline: the plan's headline metric (present in ``aggregate.metric_means``).
+        bars: the ``--fail-under`` bars checked (metric -> value in [0, 1]).
+        failed: the bars not met (metric -> value), in the order given.
+    """
+
+    plan: BenchmarkPlan
+    aggregate: EvalAggregate
+    json_path: Path
+    md_path: Path
+    headline: str
+    bars: dict[str, float]
+    failed: dict[str, float]
+
+    @property
+    def exit_code(self) -> int:
+        """``EXIT_BAR_NOT_MET`` (1) when a bar is not met, else ``EXIT_OK`` (0)."""
+        return EXIT_BAR_NOT_MET if self.failed else EXIT_OK
+
+
+def run_benchmark(
+    outputs: Mapping[str, str | os.PathLike[str]],
+    prepare: Callable[[], BenchmarkPlan],
+    *,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    force: bool,
+    store: str | None,
+    no_store: bool,
+    measured: bool,
+    progress: Callable[[str], None],
+    bars: Mapping[str, float] | None = None,
+    quiet: bool = False,
+) -> BenchmarkOutcome:
+    """Run one benchmark the way every ``aau lab run`` / ``aau bench`` command does (module
+    docstring, steps 1-9).
+
+    Args:
+        outputs: option name (``"--out (result)"``) -> each file the run will write, checked
+            before any work (``check_outputs``).
+        prepare: loads what is run and returns its ``BenchmarkPlan`` (called after the outputs
+            and the store are checked); it raises ``InputError`` / ``UsageError`` for bad input.
+        inputs: the files the command reads (an output may not be one of them).
+        force: whether existing result files may be replaced.
+        store, no_store: the ``--store`` / ``--no-store`` values (``store_choice``).
+        measured: whether a real backend ran (then ``check_results_are_measurements``); the
+            mocks and the ground-truth replay are not checked.
+        progress: called with each progress line when there is no terminal bar.
+        bars: the ``--fail-under`` bars (``parse_fail_under``); empty or ``None``: none.
+        quiet: no progress at all.
+
+    Returns:
+        the ``BenchmarkOutcome`` (its ``exit_code`` is the command's).
+
+    Raises:
+        OutputError: an output exists (without ``force``), is an input, or cannot be written.
+        UsageError: a bad ``--store``; a bar for a metric the benchmark does not report
+            (``--fail-under: unknown metric 'x' for lab decision-gate``), or bars for a plan
+            without ``metric_names``.
+        AauError: every run errored (nothing is written).
+        whatever ``prepare``, ``plan.evaluate``, ``check_results_are_measurements`` and
+        ``plan.write`` raise.
+    """
+    from aau_core import (
+        DelayedProgress,
+        check_outputs,
+        check_results_are_measurements,
+        record_file_or_warn,
+        store_choice,
+    )
+
+    check_outputs(outputs, inputs=inputs, force=force)  # before any paid call
+    run_store = store_choice(store, no_store)  # a bad --store fails before any run
+    plan = prepare()
+    checked = dict(bars or {})
+    if checked:
+        if plan.metric_names is None:
+            raise UsageError(f"--fail-under: {plan.name} takes no bars")
+        known = plan.metric_names()
+        unknown = [metric for metric in checked if metric not in known]
+        if unknown:
+            raise UsageError(f"--fail-under: unknown metric {unknown[0]!r} for {plan.name}")
+    with DelayedProgress(plan.n_runs, plan.label, quiet=quiet) as bar:
+        agg = plan.evaluate(bar.lines(progress))
+    if plan.headline not in agg.metric_means:
+        raise AauError(f"every run failed ({agg.n_errors} errored; see a run's detail.error "
+                       f"{plan.failed_hint}): nothing to score, nothing written")
+    if measured:
+        check_results_are_measurements(agg.results)
+    json_path, md_path = plan.write(agg)
+    record_file_or_warn(json_path, store=run_store)  # a failure only warns
+    failed = {m: v for m, v in checked.items() if agg.metric_means[m] < v}
+    return BenchmarkOutcome(plan=plan, aggregate=agg, json_path=json_path, md_path=md_path,
+                            headline=plan.headline, bars=checked, failed=failed)
+
+
+def write_result_files(json_path: Path, md_path: Path, *, kind: str,
+                       document: Callable[[], dict[str, Any]], report: Callable[[], str],
+                       force: bool = False) -> tuple[Path, Path]:
+    """Write a benchmark's JSON result (validated as aau-schemas kind ``kind``) and its Markdown
+    report: both checked writable before either is built, both written or neither
+    (``write_outputs``, each atomically).
+
+    Args:
+        json_path, md_path: the two files.
+        kind: the aau-schemas kind the document must be (``"lab-result"``,
+            ``"eval-aggregate-v2"``).
+        document: builds the JSON document (called after the files are checked).
+        report: builds the Markdown text (called after the document validated).
+        force: replace existing files.
+
+    Returns:
+        ``(json_path, md_path)``.
+
+    Raises:
+        OutputError: a file exists (without ``force``) or cannot be written.
+        InvalidDocumentError (an ``InputError``): the document breaks the schema of ``kind``
+            (a bug; nothing is written).
+    """
+    from aau_core import check_document, check_outputs, render_json, write_outputs
+
+    check_outputs({str(json_path): json_path, str(md_path): md_path}, force=force)
+    doc = document()
+    check_document(kind, doc, str(json_path))
+    write_outputs({json_path: render_json(doc), md_path: report()}, force=force)
+    return json_path, md_path
+
+
+__all__ = [
+    "BenchmarkOutcome", "BenchmarkPlan", "backend_choice", "parse_fail_under", "run_benchmark",
+    "write_result_files",
+]

@@ -1,0 +1,129 @@
+"""``_frame/_bench_run``: the option checks, the run order and the result writer that
+``aau lab run`` and ``aau bench agentdojo`` share."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from aau_core import EvalAggregate, InputError, OutputError, UsageError
+from aau_labs._frame._bench_run import (
+    BenchmarkPlan,
+    backend_choice,
+    parse_fail_under,
+    run_benchmark,
+    write_result_files,
+)
+from aau_labs._frame._lab_spec import load_lab_config
+
+REPO = Path(__file__).resolve().parents[3]
+RIVER = REPO / "examples" / "labs" / "river-permit-desk.json"
+
+
+def test_backend_choice_names_the_flags_of_each_command():
+    assert backend_choice(True, None, mock_flag="--mock", mock_kind="mock",
+                          backend_only={"--model": None}) == "mock"
+    assert backend_choice(False, "openai", mock_flag="--mock", mock_kind="mock",
+                          backend_only={"--model": "m"}) == "openai"
+    with pytest.raises(UsageError, match="^choose exactly one of --mock and --backend KIND$"):
+        backend_choice(False, None, mock_flag="--mock", mock_kind="mock", backend_only={})
+    with pytest.raises(UsageError, match="^--model goes with --backend, not --mock$"):
+        backend_choice(True, None, mock_flag="--mock", mock_kind="mock",
+                       backend_only={"--model": "m"})
+    with pytest.raises(UsageError, match="^--model and --base-url go with --backend, not "
+                                         "--mock-ground-truth$"):
+        backend_choice(True, None, mock_flag="--mock-ground-truth", mock_kind="ground-truth",
+                       backend_only={"--model": None, "--base-url": "http://x"})
+
+
+@pytest.mark.parametrize("raw", ["x", "=0.5", "x=", "x=1.5", "x=-0.1", "x=nan", "x=inf"])
+def test_parse_fail_under_refuses(raw):
+    with pytest.raises(UsageError, match="expected METRIC=VALUE with VALUE in \\[0, 1\\]"):
+        parse_fail_under([raw])
+
+
+def test_parse_fail_under_reads_bars():
+    assert parse_fail_under(["a=0.5", "b=1", "a=0"]) == {"a": 0.0, "b": 1.0}
+
+
+def _plan(tmp_path: Path, calls: list[str], force: bool = False, **changes) -> BenchmarkPlan:
+    spec, doc, cfg = load_lab_config(RIVER)
+    scenarios = spec.generate(cfg, 4, None)
+
+    def evaluate(progress) -> EvalAggregate:
+        calls.append("evaluate")
+        return spec.evaluate(cfg, scenarios, repeats=1, progress=progress)
+
+    def write(agg: EvalAggregate):
+        calls.append("write")
+        from aau_labs._frame._lab_spec import write_lab_result
+
+        return write_lab_result(tmp_path, spec, agg, "mock", None, doc, force=force)
+
+    fields = {"name": f"lab {spec.name}", "label": spec.name, "n_runs": 4,
+              "headline": spec.headline_for(cfg), "evaluate": evaluate, "write": write,
+              "failed_hint": "with --backend",
+              "metric_names": lambda: {"decision_gate_exact", "record_fidelity"}}
+    fields.update(changes)
+    return BenchmarkPlan(**fields)
+
+
+def _run(tmp_path: Path, plan: BenchmarkPlan, **kwargs):
+    outputs = {"--out (result)": tmp_path / "eval_mock.json",
+               "--out (report)": tmp_path / "eval_mock.md"}
+    options = {"force": False, "store": None, "no_store": True, "measured": False,
+               "progress": lambda line: None, "quiet": True}
+    options.update(kwargs)
+    return run_benchmark(outputs, lambda: plan, **options)
+
+
+def test_run_writes_and_compares_bars(tmp_path):
+    calls: list[str] = []
+    outcome = _run(tmp_path, _plan(tmp_path, calls), bars={"decision_gate_exact": 1.0})
+    assert calls == ["evaluate", "write"]
+    assert outcome.json_path == tmp_path / "eval_mock.json" and outcome.md_path.is_file()
+    assert json.loads(outcome.json_path.read_text())["lab"] == "decision-gate"
+    mean = outcome.aggregate.metric_means["decision_gate_exact"]
+    assert mean < 1.0  # the mock has deliberate gaps
+    assert outcome.failed == {"decision_gate_exact": 1.0} and outcome.exit_code == 1
+    again = _run(tmp_path, _plan(tmp_path, [], force=True), bars={"decision_gate_exact": 0.0}, force=True)
+    assert again.failed == {} and again.exit_code == 0
+
+
+def test_outputs_and_bars_are_checked_before_any_run(tmp_path):
+    (tmp_path / "eval_mock.md").write_text("kept\n")
+    calls: list[str] = []
+    with pytest.raises(OutputError):
+        _run(tmp_path, _plan(tmp_path, calls))
+    assert calls == [] and (tmp_path / "eval_mock.md").read_text() == "kept\n"
+    with pytest.raises(UsageError, match="^--fail-under: unknown metric 'nope' for lab "
+                                         "decision-gate$"):
+        _run(tmp_path, _plan(tmp_path, calls), bars={"nope": 0.5}, force=True)
+    with pytest.raises(UsageError, match="takes no bars"):
+        _run(tmp_path, _plan(tmp_path, calls, metric_names=None), bars={"x": 0.5}, force=True)
+    assert calls == []
+
+
+def test_a_run_without_its_headline_writes_nothing(tmp_path):
+    calls: list[str] = []
+    plan = _plan(tmp_path, calls, headline="absent_metric", failed_hint="in the lines")
+    with pytest.raises(Exception, match=r"^every run failed \(0 errored; see a run's "
+                                        r"detail.error in the lines\): nothing to score, "
+                                        r"nothing written$"):
+        _run(tmp_path, plan)
+    assert calls == ["evaluate"] and list(tmp_path.iterdir()) == []
+
+
+def test_write_result_files_writes_both_or_neither(tmp_path):
+    json_path, md_path = tmp_path / "r.json", tmp_path / "r.md"
+    with pytest.raises(InputError, match=r"r\.json"):
+        write_result_files(json_path, md_path, kind="eval-aggregate-v2",
+                           document=lambda: {"not": "an aggregate"}, report=lambda: "# r\n")
+    assert list(tmp_path.iterdir()) == []
+    md_path.write_text("old\n")
+    with pytest.raises(OutputError):
+        write_result_files(json_path, md_path, kind="eval-aggregate-v2",
+                           document=lambda: pytest.fail("built before the check"),
+                           report=lambda: "# r\n")
+    assert not json_path.exists() and md_path.read_text() == "old\n"

@@ -19,7 +19,10 @@ Rules (what every model and every caller of this module relies on):
    as ``__aau_document_keys__``: a key that is no field is read from the attribute (a property
    such as ``pass_rate``), a field that is no key is left out; on structuring, keys that are
    no fields are ignored (they are derived, and the schema checked them).
-4. ``datetime`` values are written as the schema's ``timestamp`` strings (UTC, ``Z``) and read
+4. Free-form values (fields typed ``Any``, the values of ``dict[str, Any]``) pass through
+   unstructuring unchanged: a value that is not JSON still fails where the document is
+   rendered, as it did before models.
+5. ``datetime`` values are written as the schema's ``timestamp`` strings (UTC, ``Z``) and read
    from them.
 
 ``make_document_converter()`` builds a new converter with these hooks (for packages that need
@@ -124,7 +127,7 @@ def _structure_factory(cls: type, conv: cattrs.Converter) -> Any:
 
 
 def make_document_converter() -> cattrs.Converter:
-    """A new cattrs converter with aau's document hooks (module docstring, rules 1-4).
+    """A new cattrs converter with aau's document hooks (module docstring, rules 1-5).
 
     Returns:
         a ``cattrs.Converter``; register further hooks on it as a package needs.
@@ -134,6 +137,7 @@ def make_document_converter() -> cattrs.Converter:
     conv = cattrs.Converter()
     for kind in (str, int, float, bool, Any):
         conv.register_structure_hook(kind, _pass)
+    conv.register_unstructure_hook(Any, lambda value: value)
     conv.register_unstructure_hook(_dt.datetime, _timestamp)
     conv.register_structure_hook(_dt.datetime, _parse_timestamp)
     conv.register_unstructure_hook_factory(attrs.has, lambda cls: _unstructure_factory(cls, conv))

@@ -63,6 +63,9 @@ from ._lazy import lazy_exports
 # Names load on first use (PEP 562): `aau` start-up imports only what a command needs.
 _EXPORTS = {
     "lazy_exports": "._lazy",
+    "make_document_converter": "._files._converter",
+    "optional_field": "._files._converter",
+    "structure_document": "._files._converter",
     "EVAL_REPORT_VERSION": "._traces._eval_report",
     "EvalCase": "._traces._eval_report",
     "EvalReport": "._traces._eval_report",

@@ -12,10 +12,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import attrs
 import click
 
 from .._errors import EXIT_OK, UsageError
+from .._files._converter import unstructure_document
 
 STORE_HELP = ("The run store: a path or sqlite:///PATH (default: $AAU_RUN_STORE, else "
               ".aau/runs.sqlite here).")
@@ -151,9 +151,10 @@ def show_command(run_id: str, as_json: bool, html_path: str | None, force: bool,
         write_outputs({html_path: run_html(summary, doc)}, force=force)
         click.echo(f"wrote {html_path}", err=True)
     if as_json:
-        click.echo(json.dumps({"run": summary.as_dict(),
-                               "scenarios": [attrs.asdict(s) for s in scenarios],
-                               "document": doc}, indent=2, ensure_ascii=False))
+        from .._store._run_store import RunShow
+
+        click.echo(json.dumps(unstructure_document(RunShow(summary, list(scenarios), doc)),
+                              indent=2, ensure_ascii=False))
         return EXIT_OK
     if html_path:
         return EXIT_OK

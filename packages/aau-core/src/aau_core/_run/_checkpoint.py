@@ -19,6 +19,12 @@ holds it until ``close``, ``remove`` or the end of a ``with`` block (the OS drop
 process dies, so a killed run never leaves a stale lock). A second writer gets ``another aau
 evaluate (pid N) is writing this checkpoint``. Where ``fcntl`` is missing (Windows) there is no
 lock.
+
+Lines are attrs models (``CheckpointHeader``, ``CheckpointBinding``, ``CheckpointUnit``) converted
+by aau-core's document converter: each line read is checked against the schema, then
+structured; each line written is unstructured from its model. ``Checkpoint.header`` and
+``finished`` stay plain JSON (``header`` a dict, unit results as recorded) for callers that
+read them.
 """
 
 from __future__ import annotations
@@ -30,13 +36,71 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+import attrs
 
 from .._errors import InputError, InvalidDocumentError, OutputError
 from .._files._writing import check_writable
 
 CHECKPOINT_VERSION = "aau-checkpoint/1.0"
 CHECKPOINT_KIND = "checkpoint"
+
+
+@attrs.frozen
+class CheckpointBinding:
+    """What must be equal for a resume.
+
+    Attributes:
+        suite_digest: ``"sha256:<64 hex>"`` of the suite (or of ``run_eval``'s scenarios).
+        adapter: the adapter identity (``aau evaluate``) or ``{"run_one": name}`` (``run_eval``).
+        config: every setting that changes results.
+    """
+
+    suite_digest: str
+    adapter: dict[str, Any]
+    config: dict[str, Any]
+
+
+@attrs.frozen(kw_only=True)
+class CheckpointHeader:
+    """The first line of a checkpoint.
+
+    Attributes:
+        checkpoint_version: ``"aau-checkpoint/1.0"``.
+        record: ``"header"``.
+        producer: ``"aau evaluate"`` or ``"run_eval"``.
+        created_at: when the run first started (RFC 3339 UTC).
+        units: units in the whole run (>= 1).
+        binding: the ``CheckpointBinding``.
+        binding_sha256: 64 hex of the binding's canonical JSON (``binding_sha256``).
+    """
+
+    checkpoint_version: str = CHECKPOINT_VERSION
+    record: str = "header"
+    producer: str
+    created_at: str
+    units: int
+    binding: CheckpointBinding
+    binding_sha256: str
+
+
+@attrs.frozen
+class CheckpointUnit:
+    """One finished unit's line.
+
+    Attributes:
+        index: the unit's position in the run's unit order, from 0.
+        result: its result as JSON (an ``aau evaluate`` unit, or a ``run_eval``
+            ``ScenarioResult`` as ``result_to_json`` writes it).
+        record: ``"unit"``.
+    """
+
+    index: int
+    result: Any
+    record: str = "unit"
+
+    __aau_document_keys__: ClassVar[tuple[str, ...]] = ("record", "index", "result")
 
 
 def canonical_json(value: Any) -> str:
@@ -90,7 +154,10 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[
     lines = data.split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline; else a torn last line
     good = len(data) - len(tail)
+    from .._files._converter import document_converter
+
     header: dict[str, Any] | None = None
+    units = 0
     finished: dict[int, Any] = {}
     for number, raw in enumerate(lines, start=1):
         where = f"{source}:{number}"
@@ -107,16 +174,18 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[
                 raise InputError("the first line is not a checkpoint header", source=where,
                                  path="$.record")
             header = doc
+            units = document_converter().structure(doc, CheckpointHeader).units
             continue
         if doc.get("record") != "unit":
             raise InputError("a second header", source=where, path="$.record")
-        index = doc["index"]
-        if index >= header["units"]:  # type: ignore[index]
-            raise InputError(f"unit {index} is outside the run's {header['units']} unit(s)",  # type: ignore[index]
+        unit = document_converter().structure(doc, CheckpointUnit)
+        if unit.index >= units:
+            raise InputError(f"unit {unit.index} is outside the run's {units} unit(s)",
                              source=where, path="$.index")
-        if index in finished:
-            raise InputError(f"unit {index} is recorded twice", source=where, path="$.index")
-        finished[int(index)] = doc["result"]
+        if unit.index in finished:
+            raise InputError(f"unit {unit.index} is recorded twice", source=where,
+                             path="$.index")
+        finished[int(unit.index)] = unit.result
     if header is None:
         raise InputError("empty checkpoint (no header line)", source=source)
     return header, finished, good
@@ -154,7 +223,9 @@ class Checkpoint:
             TypeError, ValueError: ``result`` is not plain JSON.
             OSError: the write failed (disk full, ...).
         """
-        line = (canonical_json({"record": "unit", "index": index, "result": result})
+        from .._files._converter import unstructure_document
+
+        line = (canonical_json(unstructure_document(CheckpointUnit(index, result)))
                 + "\n").encode("utf-8")
         with self._lock:
             os.write(self._fd, line)
@@ -370,9 +441,12 @@ def _open_locked(target: Path, producer: str, units: int, binding: dict[str, Any
             os.fsync(fd)
         return Checkpoint(target, header, finished, fd, lock_fd)
     check_writable(target, force=force)
-    header = {"checkpoint_version": CHECKPOINT_VERSION, "record": "header", "producer": producer,
-              "created_at": created_at, "units": units, "binding": binding,
-              "binding_sha256": digest}
+    from .._files._converter import document_converter, unstructure_document
+
+    header = unstructure_document(CheckpointHeader(
+        producer=producer, created_at=created_at, units=units,
+        binding=document_converter().structure(binding, CheckpointBinding),
+        binding_sha256=digest))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)  # allowed by check_writable's rules
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)

@@ -141,37 +141,10 @@ class EvalAggregate:
     metric_stderr: dict[str, float | None] = attrs.field(factory=dict)
     n_errors: int = 0
 
-    def _results_dicts(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "scenario_id": r.scenario_id,
-                "repeat": r.repeat,
-                "metrics": r.metrics,
-                "cost_usd": round(r.cost_usd, 6),
-                "latency_s": round(r.latency_s, 3),
-                "n_api_calls": r.n_api_calls,
-                "detail": r.detail,
-            }
-            for r in self.results
-        ]
-
-    def _common(self, provenance: Mapping[str, Any] | None) -> dict[str, Any]:
-        return {
-            "provenance": default_provenance(provenance),
-            "n_scenarios": self.n_scenarios,
-            "n_repeats": self.n_repeats,
-            "metric_means": {k: round(v, 4) for k, v in self.metric_means.items()},
-            "metric_ci95": {
-                k: [round(lo, 4), round(hi, 4)] for k, (lo, hi) in self.metric_ci95.items()
-            },
-            "mean_cost_per_scenario_usd": round(self.mean_cost_per_scenario_usd, 6),
-            "total_cost_usd": round(self.total_cost_usd, 4),
-            "p50_latency_s": round(self.p50_latency_s, 3),
-            "results": self._results_dicts(),
-        }
-
     def as_dict(self, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The aggregate as an ``aau-eval-aggregate/2.0`` document (schema ``eval-aggregate-v2``).
+        """The aggregate as an ``aau-eval-aggregate/2.0`` document (schema ``eval-aggregate-v2``):
+        ``aggregate_document(self, provenance)`` unstructured by the document converter (kept:
+        aau-harness 1.6's public method).
 
         Every key of 1.6's ``as_dict()`` keeps its meaning and rounding (means and interval
         ends 4 dp, mean cost 6 dp, total cost 4 dp, p50 latency 3 dp; per run cost 6 dp and
@@ -183,24 +156,22 @@ class EvalAggregate:
             provenance: extra provenance fields (e.g. model facts) merged over the defaults
                 ``generated_at``, ``harness_version``, ``python``, ``platform``.
         """
-        doc = self._common(provenance)
-        doc["aggregate_version"] = AGGREGATE_VERSION
-        doc["ci"] = {"method": self.ci_method, "level": 0.95, "resamples": self.resamples,
-                     "seed": self.seed}
-        doc["metric_counts"] = dict(self.metric_counts)
-        doc["metric_stderr"] = {k: (None if v is None else round(v, 4))
-                                for k, v in self.metric_stderr.items()}
-        doc["n_errors"] = self.n_errors
-        doc["pass_hat_k"] = binary_pass_hat_k(self.results, self.n_repeats)
-        return doc
+        from .._files._converter import unstructure_document
+        from ._aggregate_document import aggregate_document
+
+        return unstructure_document(aggregate_document(self, provenance))  # type: ignore[no-any-return]
 
     def as_dict_v1(self, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The aggregate exactly in aau-harness 1.6's ``as_dict()`` shape (``eval-aggregate-v1``).
+        """The aggregate exactly in aau-harness 1.6's ``as_dict()`` shape (``eval-aggregate-v1``):
+        ``aggregate_document_v1(self, provenance)`` unstructured by the document converter.
 
         Args:
             provenance: as ``as_dict``.
         """
-        return self._common(provenance)
+        from .._files._converter import unstructure_document
+        from ._aggregate_document import aggregate_document_v1
+
+        return unstructure_document(aggregate_document_v1(self, provenance))  # type: ignore[no-any-return]
 
 
 def default_provenance(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -473,27 +444,30 @@ def run_eval(
 
 
 def result_to_json(res: ScenarioResult) -> dict[str, Any]:
-    """A ``ScenarioResult`` as a checkpoint unit result: unrounded, bool metrics as 1.0 / 0.0.
+    """A ``ScenarioResult`` as a checkpoint unit result (schema ``checkpoint``, ``run_eval_unit``),
+    by the document converter: unrounded, bool metrics as 1.0 / 0.0.
 
     Raises:
         TypeError / ValueError: ``detail`` or a value is not plain, finite JSON.
     """
+    from .._files._converter import unstructure_document
     from ._checkpoint import canonical_json
 
-    doc = {"scenario_id": res.scenario_id, "repeat": res.repeat,
-           "metrics": {m: float(v) if isinstance(v, bool) else v for m, v in res.metrics.items()},
-           "cost_usd": res.cost_usd, "latency_s": res.latency_s,
-           "n_api_calls": res.n_api_calls, "detail": res.detail}
+    if any(isinstance(v, bool) for v in res.metrics.values()):
+        res = attrs.evolve(res, metrics={m: float(v) if isinstance(v, bool) else v
+                                         for m, v in res.metrics.items()})
+    doc: dict[str, Any] = unstructure_document(res)
     canonical_json(doc)  # fail here, in the unit, not when recording it
     return doc
 
 
 def result_from_json(doc: Mapping[str, Any]) -> ScenarioResult:
-    """The ``ScenarioResult`` a checkpoint unit result records (inverse of ``result_to_json``)."""
-    return ScenarioResult(scenario_id=doc["scenario_id"], repeat=int(doc["repeat"]),
-                          metrics=dict(doc["metrics"]), cost_usd=doc["cost_usd"],
-                          latency_s=doc["latency_s"], n_api_calls=int(doc["n_api_calls"]),
-                          detail=dict(doc["detail"]))
+    """The ``ScenarioResult`` a checkpoint unit result records (inverse of ``result_to_json``;
+    ``doc`` was checked against the ``checkpoint`` schema when its line was read), by the
+    document converter."""
+    from .._files._converter import document_converter
+
+    return document_converter().structure(doc, ScenarioResult)  # type: ignore[no-any-return]
 
 
 def _scenarios_digest(scenarios: Sequence[Any]) -> str:

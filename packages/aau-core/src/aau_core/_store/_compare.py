@@ -52,8 +52,29 @@ class MetricDelta:
 
 
 @attrs.frozen
+class BootstrapSettings:
+    """How a comparison's intervals were drawn (``RunComparison.bootstrap``).
+
+    Attributes:
+        method: ``"paired-percentile"``.
+        resamples: bootstrap resamples (``RESAMPLES``).
+        seed: the numpy ``default_rng`` seed (``SEED``).
+        level: the interval's level (``LEVEL``, 0.95).
+        unit: what is resampled.
+    """
+
+    method: str = "paired-percentile"
+    resamples: int = RESAMPLES
+    seed: int = SEED
+    level: float = LEVEL
+    unit: str = "scenario (repeats averaged first)"
+
+
+@attrs.frozen
 class RunComparison:
-    """``aau runs compare``'s result (``as_dict`` is its ``--json`` output)."""
+    """``aau runs compare``'s result; unstructured by the document converter it is the
+    ``--json`` output (schema ``run-compare``), with the bootstrap settings under
+    ``bootstrap``."""
 
     run_a: int
     run_b: int
@@ -64,13 +85,14 @@ class RunComparison:
     metrics: tuple[MetricDelta, ...]
     pass_to_fail: tuple[str, ...]
     fail_to_pass: tuple[str, ...]
+    bootstrap: BootstrapSettings = attrs.field(factory=BootstrapSettings)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form, with the bootstrap settings recorded under ``bootstrap``."""
-        out = attrs.asdict(self)
-        out["bootstrap"] = {"method": "paired-percentile", "resamples": RESAMPLES, "seed": SEED,
-                            "level": LEVEL, "unit": "scenario (repeats averaged first)"}
-        return out
+        """The ``--json`` output (schema ``run-compare``): the document converter's
+        unstructured form (kept: public method of an exported class)."""
+        from .._files._converter import unstructure_document
+
+        return unstructure_document(self)  # type: ignore[no-any-return]
 
 
 def paired_bootstrap(diffs: Sequence[float], indices: Any) -> tuple[float, float]:

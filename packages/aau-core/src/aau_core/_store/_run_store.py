@@ -399,7 +399,8 @@ class RunStore:
 
 @attrs.frozen
 class RunSummary:
-    """One stored run's indexed columns (``aau runs list``).
+    """One stored run's indexed columns (``aau runs list``; unstructured by the document
+    converter, an item of schema ``run-list``).
 
     Attributes:
         id: the run id (``aau runs show ID``).
@@ -433,8 +434,11 @@ class RunSummary:
     metrics: Mapping[str, float] = attrs.field(factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form (``aau runs list --json`` items)."""
-        return attrs.asdict(self)
+        """JSON-ready form (``aau runs list --json`` items): the document converter's
+        unstructured form (kept: public method of an exported class)."""
+        from .._files._converter import unstructure_document
+
+        return unstructure_document(self)  # type: ignore[no-any-return]
 
 
 @attrs.frozen
@@ -448,6 +452,15 @@ class StoredScenario:
     passed_runs: int
     failure_codes: Mapping[str, int]
     metrics: Mapping[str, float]
+
+
+@attrs.frozen
+class RunShow:
+    """``aau runs show --json`` (schema ``run-show``): the run, its scenarios, its document."""
+
+    run: RunSummary
+    scenarios: list[StoredScenario]
+    document: dict[str, Any]
 
 
 # ---------------------------------------------------------------- documents

@@ -6,6 +6,9 @@
   ``eval-report``). PraisonAI defines it but nothing builds one; ``EvalReport.from_results`` does.
 
 The ``to_dict`` keys and order are 1.7.17's; ``EvalReport.to_dict`` adds ``eval_report_version``.
+These are attrs models converted by aau-core's document converter (``_files._converter``):
+``to_dict``/``to_json``/``from_dict`` are kept as one-line delegations to it because they are
+PraisonAI 1.7.17's public API that aau-harness 1.x users call.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
+
+from .._files._converter import OMIT, document_converter, structure_document, unstructure_document
 
 EVAL_REPORT_VERSION = "aau-eval-report/1.0"
 
@@ -44,7 +49,7 @@ class EvalCase:
     criteria: list[str] = attrs.field(factory=list)
     metadata: dict[str, Any] = attrs.field(factory=dict)
     timeout_seconds: float = 30.0
-    verify: Any = attrs.field(default=None, eq=False, repr=False)
+    verify: Any = attrs.field(default=None, eq=False, repr=False, metadata={OMIT: True})
 
     def __attrs_post_init__(self) -> None:
         if not self.name:
@@ -53,10 +58,9 @@ class EvalCase:
             raise ValueError("EvalCase must have an input")
 
     def to_dict(self) -> dict[str, Any]:
-        """``{name, input, expected, criteria, metadata, timeout_seconds}`` (no ``verify``)."""
-        return {"name": self.name, "input": self.input, "expected": self.expected,
-                "criteria": list(self.criteria), "metadata": dict(self.metadata),
-                "timeout_seconds": self.timeout_seconds}
+        """``{name, input, expected, criteria, metadata, timeout_seconds}`` (no ``verify``), by
+        the document converter (kept: PraisonAI's public API)."""
+        return unstructure_document(self)  # type: ignore[no-any-return]
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalCase:
@@ -92,25 +96,27 @@ class EvalResult:
     record: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields in declaration order (1.7.17's keys)."""
-        return {"case_name": self.case_name, "passed": self.passed, "score": self.score,
-                "actual_output": self.actual_output, "error": self.error,
-                "latency_ms": self.latency_ms, "criteria_scores": dict(self.criteria_scores),
-                "record": self.record}
+        """The fields in declaration order (1.7.17's keys), by the document converter (kept:
+        PraisonAI's public API)."""
+        return unstructure_document(self)  # type: ignore[no-any-return]
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalResult:
-        """The mirror of ``to_dict``."""
-        return cls(case_name=data["case_name"], passed=data["passed"], score=data["score"],
-                   actual_output=data.get("actual_output"), error=data.get("error"),
-                   latency_ms=data.get("latency_ms", 0.0),
-                   criteria_scores=dict(data.get("criteria_scores") or {}),
-                   record=data.get("record"))
+        """The mirror of ``to_dict``, by the document converter (missing optional keys take
+        their defaults).
+
+        Raises:
+            cattrs.ClassValidationError: a required key is missing (check the document against
+                ``eval-report`` first, as ``EvalReport.from_dict`` does).
+        """
+        return document_converter().structure(data, cls)  # type: ignore[no-any-return]
 
 
 @attrs.define
 class EvalReport:
     """Results of many cases (PraisonAI's ``EvalReport``; schema kind ``eval-report``).
+
+    The document (``to_dict``) also has ``eval_report_version`` and ``pass_rate``, both derived.
 
     Args:
         package_name: what was evaluated (a suite or package name).
@@ -127,6 +133,15 @@ class EvalReport:
     average_score: float
     results: list[EvalResult] = attrs.field(factory=list)
     thresholds_met: dict[str, bool] = attrs.field(factory=dict)
+
+    __aau_document_keys__: ClassVar[tuple[str, ...]] = (
+        "eval_report_version", "package_name", "total_cases", "passed_cases", "failed_cases",
+        "average_score", "pass_rate", "thresholds_met", "results")
+
+    @property
+    def eval_report_version(self) -> str:
+        """``"aau-eval-report/1.0"`` (the document's version string)."""
+        return EVAL_REPORT_VERSION
 
     @property
     def pass_rate(self) -> float:
@@ -159,12 +174,9 @@ class EvalReport:
 
     def to_dict(self) -> dict[str, Any]:
         """1.7.17's keys (``package_name, total_cases, passed_cases, failed_cases,
-        average_score, pass_rate, thresholds_met, results``) after ``eval_report_version``."""
-        return {"eval_report_version": EVAL_REPORT_VERSION, "package_name": self.package_name,
-                "total_cases": self.total_cases, "passed_cases": self.passed_cases,
-                "failed_cases": self.failed_cases, "average_score": self.average_score,
-                "pass_rate": self.pass_rate, "thresholds_met": dict(self.thresholds_met),
-                "results": [r.to_dict() for r in self.results]}
+        average_score, pass_rate, thresholds_met, results``) after ``eval_report_version``, by
+        the document converter (kept: PraisonAI's public API)."""
+        return unstructure_document(self)  # type: ignore[no-any-return]
 
     def to_json(self) -> str:
         """``to_dict()`` as JSON, ``indent=2``, NaN refused (``ValueError``)."""
@@ -172,13 +184,12 @@ class EvalReport:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalReport:
-        """Read ``to_dict`` output back (``pass_rate`` and the version are derived, not read).
+        """Read ``to_dict`` output back: checked against schema ``eval-report``, then structured
+        by the document converter (``pass_rate`` and the version are derived, not read; kept:
+        PraisonAI's public API).
 
         Raises:
-            KeyError: a required key is missing (validate against ``eval-report`` first).
+            InvalidDocumentError: ``data`` breaks the ``eval-report`` schema (a missing key
+                included), one ``$.path: message`` line each.
         """
-        return cls(package_name=data["package_name"], total_cases=data["total_cases"],
-                   passed_cases=data["passed_cases"], failed_cases=data["failed_cases"],
-                   average_score=data["average_score"],
-                   results=[EvalResult.from_dict(r) for r in data.get("results", [])],
-                   thresholds_met=dict(data.get("thresholds_met") or {}))
+        return structure_document("eval-report", data, cls)

@@ -27,10 +27,11 @@ import sys
 import uuid
 from collections.abc import Hashable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, ClassVar, TextIO
 
 import attrs
 
+from .._files._converter import unstructure_document
 from .._run._provenance import utc_timestamp
 from ._eval_report import EvalCase, EvalResult
 from ._trace import (
@@ -62,6 +63,10 @@ class HarnessResult:
         metadata: ``{"required_artifacts": [...]}``.
         score_scale: ``"fraction"`` (how ``EvalSuite`` knows to multiply by 10).
         gates_configured: the gates really configured, in gate order.
+
+    Its document (schema ``trace-result``, ``to_dict``) has 1.7.17's key order, which is not the
+    field order, and leaves out ``score_scale``: ``__aau_document_keys__`` says so to the
+    document converter.
     """
 
     passed: bool
@@ -81,6 +86,11 @@ class HarnessResult:
     score_scale: str = "fraction"
     gates_configured: list[str] = attrs.field(factory=list)
 
+    __aau_document_keys__: ClassVar[tuple[str, ...]] = (
+        "eval_id", "name", "passed", "score", "tool_call_count", "tool_calls_sufficient",
+        "schema_hash", "schema_consistent", "artifacts_complete", "missing_artifacts",
+        "judge_score", "judge_passed", "timestamp", "metadata", "gates_configured")
+
     @property
     def overall_score(self) -> float:
         """``score * 10.0`` (the 0-10 scale ``EvalSuite`` uses)."""
@@ -91,16 +101,9 @@ class HarnessResult:
         return {g: bool(getattr(self, g)) for g in GATES}
 
     def to_dict(self) -> dict[str, Any]:
-        """1.7.17's ``to_dict`` keys in its order, then ``gates_configured`` (schema ``trace-result``)."""
-        return {"eval_id": self.eval_id, "name": self.name, "passed": self.passed,
-                "score": self.score, "tool_call_count": self.tool_call_count,
-                "tool_calls_sufficient": self.tool_calls_sufficient,
-                "schema_hash": self.schema_hash, "schema_consistent": self.schema_consistent,
-                "artifacts_complete": self.artifacts_complete,
-                "missing_artifacts": list(self.missing_artifacts),
-                "judge_score": self.judge_score, "judge_passed": self.judge_passed,
-                "timestamp": self.timestamp, "metadata": dict(self.metadata),
-                "gates_configured": list(self.gates_configured)}
+        """1.7.17's ``to_dict`` keys in its order, then ``gates_configured`` (schema
+        ``trace-result``), by the document converter (kept: PraisonAI's public API)."""
+        return unstructure_document(self)  # type: ignore[no-any-return]
 
     def to_eval_result(self, case_name: str | None = None, *,
                        include_record: bool = False) -> EvalResult:

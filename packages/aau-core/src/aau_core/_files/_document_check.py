@@ -47,3 +47,28 @@ def check_document(kind: str, doc: Any, source: str | None, *,
     path, message = violations[0]
     violations[0] = (path, f"{message} [{kind}]")
     raise InvalidDocumentError(violations, source=source)
+
+
+KIND_HINTS = {
+    "receipt-v1": "aau evaluate's receipt; use aau report / aau schema validate",
+    "receipt-v2": "aau evaluate's receipt; use aau report / aau schema validate",
+    "private-receipt-v1": "aau evaluate's private receipt; aau report reads the public receipt "
+                          "(--out)",
+    "private-receipt-v2": "aau evaluate's private receipt; aau report reads the public receipt "
+                          "(--out)",
+    "suite": "an aau evaluate suite; run it with aau evaluate",
+    "lab-result": "aau lab run's result; use aau report / aau results verify",
+}
+
+
+def describe_kind(doc: Any) -> str | None:
+    """``"this is a <kind> (<what it is; which command reads it>)"`` when ``doc``'s version field
+    names a kind ``aau_schemas`` knows, else ``None``. For messages when a command is given
+    another kind of document than it reads."""
+    import aau_schemas
+
+    kind = aau_schemas.detect_kind(doc)
+    if kind is None:
+        return None
+    hint = KIND_HINTS.get(kind)
+    return f"this is a {kind}" + (f" ({hint})" if hint else "")

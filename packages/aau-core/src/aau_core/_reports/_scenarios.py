@@ -46,31 +46,6 @@ AGGREGATE_V2 = "aau-eval-aggregate/2.0"
 LAB_RESULT = "aau-lab-result/1.0"
 KINDS = ("receipt-v1", "receipt-v2", "eval-aggregate-v1", "eval-aggregate-v2", "lab-result")
 #: what each known document kind is, for messages naming a document given to the wrong command
-KIND_HINTS = {
-    "receipt-v1": "aau evaluate's receipt; use aau report / aau schema validate",
-    "receipt-v2": "aau evaluate's receipt; use aau report / aau schema validate",
-    "private-receipt-v1": "aau evaluate's private receipt; aau report reads the public receipt "
-                          "(--out)",
-    "private-receipt-v2": "aau evaluate's private receipt; aau report reads the public receipt "
-                          "(--out)",
-    "suite": "an aau evaluate suite; run it with aau evaluate",
-    "lab-result": "aau lab run's result; use aau report / aau results verify",
-}
-
-
-def describe_kind(doc: Any) -> str | None:
-    """``"this is a <kind> (<what it is; which command reads it>)"`` when ``doc``'s version field
-    names a kind ``aau_schemas`` knows, else ``None``. For messages when a command is given
-    another kind of document than it reads."""
-    import aau_schemas
-
-    kind = aau_schemas.detect_kind(doc)
-    if kind is None:
-        return None
-    hint = KIND_HINTS.get(kind)
-    return f"this is a {kind}" + (f" ({hint})" if hint else "")
-
-
 @attrs.frozen
 class ScenarioRecord:
     """One scenario of one document, its repeats folded together.
@@ -218,6 +193,8 @@ def detect_document_kind(doc: Any, source: str) -> str:
         return "lab-result"
     if "metric_means" in doc and "results" in doc:
         return "eval-aggregate-v1"
+    from .._files._document_check import describe_kind
+
     other = describe_kind(doc)
     raise InputError(f"not a receipt, eval aggregate or lab result: {other}" if other else
                      "not a receipt, eval aggregate or lab result: no receipt_version, "

@@ -1,0 +1,177 @@
+"""Verifying eval aggregate files: recompute their means and intervals from their own runs.
+
+An aggregate file (``EvalAggregate.as_dict()``, aau-harness 1.6's or ours) carries its per-run
+``results`` and, above them, the ``metric_means`` and ``metric_ci95`` derived from them. A file
+edited after the fact (a metric renamed, a run dropped, a number rounded up) no longer derives;
+``verify_result_files`` says which numbers drifted (``aau results verify`` prints it).
+
+- 1.x files (no ``aggregate_version``; schema ``eval-aggregate-v1``) are recomputed as 1.6 did:
+  every run counts (even one with ``detail.error``), a metric absent from a scenario leaves that
+  scenario out of it, and the interval is 1.6's bootstrap (``aau-compat``, bit for bit).
+- ``aau-eval-aggregate/2.0`` files are recomputed with the method, resamples and seed recorded in
+  ``ci``, leaving out runs with ``detail.error``; ``metric_counts``, ``metric_stderr``,
+  ``n_errors`` and ``pass_hat_k`` are checked as well.
+- A lab result (``aau lab run``'s ``eval_<tag>.json``, kind ``lab-result``) is validated as
+  one, then its ``aggregate`` (a 2.0 aggregate) is verified; drift paths start
+  ``$.aggregate``. Any other known kind (a receipt, a suite) is named in the error, with the
+  command that reads it.
+- Every file's ``n_scenarios``, ``n_repeats``, ``total_cost_usd``,
+  ``mean_cost_per_scenario_usd`` and ``p50_latency_s`` are recomputed from ``results`` too
+  (``_totals``), allowing for the rounding of the per-run costs and latencies the file stores.
+
+Means and interval ends are compared after rounding to 4 dp, as the files store them.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Any
+
+from .._errors import InputError
+from ._runner import EvalAggregate, ScenarioResult, aggregate_results
+
+MAX_AGGREGATE_BYTES = 200_000_000
+V1_KIND = "eval-aggregate-v1"
+V2_KIND = "eval-aggregate-v2"
+LAB_KIND = "lab-result"
+
+
+def verify_result_files(files: list[str] | tuple[str, ...]) -> list[dict[str, Any]]:
+    """Verify every eval aggregate or lab result file in ``files``.
+
+    Every file is read and validated before any is verified, so one bad input stops the whole
+    call before anything is reported.
+
+    Args:
+        files: paths of eval aggregates (``run_eval``'s, aau-harness 1.x's, ``aau-eval-aggregate/2.0``)
+            or lab results (``aau lab run``'s ``eval_<tag>.json``).
+
+    Returns:
+        one verdict per file, in order: ``{"file", "kind", "ci_method", "n_results", "status":
+        "match"|"drift", "metrics": {metric: {"mean": {...}, "ci95": {...}}}, "checks": {field:
+        {"stored", "recomputed", "match"}}, "root": "$" | "$.aggregate"}`` (``root`` is the JSON
+        path of the aggregate inside the file).
+
+    Raises:
+        InputError: a file is missing, not JSON, or not an eval aggregate or lab result (one line
+            naming the file and the JSON path).
+    """
+    loaded = [(name, *_load(name)) for name in files]  # every input is sound before any output
+    return [{**_verdict(name, kind, doc), "root": root} for name, kind, doc, root in loaded]
+
+
+def _load(name: str) -> tuple[str, dict[str, Any], str]:
+    """Read, validate and return ``(kind, aggregate, root)``; raise InputError naming the file
+    and path. A lab result (``aau lab run``'s ``eval_<tag>.json``) is validated as ``lab-result``
+    and its ``aggregate`` returned, with ``root`` ``"$.aggregate"`` (else ``"$"``)."""
+    from .._files._document_check import check_document, describe_kind
+    from .._files._strict_json import read_json_file
+
+    doc = read_json_file(name, max_bytes=MAX_AGGREGATE_BYTES)
+    if not isinstance(doc, dict):
+        raise InputError("not an eval aggregate: expected a JSON object", source=name, path="$")
+    if "lab_result_version" in doc:
+        check_document(LAB_KIND, doc, name)
+        return V2_KIND, doc["aggregate"], "$.aggregate"
+    kind = V2_KIND if "aggregate_version" in doc else V1_KIND
+    try:
+        check_document(kind, doc, name)
+    except InputError:
+        other = describe_kind(doc)  # a receipt, a suite...: say so rather than list violations
+        if other is None:
+            raise
+        raise InputError(f"not an eval aggregate: {other}", source=name, path="$") from None
+    return kind, doc, "$"
+
+
+def _recompute(kind: str, doc: dict[str, Any]) -> tuple[str, EvalAggregate]:
+    rows = doc["results"]
+    if kind == V1_KIND:
+        # 1.6 counted every run (detail is not read), and dropped scenarios lacking a metric
+        results = [ScenarioResult(r["scenario_id"], r["repeat"], r["metrics"]) for r in rows]
+        names = sorted({m for r in rows for m in r["metrics"]})
+        return "aau-compat", aggregate_results(results, doc["n_repeats"], ci_method="aau-compat",
+                                               optional_metrics=names)
+    ci = doc["ci"]
+    results = [ScenarioResult(r["scenario_id"], r["repeat"], r["metrics"], detail=r["detail"])
+               for r in rows]
+    optional = [m for m, c in doc["metric_counts"].items() if c < doc["n_scenarios"]]
+    try:
+        agg = aggregate_results(results, doc["n_repeats"], ci_method=ci["method"],
+                                optional_metrics=optional, resamples=ci["resamples"],
+                                seed=ci["seed"])
+    except ValueError as exc:
+        raise InputError(str(exc), path="$.ci" if "aau-compat" in str(exc) else "$.results"
+                         ) from None
+    return ci["method"], agg
+
+
+def _rounded(stored: Any, exact: float, slack: float, dp: int) -> dict[str, Any]:
+    """Compare a stored ``round(x, dp)`` with ``x`` recomputed from per-run values that the file
+    itself stores rounded: ``x`` is then only known to within ``slack``, so any stored value
+    that rounding some ``x`` in ``[exact - slack, exact + slack]`` gives is a match."""
+    recomputed = round(exact, dp)
+    low, high = round(exact - slack, dp), round(exact + slack, dp)
+    tiny = 10.0 ** -(dp + 6)
+    ok = stored == recomputed or (
+        isinstance(stored, (int, float)) and not isinstance(stored, bool)
+        and low - tiny <= stored <= high + tiny)
+    return {"stored": stored, "recomputed": recomputed, "match": ok}
+
+
+def _totals(doc: dict[str, Any]) -> dict[str, Any]:
+    """``n_scenarios``, ``n_repeats``, costs and p50 latency, recomputed from ``results``.
+
+    ``n_scenarios`` is the number of distinct scenario ids; ``n_repeats`` (the repeats
+    requested; 1.6's runner numbers them ``0 .. repeats - 1``) is the largest ``repeat`` + 1,
+    not checked when there are no results. Costs and latency are 1.6's: total (4 dp) and mean
+    (6 dp) of every run's ``cost_usd``, median ``latency_s`` (3 dp); per-run costs are stored at
+    6 dp and latencies at 3 dp, so the recomputation allows for that rounding.
+    """
+    rows = doc["results"]
+    checks: dict[str, Any] = {}
+
+    def exact(field: str, value: Any) -> None:
+        checks[field] = {"stored": doc[field], "recomputed": value, "match": doc[field] == value}
+
+    exact("n_scenarios", len({r["scenario_id"] for r in rows}))
+    exact("n_repeats", max(r["repeat"] for r in rows) + 1 if rows else doc["n_repeats"])
+    costs = [r["cost_usd"] for r in rows]
+    n = len(costs)
+    checks["total_cost_usd"] = _rounded(doc["total_cost_usd"], math.fsum(costs), n * 5e-7, 4)
+    checks["mean_cost_per_scenario_usd"] = _rounded(
+        doc["mean_cost_per_scenario_usd"], math.fsum(costs) / n if n else 0.0,
+        5e-7 if n else 0.0, 6)
+    latencies = sorted(r["latency_s"] for r in rows)
+    checks["p50_latency_s"] = _rounded(
+        doc["p50_latency_s"], statistics.median(latencies) if latencies else 0.0,
+        5e-4 if latencies else 0.0, 3)
+    return checks
+
+
+def _verdict(name: str, kind: str, doc: dict[str, Any]) -> dict[str, Any]:
+    try:
+        method, agg = _recompute(kind, doc)
+    except InputError as exc:
+        raise InputError(exc.message, source=name, path=exc.path) from None
+    fresh = agg.as_dict() if kind == V2_KIND else agg.as_dict_v1()
+    metrics: dict[str, Any] = {}
+    for m in sorted(set(doc["metric_means"]) | set(doc["metric_ci95"]) | set(fresh["metric_means"])):
+        entry = {}
+        for field in ("metric_means", "metric_ci95"):
+            stored = doc[field].get(m)
+            recomputed = fresh[field].get(m)
+            entry["mean" if field == "metric_means" else "ci95"] = {
+                "stored": stored, "recomputed": recomputed, "match": stored == recomputed}
+        entry["match"] = entry["mean"]["match"] and entry["ci95"]["match"]
+        metrics[m] = entry
+    checks: dict[str, Any] = _totals(doc)
+    if kind == V2_KIND:
+        for field in ("metric_counts", "metric_stderr", "n_errors", "pass_hat_k"):
+            checks[field] = {"stored": doc[field], "recomputed": fresh[field],
+                             "match": doc[field] == fresh[field]}
+    ok = all(e["match"] for e in metrics.values()) and all(c["match"] for c in checks.values())
+    return {"file": name, "kind": kind, "ci_method": method, "n_results": len(doc["results"]),
+            "status": "match" if ok else "drift", "metrics": metrics, "checks": checks}
+

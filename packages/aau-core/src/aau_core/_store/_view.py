@@ -1,4 +1,4 @@
-"""``aau view``: browse the run store in a web browser, on 127.0.0.1 only, read-only.
+"""The run store in a web browser (``aau view``): on 127.0.0.1 only, read-only.
 
 Pages (all HTML rendered by the Jinja2 templates, values escaped, no script):
 
@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import click
 
-from .._errors import EXIT_OK, AauError, UsageError
+from .._errors import AauError
 
 HOST = "127.0.0.1"
 
@@ -155,29 +155,3 @@ def serve(store_path: Path, port: int, *, ready: threading.Event | None = None) 
         click.echo("aau view: stopped", err=True)
     finally:
         server.server_close()
-
-
-@click.command("view", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--store", "store", metavar="PATH|URL", default=None,
-              help="The run store (default: $AAU_RUN_STORE, else .aau/runs.sqlite here).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
-              help="TCP port on 127.0.0.1 (0: any free port).")
-def view_command(store: str | None, port: int) -> int:
-    """Browse the run store's runs in a web browser (127.0.0.1 only, read-only).
-
-    Pages: the run list, each run's HTML report, and a comparison of two runs. Ctrl-C stops.
-
-    \b
-    Example:
-      aau view --port 8765      # then open http://127.0.0.1:8765/
-    """
-    from .._cli._runs import open_store
-
-    with open_store(store) as run_store:  # fail now (exit 2) if there is no store
-        path = run_store.path
-    try:
-        serve(path, port)
-    except OSError as exc:
-        raise UsageError(f"--port {port}: cannot listen on {HOST}: "
-                         f"{exc.strerror or exc}") from None
-    return EXIT_OK

@@ -17,6 +17,9 @@ here, with the hooks those models need:
 - Numbers and strings are taken as the document has them (an integral ``timeout_s`` stays
   ``30``, not ``30.0``), so a document round-trips byte for byte; the schema, checked before
   structuring (``_documents.structure_document``), has already said they are numbers/strings.
+- A free-form JSON object (``dict[str, Any]``: a case's ``input``, a response, unknown keys) is
+  passed through unstructuring as is, not copied: a document shares it with its model, as the
+  documents built by hand always shared a case's ``input`` with the suite.
 - Timestamps (``started_at``, ``finished_at``) stay the RFC 3339 strings the schema defines:
   parsing them into ``datetime`` and formatting them back could change their bytes.
 """
@@ -113,5 +116,6 @@ schema check, ``converter.unstructure(model)`` to write."""
 
 converter.register_structure_hook(float, lambda value, _: value)  # 30 stays 30 (see above)
 converter.register_structure_hook(str, lambda value, _: value)
+converter.register_unstructure_hook_func(lambda t: t == dict[str, Any], lambda value: value)
 converter.register_unstructure_hook_factory(_is_model, _unstructure_factory)
 converter.register_structure_hook_factory(_is_model, _structure_factory)

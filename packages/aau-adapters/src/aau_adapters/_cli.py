@@ -1,32 +1,23 @@
-"""``aau evaluate``: measure an existing agent on a suite and write a receipt."""
+"""``aau evaluate``: measure an existing agent on a suite and write a receipt.
+
+Presentation only: the command parses its flags, calls ``_evaluation.run_evaluation`` (the
+whole workflow) and prints the receipt (stdout without ``--out``), the summary lines and the
+adapter notes (stderr), and the ``--json`` summary.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sys
-import threading
-from pathlib import Path
 from typing import Any
 
 import click
-from aau_core import (
-    EXIT_BAR_NOT_MET,
-    EXIT_OK,
-    InputError,
-    Interrupted,
-    OutputError,
-    UsageError,
-    check_outputs,
-    json_content,
-    render_json,
-    store_options,
-    write_outputs,
-)
+from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, UsageError, render_json, store_options
 
 from ._adapter_choice import choose_adapter
-from ._suite import DEFAULT_MAX_SUITE_BYTES, SUITE_V1
+from ._documents import unstructure_document
+from ._evaluation import checkpoint_path, evaluate_binding  # noqa: F401 - named here since 2.0
+from ._suite import DEFAULT_MAX_SUITE_BYTES
 
 _RATE_NAMES = (
     "submitted_rate", "outcome_exact_rate", "no_forbidden_attempt_rate",
@@ -128,59 +119,6 @@ def _quiet_line(receipt: dict[str, Any], verdicts: list[dict[str, Any]], out: st
             f"{receipt['metrics']['exact_rate']:.4f}{bars}; receipt: {out or '(stdout)'}")
 
 
-def checkpoint_path(out: str | None, *, resume: bool, force: bool) -> Path | None:
-    """Where ``aau evaluate`` keeps its checkpoint: ``OUT.checkpoint.jsonl`` beside ``--out``
-    (none without ``--out``).
-
-    Raises:
-        UsageError: ``--resume`` without ``--out``; or a checkpoint is already there and
-            neither ``--resume`` nor ``--force`` says what to do with it.
-        OutputError: another process is writing that checkpoint now (its lock is held).
-    """
-    if out is None:
-        if resume:
-            raise UsageError("--resume needs --out: the checkpoint is OUT.checkpoint.jsonl")
-        return None
-    path = Path(out).with_name(Path(out).name + ".checkpoint.jsonl")
-    from aau_core import checkpoint_writer
-
-    writer = checkpoint_writer(path)
-    if writer is not None:  # a live run, not an interrupted one: --resume or --force won't do
-        raise OutputError(f"{path}: another {writer} is writing this checkpoint; wait for it "
-                          "to finish or use another --out")
-    if not resume and not force and os.path.lexists(path):
-        raise UsageError(f"{path}: an interrupted run's checkpoint is here; add --resume to "
-                         "continue it, or --force to start over")
-    return path
-
-
-def evaluate_binding(loaded: Any, *, command: str | None, endpoint: str | None, repeats: int,
-                     timeout: float, fmt: str, private: bool) -> dict[str, Any]:
-    """The checkpoint binding of an ``aau evaluate`` run: the suite's RFC 8785 digest, the
-    adapter kind with the SHA-256 of its full command or URL (neither is written out: they may
-    hold secrets), and the settings that change results (repeats, timeout, format, whether
-    private detail is kept). Concurrency and executor are not bound: a resume may change them."""
-    import hashlib
-
-    from aau_core import canonical_json
-
-    if command is not None:
-        adapter = {"kind": "command",
-                   "command_sha256": hashlib.sha256(command.encode("utf-8")).hexdigest()}
-    elif endpoint is not None:
-        adapter = {"kind": "endpoint",
-                   "url_sha256": hashlib.sha256(endpoint.encode("utf-8")).hexdigest()}
-    else:
-        adapter = {"kind": "mock"}
-    try:
-        digest = loaded.suite_digest()
-    except Exception:  # noqa: BLE001 - a 1.x suite that cannot be canonicalised: hash its JSON
-        digest = "sha256:" + hashlib.sha256(canonical_json(loaded.doc).encode()).hexdigest()
-    return {"suite_digest": digest, "adapter": adapter,
-            "config": {"repeats": repeats, "timeout_s": timeout, "format": fmt,
-                       "private": private}}
-
-
 def _json_summary(receipt: dict[str, Any], out: str | None, bars_ok: bool) -> dict[str, Any]:
     keys = ("receipt_version", "suite_id", "suite_sha256", "suite_digest", "adapter_kind",
             "scenario_count", "repeats", "metrics", "metric_ci95", "pass_hat_k",
@@ -255,117 +193,36 @@ def evaluate_command(
 
     Choose exactly one adapter: --command, --endpoint or --mock.
     """
-    import aau_schemas
-    from aau_core import open_checkpoint, utc_timestamp
-
-    from ._evaluate import evaluate
+    from ._evaluation import binding_adapter, run_evaluation
     from ._progress import DelayedProgress
-    from ._receipt import build_private_v1, build_private_v2, build_receipt_v1, build_receipt_v2
-    from ._suite import load_suite
 
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
                                   concurrency=concurrency)
     bars = parse_fail_under(fail_under)
-    if fmt == "aau-1.0" and repeats != 1:
-        raise UsageError("--format aau-1.0 holds one repeat only; use --format v2 with --repeats")
-    check_outputs({"--out": out, "--private-out": private_out}, inputs=[suite], force=force)
-    from aau_core import record_run_or_warn, store_choice
 
-    run_store = store_choice(store, no_store)
-    ckpt_path = checkpoint_path(out, resume=resume, force=force)
-    if ray_address is not None and executor != "ray":
-        raise UsageError("--ray-address needs --executor ray")
-    run_units_with = None
-    if executor == "ray":
-        from aau_core import ray_executor
+    def progress(label: str, total: int, completed: int) -> DelayedProgress:
+        return DelayedProgress(total, label, quiet=quiet, completed=completed)
 
-        run_units_with = ray_executor(address=ray_address)
-
-    try:
-        loaded = load_suite(suite, max_bytes=max_suite_bytes)
-    except InputError as exc:
-        if type(exc) is not InputError or not exc.message.endswith("-byte limit"):
-            raise
-        raise InputError(f"{exc.message}; --max-suite-bytes N raises it", source=exc.source,
-                         path=exc.path) from None
-    if fmt == "aau-1.0" and loaded.version != SUITE_V1:
-        raise UsageError(f"{suite}: --format aau-1.0 cannot hold a {loaded.version} suite "
-                         "(aau-harness 1.x has no tool calls); use --format v2")
-    if not loaded.expects_tool_calls and any(b.metric == "tool_calls_match_rate" for b in bars):
-        raise UsageError(f"{suite}: --fail-under tool_calls_match_rate needs a suite v2 case with "
-                         "expected.tool_calls; this suite has none")
-    if fmt == "v2":
-        loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed
-    total = len(loaded.cases) * repeats
-    ckpt = None
-    if ckpt_path is not None:
-        binding = evaluate_binding(loaded, command=command, endpoint=endpoint, repeats=repeats,
-                                   timeout=timeout, fmt=fmt, private=private_out is not None)
-        ckpt = open_checkpoint(ckpt_path, producer="aau evaluate", units=total, binding=binding,
-                               created_at=utc_timestamp(), resume=resume, force=force)
-    adapter = make_adapter()
-
-    try:
-        done_before = len(ckpt.finished) if ckpt is not None else 0
-        with DelayedProgress(total, f"{loaded.suite_id}", quiet=quiet,
-                             completed=done_before) as progress:
-            def on_unit(unit: Any) -> None:
-                progress.advance(not unit.row["exact"])
-
-            run = evaluate(loaded, adapter, repeats=repeats, concurrency=concurrency,
-                           timeout_s=timeout, on_unit=on_unit, checkpoint=ckpt,
-                           private=private_out is not None, executor=run_units_with,
-                           adapter_factory=make_adapter if run_units_with else None)
-    except Interrupted as exc:
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
-        finished = len(exc.finished or {})
-        kept = ""
-        if ckpt is not None:
-            kept = f"; finished units kept in {ckpt.path}: resume with --resume"
-        raise Interrupted(f"interrupted after {finished} of {total} unit(s){kept}; "
-                          "no receipt written", finished=exc.finished) from None
-    finally:
-        adapter.close()
-        if ckpt is not None and sys.exc_info()[0] is not None:
-            ckpt.close()  # else kept open (and locked) until the receipt is written: remove()
-
-    if fmt == "aau-1.0":
-        receipt = build_receipt_v1(run)
-        private = build_private_v1(run) if private_out else None
-        kind, private_kind, ascii_only = "receipt-v1", "private-receipt-v1", True
-        verdicts = [bar.verdict(receipt["metrics"]) for bar in bars]
-    else:
-        receipt = build_receipt_v2(run, bars)
-        private = build_private_v2(run) if private_out else None
-        kind, private_kind, ascii_only = "receipt-v2", "private-receipt-v2", False
-        verdicts = receipt["fail_under"]
-    aau_schemas.validate(kind, receipt, source="receipt (internal check)")
-    if private is not None:
-        aau_schemas.validate(private_kind, private, source="private receipt (internal check)")
-
-    outputs: dict[str, Any] = {}
-    if private is not None and private_out:
-        outputs[private_out] = json_content(private, ensure_ascii=ascii_only)
-    if out:
-        outputs[out] = json_content(receipt, ensure_ascii=ascii_only)
-    write_outputs(outputs, force=force or resume,
-                  private=[private_out] if private_out else ())
-    if ckpt is not None:
-        ckpt.remove()  # the receipt now holds every unit
-    record_run_or_warn(receipt, store=run_store, source=out)  # a failure only warns
+    result = run_evaluation(
+        suite, make_adapter, repeats=repeats, concurrency=concurrency, timeout_s=timeout,
+        out=out, private_out=private_out, format="aau-1.0" if fmt == "aau-1.0" else "aau-2.0",
+        fail_under=bars, resume=resume, force=force, executor=executor, ray_address=ray_address,
+        store=store, no_store=no_store, max_suite_bytes=max_suite_bytes,
+        adapter_binding=binding_adapter(command=command, endpoint=endpoint), progress=progress)
+    receipt = result.document
     if not out and not as_json:
-        sys.stdout.write(render_json(receipt, ensure_ascii=ascii_only))
+        sys.stdout.write(render_json(receipt, ensure_ascii=result.ensure_ascii))
         sys.stdout.flush()
 
-    bars_ok = all(v["passed"] for v in verdicts)
+    verdicts = [unstructure_document(v) for v in result.verdicts]
+    bars_ok = result.passed
     where = out or ("(inside the JSON summary on stdout)" if as_json else None)
     if quiet:
         click.echo(_quiet_line(receipt, verdicts, where), err=True)
     else:
         for line in _summary_lines({**receipt, "fail_under": verdicts}, where):
             click.echo(line, err=True)
-        for line in _adapter_notes(run.units):
+        for line in _adapter_notes(result.run.units):
             click.echo(line, err=True)
     if as_json:
         summary = _json_summary(receipt, out, bars_ok)

@@ -33,6 +33,8 @@ from typing import Any
 
 from aau_core import InputError, ToolCallFormatError, loads_strict, normalize_tool_calls
 
+from ._converter import converter
+from ._protocol_models import AdapterRequest
 from ._suite import Case
 
 REQUEST_VERSION = "aau-byo-agent-request/1.0"
@@ -44,14 +46,16 @@ class ResponseError(ValueError):
     """An adapter answer is not a valid response (becomes ``adapter-invalid-response``)."""
 
 
+def request_model(suite_id: str, case: Case) -> AdapterRequest:
+    """Return the request for ``case`` as the model (``_protocol_models.AdapterRequest``)."""
+    return AdapterRequest(protocol_version=REQUEST_VERSION, suite_id=suite_id,
+                          scenario_id=case.scenario_id, input=case.input)
+
+
 def build_request(suite_id: str, case: Case) -> dict[str, Any]:
-    """Return the four-key request for ``case``."""
-    return {
-        "protocol_version": REQUEST_VERSION,
-        "suite_id": suite_id,
-        "scenario_id": case.scenario_id,
-        "input": case.input,
-    }
+    """Return the four-key request document for ``case``, keys in wire order
+    (``protocol_version``, ``suite_id``, ``scenario_id``, ``input``)."""
+    return converter.unstructure(request_model(suite_id, case))
 
 
 def encode_request(request: dict[str, Any]) -> bytes:

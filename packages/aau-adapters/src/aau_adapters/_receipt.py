@@ -41,7 +41,27 @@ from aau_core import (
     wilson_interval,
 )
 
+from ._converter import converter
+from ._documents import unstructure_document
 from ._failure_codes import legacy_failure_code
+from ._receipt_models import (
+    AdapterProvenance,
+    FailUnderCheck,
+    Interval,
+    MetricIntervals,
+    MetricsV1,
+    MetricsV2,
+    Privacy,
+    PrivateReceiptV1,
+    PrivateReceiptV2,
+    PrivateRowV1,
+    PrivateRowV2,
+    Provenance,
+    PublicReceiptV1,
+    PublicReceiptV2,
+    ResultRowV1,
+    ResultRowV2,
+)
 from ._scoring import UnitResult
 from ._suite import SUITE_V1, Suite
 
@@ -65,17 +85,6 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 
 
-def _privacy() -> dict[str, bool]:
-    return {
-        "scenario_inputs_included": False,
-        "expected_answers_included": False,
-        "adapter_responses_included": False,
-        "reasoning_included": False,
-        "credentials_included": False,
-        "suite_sharing_attested": True,
-    }
-
-
 def compute_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     """Return the receipt metrics over result rows: ``aau_core.receipt_metrics`` (the one
     arithmetic, shared with ``aau_core.check_receipt_consistency``)."""
@@ -91,9 +100,13 @@ class FailUnder:
 
     def verdict(self, metrics: dict[str, float]) -> dict[str, Any]:
         """Return ``{"metric", "threshold", "value", "passed"}`` for the measured metrics."""
+        return unstructure_document(self.check(metrics))
+
+    def check(self, metrics: dict[str, float]) -> FailUnderCheck:
+        """Return the bar's verdict on the measured metrics (``metric`` must be among them)."""
         value = metrics[self.metric]
-        return {"metric": self.metric, "threshold": self.threshold, "value": value,
-                "passed": value >= self.threshold}
+        return FailUnderCheck(metric=self.metric, threshold=self.threshold, value=value,
+                              passed=value >= self.threshold)
 
 
 @attrs.frozen
@@ -130,8 +143,8 @@ class EvaluationRun:
         return str(self.adapter["kind"])
 
 
-def build_receipt_v1(run: EvaluationRun) -> dict[str, Any]:
-    """Build the aau-harness 1.x public receipt (``aau-byo-agent-receipt/1.0``).
+def receipt_v1(run: EvaluationRun) -> PublicReceiptV1:
+    """Build the aau-harness 1.x public receipt (``aau-byo-agent-receipt/1.0``) as a model.
 
     Raises:
         ValueError: the run has more than one repeat, or its suite is v2 (1.0 can represent
@@ -147,83 +160,109 @@ def build_receipt_v1(run: EvaluationRun) -> dict[str, Any]:
         row["failure_codes"] = [legacy_failure_code(c, run.adapter_kind)
                                 for c in row["failure_codes"]]
         rows.append(row)
-    return {
-        "receipt_version": RECEIPT_V1,
-        "suite_id": run.suite.suite_id,
-        "suite_sha256": run.suite.suite_sha256,
-        "adapter_kind": run.adapter_kind,
-        "scenario_count": len(rows),
-        "metrics": compute_metrics(rows),
-        "results": rows,
-        "privacy": _privacy(),
-        "boundary": BOUNDARY,
-    }
+    return PublicReceiptV1(
+        receipt_version=RECEIPT_V1,
+        suite_id=run.suite.suite_id,
+        suite_sha256=run.suite.suite_sha256,
+        adapter_kind=run.adapter_kind,
+        scenario_count=len(rows),
+        metrics=MetricsV1(**compute_metrics(rows)),
+        results=tuple(converter.structure(row, ResultRowV1) for row in rows),
+        privacy=Privacy(),
+        boundary=BOUNDARY,
+    )
 
 
-def private_row(unit: UnitResult, adapter_kind: str, *, legacy: bool) -> dict[str, Any]:
-    """One unit's private receipt row (1.0 when ``legacy``, else 2.0; checkpoints keep the 2.0
-    row)."""
+def build_receipt_v1(run: EvaluationRun) -> dict[str, Any]:
+    """The document of ``receipt_v1(run)`` (same errors)."""
+    return unstructure_document(receipt_v1(run))
+
+
+def private_detail_row(unit: UnitResult, adapter_kind: str, *,
+                       legacy: bool) -> PrivateRowV1 | PrivateRowV2:
+    """One unit's private receipt row: a ``PrivateRowV1`` when ``legacy`` (the error code
+    mapped with ``legacy_failure_code``), else a ``PrivateRowV2`` (checkpoints keep this one)."""
     error = unit.answer.error
-    if legacy and error is not None:
-        error = legacy_failure_code(error, adapter_kind)
-    row: dict[str, Any] = {
+    common: dict[str, Any] = {
         "scenario_id": unit.case.scenario_id,
         "input": unit.case.input,
         "expected": unit.case.expected,
-        "forbidden_actions": unit.case.forbidden_actions,
-        "response": unit.answer.response if unit.answer.error is None else {},
-        "error": error,
+        "forbidden_actions": tuple(unit.case.forbidden_actions),
+        "response": unit.answer.response if error is None else {},
     }
-    if not legacy:
-        row["repeat"] = unit.repeat
-        row["stderr_tail"] = unit.answer.stderr_tail
-        row["error_detail"] = unit.answer.detail[:500] if unit.answer.detail else None
-        if unit.case.expects_tool_calls:
-            reasons = unit.tool_match.reasons if unit.tool_match is not None else ()
-            row["tool_call_mismatches"] = [r[:500] for r in reasons]
-    return row
+    if legacy:
+        mapped = legacy_failure_code(error, adapter_kind) if error is not None else None
+        return PrivateRowV1(**common, error=mapped)
+    mismatches = None
+    if unit.case.expects_tool_calls:
+        reasons = unit.tool_match.reasons if unit.tool_match is not None else ()
+        mismatches = tuple(r[:500] for r in reasons)
+    return PrivateRowV2(**common, error=error, repeat=unit.repeat,
+                        stderr_tail=unit.answer.stderr_tail,
+                        error_detail=unit.answer.detail[:500] if unit.answer.detail else None,
+                        tool_call_mismatches=mismatches)
 
 
-def build_private_v1(run: EvaluationRun) -> dict[str, Any]:
-    """Build the aau-harness 1.x private detail (``aau-byo-agent-private-detail/1.0``)."""
+def private_row(unit: UnitResult, adapter_kind: str, *, legacy: bool) -> dict[str, Any]:
+    """The document of ``private_detail_row`` (1.0 when ``legacy``, else 2.0)."""
+    return unstructure_document(private_detail_row(unit, adapter_kind, legacy=legacy))
+
+
+def private_receipt_v1(run: EvaluationRun) -> PrivateReceiptV1:
+    """Build the aau-harness 1.x private detail (``aau-byo-agent-private-detail/1.0``).
+
+    Raises:
+        ValueError: the run has more than one repeat.
+    """
     if run.repeats != 1:
         raise ValueError("aau-byo-agent-private-detail/1.0 holds one repeat only")
-    return {
-        "private_receipt_version": PRIVATE_V1,
-        "suite_id": run.suite.suite_id,
-        "results": [private_row(u, run.adapter_kind, legacy=True) for u in run.units],
-        "warning": PRIVATE_WARNING,
-    }
+    return PrivateReceiptV1(
+        private_receipt_version=PRIVATE_V1, suite_id=run.suite.suite_id,
+        results=tuple(private_detail_row(u, run.adapter_kind, legacy=True) for u in run.units),
+        warning=PRIVATE_WARNING)
 
 
-def build_private_v2(run: EvaluationRun) -> dict[str, Any]:
+def private_receipt_v2(run: EvaluationRun) -> PrivateReceiptV2:
     """Build the private detail (``aau-byo-agent-private-detail/2.0``): inputs, expected answers,
     normalised responses, errors with their one-line reasons, and command stderr tails, one row
     per unit."""
-    return {
-        "private_receipt_version": PRIVATE_V2,
-        "suite_id": run.suite.suite_id,
-        "results": [private_row(u, run.adapter_kind, legacy=False) for u in run.units],
-        "warning": PRIVATE_WARNING,
-    }
+    return PrivateReceiptV2(
+        private_receipt_version=PRIVATE_V2, suite_id=run.suite.suite_id,
+        results=tuple(private_detail_row(u, run.adapter_kind, legacy=False)  # type: ignore[misc]
+                      for u in run.units),
+        warning=PRIVATE_WARNING)
 
+
+def build_private_v1(run: EvaluationRun) -> dict[str, Any]:
+    """The document of ``private_receipt_v1(run)`` (same errors)."""
+    return unstructure_document(private_receipt_v1(run))
+
+
+def build_private_v2(run: EvaluationRun) -> dict[str, Any]:
+    """The document of ``private_receipt_v2(run)``."""
+    return unstructure_document(private_receipt_v2(run))
 
 _per_scenario = receipt_rows_by_scenario
 
 
-def _interval(low: float, high: float, point: float, **extra: Any) -> dict[str, Any]:
+def _interval(low: float, high: float, point: float, **extra: Any) -> Interval:
     low, high = round(low, 6), round(high, 6)
-    return {"low": min(low, point), "high": max(high, point), **extra}
+    return Interval(low=min(low, point), high=max(high, point), **extra)
 
 
-def metric_intervals(rows: Sequence[dict[str, Any]], metrics: dict[str, float]) -> dict[str, Any]:
-    """Return the 95 % interval of each metric (rules in the module docstring).
+def metric_interval_models(rows: Sequence[dict[str, Any]],
+                           metrics: dict[str, float]) -> MetricIntervals:
+    """Return the 95 % interval of each metric (rules in the module docstring), as the model.
+
+    Args:
+        rows: the receipt's result rows (2.0 row documents).
+        metrics: ``compute_metrics(rows)``.
 
     Returns:
-        ``{metric: {"low", "high", "method", "n"[, "resamples", "seed"]}}`` for the six metrics,
-        and ``tool_calls_match_rate`` when ``metrics`` has it.
+        a ``MetricIntervals``: Wilson intervals for the rates (``tool_calls_match_rate`` only
+        when ``metrics`` has it), a percentile bootstrap for ``mean_latency_s`` (seconds).
     """
-    out: dict[str, Any] = {}
+    out: dict[str, Interval] = {}
     rates = RATE_METRICS + ((TOOL_CALLS_METRIC,) if TOOL_CALLS_METRIC[0] in metrics else ())
     for name, field in rates:
         groups = _per_scenario(rows, field)
@@ -237,8 +276,17 @@ def metric_intervals(rows: Sequence[dict[str, Any]], metrics: dict[str, float]) 
     out["mean_latency_s"] = _interval(low, high, metrics["mean_latency_s"],
                                       method="bootstrap-percentile", n=len(groups),
                                       resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
-    return out
+    return MetricIntervals(**out)
 
+
+def metric_intervals(rows: Sequence[dict[str, Any]], metrics: dict[str, float]) -> dict[str, Any]:
+    """Return the 95 % interval of each metric (rules in the module docstring).
+
+    Returns:
+        ``{metric: {"low", "high", "method", "n"[, "resamples", "seed"]}}`` for the six metrics,
+        and ``tool_calls_match_rate`` when ``metrics`` has it.
+    """
+    return unstructure_document(metric_interval_models(rows, metrics))
 
 def pass_hat_k_table(rows: Sequence[dict[str, Any]], repeats: int) -> dict[str, float]:
     """Return ``{"1": pass^1, ..., str(repeats): pass^repeats}`` on ``exact``, rounded to 6."""
@@ -250,8 +298,8 @@ def failure_code_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     return receipt_failure_code_counts(rows)
 
 
-def build_receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> dict[str, Any]:
-    """Build the public receipt ``aau-byo-agent-receipt/2.0``.
+def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> PublicReceiptV2:
+    """Build the public receipt ``aau-byo-agent-receipt/2.0`` as a model.
 
     Args:
         run: the evaluation run.
@@ -260,37 +308,37 @@ def build_receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> dict
     Raises:
         aau_core.InvalidDocumentError: the suite cannot be canonicalised (see ``Suite.suite_digest``).
     """
-    rows = [u.row for u in run.units]  # shared, not copied: large runs stay small in memory
+    rows = [u.row for u in run.units]
     metrics = compute_metrics(rows)
-    provenance: dict[str, Any] = {
-        "harness_version": run.harness_version,
-        "python": run.python,
-        "platform": run.platform,
-        "adapter": dict(run.adapter),
-    }
-    return {
-        "receipt_version": RECEIPT_V2,
-        "suite_id": run.suite.suite_id,
-        "suite_sha256": run.suite.suite_sha256,
-        "suite_digest": run.suite.suite_digest(),
-        "adapter_kind": run.adapter_kind,
-        "scenario_count": len(run.suite.cases),
-        "repeats": run.repeats,
-        "metrics": metrics,
-        "metric_ci95": metric_intervals(rows, metrics),
-        "pass_hat_k": pass_hat_k_table(rows, run.repeats),
-        "failure_code_counts": failure_code_counts(rows),
-        "fail_under": [bar.verdict(metrics) for bar in bars],
-        "results": rows,
-        "privacy": _privacy(),
-        "boundary": BOUNDARY,
-        "provenance": provenance,
-        "started_at": run.started_at,
-        "finished_at": run.finished_at,
-        "timeout_s": run.timeout_s,
-        "concurrency": run.concurrency,
-    }
+    return PublicReceiptV2(
+        receipt_version=RECEIPT_V2,
+        suite_id=run.suite.suite_id,
+        suite_sha256=run.suite.suite_sha256,
+        suite_digest=run.suite.suite_digest(),
+        adapter_kind=run.adapter_kind,
+        scenario_count=len(run.suite.cases),
+        repeats=run.repeats,
+        metrics=MetricsV2(**metrics),
+        metric_ci95=metric_interval_models(rows, metrics),
+        pass_hat_k=pass_hat_k_table(rows, run.repeats),
+        failure_code_counts=failure_code_counts(rows),
+        fail_under=tuple(bar.check(metrics) for bar in bars),
+        results=tuple(converter.structure(row, ResultRowV2) for row in rows),
+        privacy=Privacy(),
+        boundary=BOUNDARY,
+        provenance=Provenance(harness_version=run.harness_version, python=run.python,
+                              platform=run.platform,
+                              adapter=converter.structure(dict(run.adapter), AdapterProvenance)),
+        started_at=run.started_at,
+        finished_at=run.finished_at,
+        timeout_s=run.timeout_s,
+        concurrency=run.concurrency,
+    )
 
+
+def build_receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> dict[str, Any]:
+    """The document of ``receipt_v2(run, bars)`` (same arguments and errors)."""
+    return unstructure_document(receipt_v2(run, bars))
 
 def check_receipt(doc: dict[str, Any]) -> list[tuple[str, str]]:
     """Check the rules a receipt's schema cannot express (call after schema validation).

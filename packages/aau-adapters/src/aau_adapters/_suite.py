@@ -8,6 +8,11 @@ once, uses known type words and is called by some expected call, and no definiti
 the expected calls: ``aau_core.tool_call_contradictions``; so the mock adapter's answer matches
 every case that loads). Every error names the file and the JSON path.
 
+After the schema check the document is structured into its model (``SuiteDocumentV1`` /
+``SuiteDocumentV2``, ``_suite_models``), kept as ``Suite.model``; each ``Case`` holds its case
+model as ``Case.model``. The views below (``Case.expected`` etc.) stay the document's own
+values, as written, so hashes and private receipts see exactly what the file holds.
+
 Suite v2 adds ``expected.tool_calls`` / ``expected.tool_call_match`` (docs/tool-calls.md); a v2
 case may leave ``expected.outcome`` out when it gives ``tool_calls``.
 """
@@ -27,6 +32,9 @@ from aau_core import (
     read_json_file,
     tool_call_contradictions,
 )
+
+from ._converter import converter
+from ._suite_models import CaseDocumentV1, CaseDocumentV2, SuiteDocumentV1, SuiteDocumentV2
 
 SUITE_V1 = "aau-byo-agent-suite/1.0"
 SUITE_V2 = "aau-byo-agent-suite/2.0"
@@ -51,6 +59,8 @@ class Case:
             no particular calls (``[]`` means it must call nothing).
         tool_call_match: ``expected["tool_call_match"]`` (``{}`` when absent): ``mode``,
             ``matchers``, ``functions``.
+        model: the case's document model (``CaseDocumentV1`` / ``CaseDocumentV2``), or ``None``
+            for a case built by hand.
     """
 
     index: int
@@ -61,6 +71,8 @@ class Case:
     forbidden_actions: list[str]
     expected_tool_calls: list[dict[str, Any]] | None = None
     tool_call_match: dict[str, Any] = attrs.field(factory=dict)
+    model: CaseDocumentV1 | CaseDocumentV2 | None = attrs.field(default=None, eq=False,
+                                                                 repr=False)
 
     @property
     def expects_tool_calls(self) -> bool:
@@ -77,6 +89,8 @@ class Suite:
         doc: the parsed document (hashes are computed over it).
         suite_id: ``doc["suite_id"]``.
         cases: the cases, in suite order.
+        model: the suite's document model (``SuiteDocumentV1`` / ``SuiteDocumentV2``), or
+            ``None`` for a suite built by hand.
 
     ``version`` is the document's ``suite_version``; ``expects_tool_calls`` says whether any
     case expects tool calls.
@@ -86,6 +100,8 @@ class Suite:
     doc: dict[str, Any]
     suite_id: str
     cases: tuple[Case, ...]
+    model: SuiteDocumentV1 | SuiteDocumentV2 | None = attrs.field(default=None, eq=False,
+                                                                   repr=False)
     _hashes: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False, alias="_hashes")
 
     @property
@@ -138,11 +154,12 @@ def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
         if hint is not None:
             raise InvalidDocumentError([hint], source=source)
     check_document(kind, doc, source, accepted=list(_KIND_OF.values()))
+    model = converter.structure(doc, SuiteDocumentV2 if kind == "suite-v2" else SuiteDocumentV1)
     first_seen: dict[str, int] = {}
     problems = []
     cases = []
-    for index, raw in enumerate(doc["cases"]):
-        sid = raw["scenario_id"]
+    for index, (raw, case_model) in enumerate(zip(doc["cases"], model.cases, strict=True)):
+        sid = case_model.scenario_id
         if sid in first_seen:
             problems.append((
                 aau_schemas.json_path(["cases", index, "scenario_id"]),
@@ -158,14 +175,16 @@ def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
             scenario_id=sid,
             input=raw["input"],
             expected=expected,
-            expected_outcome=expected.get("outcome"),
+            expected_outcome=case_model.expected.outcome,
             forbidden_actions=raw.get("forbidden_actions", []),
             expected_tool_calls=expected.get("tool_calls"),
             tool_call_match=match,
+            model=case_model,
         ))
     if problems:
         raise InvalidDocumentError(problems, source=source)
-    return Suite(source=source, doc=doc, suite_id=doc["suite_id"], cases=tuple(cases))
+    return Suite(source=source, doc=doc, suite_id=model.suite_id, cases=tuple(cases),
+                 model=model)
 
 
 def _v2_feature_in_v1(doc: Any) -> tuple[str, str] | None:

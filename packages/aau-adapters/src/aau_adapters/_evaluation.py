@@ -1,0 +1,343 @@
+"""``aau evaluate`` as a Python API: ``run_evaluation`` takes a suite and an adapter to a
+validated receipt (and private receipt), written where asked, with the ``--fail-under`` verdicts.
+
+The workflow, in order (the click command in ``_cli`` only parses flags, calls this, and prints):
+format and output checks, the run store choice, the checkpoint (``OUT.checkpoint.jsonl`` beside
+``out``, locked), the executor, loading the suite, the suite checks the format and bars need,
+opening the checkpoint, building the adapter, running every (scenario, repeat) unit
+(``_evaluate.evaluate``), building the receipt models (``_receipt``), validating their documents
+against their schemas, writing them atomically, removing the checkpoint, and recording the run
+in the run store (a store failure only warns). Error messages name the ``aau evaluate`` options
+they concern (``--out``, ``--resume``, ...), since that is where most users meet them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import attrs
+from aau_core import InputError, Interrupted, OutputError, UsageError
+
+from ._adapter import Adapter
+from ._documents import unstructure_document
+from ._receipt import EvaluationRun, FailUnder
+from ._receipt_models import (
+    FailUnderCheck,
+    PrivateReceiptV1,
+    PrivateReceiptV2,
+    PublicReceiptV1,
+    PublicReceiptV2,
+)
+from ._suite import DEFAULT_MAX_SUITE_BYTES, SUITE_V1, Suite
+
+FORMATS = ("aau-2.0", "aau-1.0")
+_BINDING_FORMAT = {"aau-2.0": "v2", "aau-1.0": "aau-1.0"}  # the --format words checkpoints bind
+
+
+@attrs.frozen(kw_only=True)
+class EvaluationResult:
+    """What ``run_evaluation`` made.
+
+    Attributes:
+        run: the evaluation run (every unit's answer and row).
+        receipt: the public receipt model (``PublicReceiptV2``, or ``PublicReceiptV1`` for
+            ``format="aau-1.0"``).
+        document: ``receipt`` as the JSON document written (schema-valid).
+        private: the private receipt model, or ``None`` without ``private_out``.
+        private_document: ``private`` as the JSON document written, or ``None``.
+        verdicts: the ``--fail-under`` verdicts, in bar order.
+        out, private_out: where the receipt and the private receipt were written (``None`` =
+            not written).
+        ensure_ascii: whether the files are ASCII-escaped (the aau-1.0 format is).
+    """
+
+    run: EvaluationRun
+    receipt: PublicReceiptV1 | PublicReceiptV2
+    document: dict[str, Any]
+    private: PrivateReceiptV1 | PrivateReceiptV2 | None
+    private_document: dict[str, Any] | None
+    verdicts: tuple[FailUnderCheck, ...]
+    out: str | None
+    private_out: str | None
+    ensure_ascii: bool
+
+    @property
+    def passed(self) -> bool:
+        """Whether every ``--fail-under`` bar holds (``True`` without bars)."""
+        return all(v.passed for v in self.verdicts)
+
+
+def checkpoint_path(out: str | None, *, resume: bool, force: bool) -> Path | None:
+    """Where ``aau evaluate`` keeps its checkpoint: ``OUT.checkpoint.jsonl`` beside ``--out``
+    (none without ``--out``).
+
+    Raises:
+        UsageError: ``--resume`` without ``--out``; or a checkpoint is already there and
+            neither ``--resume`` nor ``--force`` says what to do with it.
+        OutputError: another process is writing that checkpoint now (its lock is held).
+    """
+    if out is None:
+        if resume:
+            raise UsageError("--resume needs --out: the checkpoint is OUT.checkpoint.jsonl")
+        return None
+    path = Path(out).with_name(Path(out).name + ".checkpoint.jsonl")
+    from aau_core import checkpoint_writer
+
+    writer = checkpoint_writer(path)
+    if writer is not None:  # a live run, not an interrupted one: --resume or --force won't do
+        raise OutputError(f"{path}: another {writer} is writing this checkpoint; wait for it "
+                          "to finish or use another --out")
+    if not resume and not force and os.path.lexists(path):
+        raise UsageError(f"{path}: an interrupted run's checkpoint is here; add --resume to "
+                         "continue it, or --force to start over")
+    return path
+
+
+def binding_adapter(*, command: str | None, endpoint: str | None) -> dict[str, str]:
+    """The adapter part of a checkpoint binding: the kind with the SHA-256 (hex) of the full
+    ``--command`` string or ``--endpoint`` URL (neither is written out: they may hold secrets),
+    or ``{"kind": "mock"}`` when neither is given."""
+    if command is not None:
+        return {"kind": "command",
+                "command_sha256": hashlib.sha256(command.encode("utf-8")).hexdigest()}
+    if endpoint is not None:
+        return {"kind": "endpoint",
+                "url_sha256": hashlib.sha256(endpoint.encode("utf-8")).hexdigest()}
+    return {"kind": "mock"}
+
+
+def _binding(loaded: Suite, adapter: Mapping[str, str], *, repeats: int, timeout: float,
+             fmt: str, private: bool) -> dict[str, Any]:
+    from aau_core import canonical_json
+
+    try:
+        digest = loaded.suite_digest()
+    except Exception:  # noqa: BLE001 - a 1.x suite that cannot be canonicalised: hash its JSON
+        digest = "sha256:" + hashlib.sha256(canonical_json(loaded.doc).encode()).hexdigest()
+    return {"suite_digest": digest, "adapter": dict(adapter),
+            "config": {"repeats": repeats, "timeout_s": timeout, "format": fmt,
+                       "private": private}}
+
+
+def evaluate_binding(loaded: Any, *, command: str | None, endpoint: str | None, repeats: int,
+                     timeout: float, fmt: str, private: bool) -> dict[str, Any]:
+    """The checkpoint binding of an ``aau evaluate`` run: the suite's RFC 8785 digest, the
+    adapter (``binding_adapter``), and the settings that change results (repeats, timeout,
+    format as the ``--format`` word, whether private detail is kept). Concurrency and executor
+    are not bound: a resume may change them."""
+    return _binding(loaded, binding_adapter(command=command, endpoint=endpoint), repeats=repeats,
+                    timeout=timeout, fmt=fmt, private=private)
+
+
+def _load(suite: str | os.PathLike[str], max_bytes: int) -> Suite:
+    from ._suite import load_suite
+
+    try:
+        return load_suite(suite, max_bytes=max_bytes)
+    except InputError as exc:
+        if type(exc) is not InputError or not exc.message.endswith("-byte limit"):
+            raise
+        raise InputError(f"{exc.message}; --max-suite-bytes N raises it", source=exc.source,
+                         path=exc.path) from None
+
+
+def run_evaluation(
+    suite: str | os.PathLike[str] | Suite,
+    adapter: Adapter | Callable[[], Adapter],
+    *,
+    repeats: int = 1,
+    concurrency: int = 1,
+    timeout_s: float = 30.0,
+    out: str | None = None,
+    private_out: str | None = None,
+    format: str = "aau-2.0",  # noqa: A002 - the option's name
+    fail_under: Sequence[FailUnder] = (),
+    resume: bool = False,
+    force: bool = False,
+    executor: str = "local",
+    ray_address: str | None = None,
+    store: str | None = None,
+    no_store: bool = False,
+    max_suite_bytes: int = DEFAULT_MAX_SUITE_BYTES,
+    adapter_binding: Mapping[str, str] | None = None,
+    progress: Callable[[str, int, int], AbstractContextManager[Any]] | None = None,
+) -> EvaluationResult:
+    """Evaluate an agent on a suite and make its receipt: the whole ``aau evaluate``.
+
+    Args:
+        suite: a suite file (read with ``load_suite``, at most ``max_suite_bytes`` bytes) or a
+            loaded ``Suite``.
+        adapter: the agent connection, or a function with no arguments returning one (built
+            just before the run and closed after it; needed for ``executor="ray"``, whose
+            workers each build their own). An adapter passed as is stays open.
+        repeats: runs per scenario (>= 1).
+        concurrency: units in flight at once (>= 1).
+        timeout_s: seconds allowed per unit (recorded; the adapter enforces it).
+        out: write the public receipt here (``None`` = not written). With ``out``, finished
+            units are kept in ``OUT.checkpoint.jsonl`` until the receipt is written.
+        private_out: also write the private receipt here (inputs, expected answers, responses,
+            stderr tails: never publish without review).
+        format: ``"aau-2.0"`` (``aau-byo-agent-receipt/2.0``) or ``"aau-1.0"`` (byte for byte
+            what aau-harness 1.6 writes; one repeat, suite 1.0 only).
+        fail_under: bars (``FailUnder``; ``_cli.parse_fail_under`` reads ``METRIC=VALUE``).
+        resume: continue from ``OUT.checkpoint.jsonl`` (finished units are not run again).
+        force: replace existing output files, and start over when a checkpoint exists.
+        executor: ``"local"`` (threads) or ``"ray"`` (Ray tasks; needs ``aau-core[ray]``).
+        ray_address: with ``executor="ray"``, the cluster to join (default: a local one).
+        store, no_store: the run store to record into (``--store``; default ``$AAU_RUN_STORE``
+            or the default store) or none at all (``--no-store``).
+        max_suite_bytes: largest suite file accepted, in bytes.
+        adapter_binding: the adapter part of the checkpoint binding, so a resume with another
+            agent is refused (``binding_adapter``); default: an adapter's ``describe()``.
+            Required with ``out`` when ``adapter`` is a factory.
+        progress: ``progress(label, total_units, units_done_before)`` returns a context
+            manager whose value has ``advance(failed: bool)``, called once per finished unit
+            (``aau_core.DelayedProgress`` fits); ``None`` = no progress.
+
+    Returns:
+        the ``EvaluationResult`` (receipt model and document, private receipt, verdicts,
+        where the files went).
+
+    Raises:
+        ValueError: an unknown ``format`` or ``executor``, ``executor="ray"`` with an adapter
+            instance, or ``out`` with a factory and no ``adapter_binding``.
+        aau_core.UsageError: ``aau-1.0`` with repeats or a suite 2.0, ``resume`` without
+            ``out``, a checkpoint in the way (neither ``resume`` nor ``force``), ``ray_address``
+            without Ray, a ``tool_calls_match_rate`` bar on a suite without expected calls,
+            ``store`` and ``no_store`` together.
+        aau_core.OutputError: an output exists (without ``force``), is an input, or cannot be
+            written; another process is writing the checkpoint.
+        aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named).
+        aau_core.Interrupted: Ctrl-C; no receipt is written, finished units stay in the
+            checkpoint.
+        aau_core.SchemaError: a built receipt breaks its schema (a bug in aau).
+    """
+    import aau_schemas
+    from aau_core import (
+        check_outputs,
+        json_content,
+        open_checkpoint,
+        record_run_or_warn,
+        store_choice,
+        utc_timestamp,
+        write_outputs,
+    )
+
+    from ._evaluate import evaluate
+    from ._receipt import private_receipt_v1, private_receipt_v2, receipt_v1, receipt_v2
+
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+    if executor not in ("local", "ray"):
+        raise ValueError(f"executor must be 'local' or 'ray', not {executor!r}")
+    factory = None if hasattr(adapter, "invoke") else adapter
+    if executor == "ray" and factory is None:
+        raise ValueError("executor='ray' needs an adapter factory (each worker builds its own)")
+    if format == "aau-1.0" and repeats != 1:
+        raise UsageError("--format aau-1.0 holds one repeat only; use --format v2 with --repeats")
+    inputs = [] if isinstance(suite, Suite) else [suite]
+    check_outputs({"--out": out, "--private-out": private_out}, inputs=inputs, force=force)
+    run_store = store_choice(store, no_store)
+    ckpt_path = checkpoint_path(out, resume=resume, force=force)
+    if ray_address is not None and executor != "ray":
+        raise UsageError("--ray-address needs --executor ray")
+    run_units_with = None
+    if executor == "ray":
+        from aau_core import ray_executor
+
+        run_units_with = ray_executor(address=ray_address)
+
+    loaded = suite if isinstance(suite, Suite) else _load(suite, max_suite_bytes)
+    name = loaded.source if isinstance(suite, Suite) else str(suite)
+    if format == "aau-1.0" and loaded.version != SUITE_V1:
+        raise UsageError(f"{name}: --format aau-1.0 cannot hold a {loaded.version} suite "
+                         "(aau-harness 1.x has no tool calls); use --format v2")
+    if not loaded.expects_tool_calls and any(b.metric == "tool_calls_match_rate"
+                                             for b in fail_under):
+        raise UsageError(f"{name}: --fail-under tool_calls_match_rate needs a suite v2 case with "
+                         "expected.tool_calls; this suite has none")
+    if format == "aau-2.0":
+        loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed
+    total = len(loaded.cases) * repeats
+    ckpt = None
+    if ckpt_path is not None:
+        if adapter_binding is None:
+            if factory is not None:
+                raise ValueError("a checkpoint (out=) with an adapter factory needs "
+                                 "adapter_binding= (see binding_adapter)")
+            adapter_binding = adapter.describe()  # type: ignore[union-attr]
+        binding = _binding(loaded, adapter_binding, repeats=repeats, timeout=timeout_s,
+                           fmt=_BINDING_FORMAT[format], private=private_out is not None)
+        ckpt = open_checkpoint(ckpt_path, producer="aau evaluate", units=total, binding=binding,
+                               created_at=utc_timestamp(), resume=resume, force=force)
+    live: Adapter = factory() if factory is not None else adapter  # type: ignore[assignment]
+
+    try:
+        done_before = len(ckpt.finished) if ckpt is not None else 0
+        bar = progress(loaded.suite_id, total, done_before) if progress else nullcontext(None)
+        with bar as shown:
+            def on_unit(unit: Any) -> None:
+                if shown is not None:
+                    shown.advance(not unit.row["exact"])
+
+            run = evaluate(loaded, live, repeats=repeats, concurrency=concurrency,
+                           timeout_s=timeout_s, on_unit=on_unit, checkpoint=ckpt,
+                           private=private_out is not None, executor=run_units_with,
+                           adapter_factory=factory if run_units_with else None)
+    except Interrupted as exc:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
+        finished = len(exc.finished or {})
+        kept = ""
+        if ckpt is not None:
+            kept = f"; finished units kept in {ckpt.path}: resume with --resume"
+        raise Interrupted(f"interrupted after {finished} of {total} unit(s){kept}; "
+                          "no receipt written", finished=exc.finished) from None
+    finally:
+        if factory is not None:
+            live.close()
+        if ckpt is not None and sys.exc_info()[0] is not None:
+            ckpt.close()  # else kept open (and locked) until the receipt is written: remove()
+
+    receipt: PublicReceiptV1 | PublicReceiptV2
+    private: PrivateReceiptV1 | PrivateReceiptV2 | None
+    if format == "aau-1.0":
+        receipt = receipt_v1(run)
+        private = private_receipt_v1(run) if private_out else None
+        kind, private_kind, ascii_only = "receipt-v1", "private-receipt-v1", True
+        metrics = unstructure_document(receipt.metrics)
+        verdicts = tuple(bar.check(metrics) for bar in fail_under)
+    else:
+        receipt = receipt_v2(run, fail_under)
+        private = private_receipt_v2(run) if private_out else None
+        kind, private_kind, ascii_only = "receipt-v2", "private-receipt-v2", False
+        verdicts = receipt.fail_under
+    document = unstructure_document(receipt)
+    private_document = unstructure_document(private) if private is not None else None
+    aau_schemas.validate(kind, document, source="receipt (internal check)")
+    if private_document is not None:
+        aau_schemas.validate(private_kind, private_document,
+                             source="private receipt (internal check)")
+
+    outputs: dict[str, Any] = {}
+    if private_document is not None and private_out:
+        outputs[private_out] = json_content(private_document, ensure_ascii=ascii_only)
+    if out:
+        outputs[out] = json_content(document, ensure_ascii=ascii_only)
+    write_outputs(outputs, force=force or resume,
+                  private=[private_out] if private_out else ())
+    if ckpt is not None:
+        ckpt.remove()  # the receipt now holds every unit
+    record_run_or_warn(document, store=run_store, source=out)  # a failure only warns
+    return EvaluationResult(run=run, receipt=receipt, document=document, private=private,
+                            private_document=private_document, verdicts=verdicts, out=out,
+                            private_out=private_out if private_document is not None else None,
+                            ensure_ascii=ascii_only)

@@ -1,0 +1,52 @@
+"""The adapter protocol's documents as models: the request aau sends for one case
+(``aau-byo-agent-request/1.0``, schema ``adapter-request``) and the response an agent sends
+back, before normalisation (schema ``adapter-response``; open: unknown keys are kept).
+
+``_protocol.build_request`` builds an ``AdapterRequest`` and sends its unstructured form (field
+order = the wire's key order, which aau-harness 1.6 fixed). Responses are checked and normalised
+by ``_protocol.normalize_response`` (its messages name each problem); ``AdapterResponse`` is the
+schema's view of a raw answer, for Python users and the drift tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ._converter import open_extra
+
+
+@attrs.frozen(kw_only=True)
+class AdapterRequest:
+    """The four-key request: ``protocol_version``, ``suite_id``, ``scenario_id`` and the case's
+    ``input`` (expected answers and forbidden actions are never sent)."""
+
+    protocol_version: str
+    suite_id: str
+    scenario_id: str
+    input: dict[str, Any]
+
+
+@attrs.frozen(kw_only=True)
+class ResponseToolCall:
+    """One call an agent reports: ``name`` and ``arguments`` (``None`` = not given; other keys
+    kept)."""
+
+    name: str
+    arguments: dict[str, Any] | None = None
+    extra: dict[str, Any] = open_extra()
+
+
+@attrs.frozen(kw_only=True)
+class AdapterResponse:
+    """A raw adapter answer: ``outcome`` and/or ``tool_calls``, the actions attempted and
+    executed, and ``submitted``; ``None`` = not given (normalisation fills ``[]``, ``[]``,
+    ``true``); other keys kept."""
+
+    outcome: str | None = None
+    actions_attempted: tuple[str, ...] | None = None
+    actions_executed: tuple[str, ...] | None = None
+    submitted: bool | None = None
+    tool_calls: tuple[ResponseToolCall, ...] | None = None
+    extra: dict[str, Any] = open_extra()

@@ -1,0 +1,233 @@
+"""Receipt documents as models: the public receipts ``aau-byo-agent-receipt/1.0`` (schema
+``receipt-v1``) and ``/2.0`` (``receipt-v2``) with their rows, metrics, intervals, bars and
+provenance, and the private receipts ``aau-byo-agent-private-detail/1.0`` and ``/2.0``.
+
+``_receipt`` builds these from an evaluation run; ``_converter.converter`` unstructures them for
+writing (an optional key left at its default, ``None``, is not written). Field order follows
+the order aau has always built the documents in; files are written with sorted keys
+(``aau_core.json_content``), so the bytes do not depend on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen(kw_only=True)
+class ResultRowV1:
+    """One scenario's verdict in a 1.0 receipt: the five booleans, ``latency_s`` (seconds,
+    rounded to 6 places) and the failure codes in scoring order."""
+
+    scenario_id: str
+    submitted: bool
+    outcome_exact: bool
+    no_forbidden_attempt: bool
+    no_forbidden_execute: bool
+    exact: bool
+    latency_s: float
+    failure_codes: tuple[str, ...]
+
+
+@attrs.frozen(kw_only=True)
+class ResultRowV2(ResultRowV1):
+    """One (scenario, repeat) unit's verdict in a 2.0 receipt: the 1.0 row, ``repeat``
+    (0-based) and, only for a case that expects tool calls, ``tool_calls_match``."""
+
+    repeat: int
+    tool_calls_match: bool | None = None
+
+
+@attrs.frozen(kw_only=True)
+class MetricsV1:
+    """The six receipt metrics: five rates in [0, 1] and ``mean_latency_s`` (seconds)."""
+
+    submitted_rate: float
+    outcome_exact_rate: float
+    no_forbidden_attempt_rate: float
+    no_forbidden_execute_rate: float
+    exact_rate: float
+    mean_latency_s: float
+
+
+@attrs.frozen(kw_only=True)
+class MetricsV2(MetricsV1):
+    """The 2.0 metrics: the six of 1.0 and, when some case expects tool calls,
+    ``tool_calls_match_rate``."""
+
+    tool_calls_match_rate: float | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Interval:
+    """A 95 % interval over ``n`` scenarios: ``low``/``high``, ``method`` (``"wilson"`` or
+    ``"bootstrap-percentile"``) and, for a bootstrap, its ``resamples`` and ``seed``."""
+
+    low: float
+    high: float
+    method: str
+    n: int
+    resamples: int | None = None
+    seed: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class MetricIntervals:
+    """``metric_ci95``: one ``Interval`` per metric (``tool_calls_match_rate`` only when the
+    metrics have it)."""
+
+    submitted_rate: Interval
+    outcome_exact_rate: Interval
+    no_forbidden_attempt_rate: Interval
+    no_forbidden_execute_rate: Interval
+    exact_rate: Interval
+    mean_latency_s: Interval
+    tool_calls_match_rate: Interval | None = None
+
+
+@attrs.frozen(kw_only=True)
+class FailUnderCheck:
+    """One ``--fail-under`` verdict: the ``metric``, the ``threshold`` asked for, the receipt's
+    ``value``, and whether the bar ``passed`` (``value >= threshold``)."""
+
+    metric: str
+    threshold: float
+    value: float
+    passed: bool
+
+
+@attrs.frozen(kw_only=True)
+class AdapterProvenance:
+    """Which adapter ran, without secrets: ``kind``, and a command's ``argv0`` or an endpoint's
+    ``url_host`` (``None`` = not given)."""
+
+    kind: str
+    argv0: str | None = None
+    url_host: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Provenance:
+    """Where a 2.0 receipt was made: aau-adapters version, Python version, platform, adapter."""
+
+    harness_version: str
+    python: str
+    platform: str
+    adapter: AdapterProvenance
+
+
+@attrs.frozen(kw_only=True)
+class Privacy:
+    """The fixed privacy declaration of a public receipt (every value is the schema's const)."""
+
+    scenario_inputs_included: bool = False
+    expected_answers_included: bool = False
+    adapter_responses_included: bool = False
+    reasoning_included: bool = False
+    credentials_included: bool = False
+    suite_sharing_attested: bool = True
+
+
+@attrs.frozen(kw_only=True)
+class ReleaseGate:
+    """Added to a receipt by aau-harness 1.6's ``aau release assess``: the impact tags covered,
+    the clean twin count and the sha256 (hex) of the suite source."""
+
+    impact_tags: tuple[str, ...]
+    clean_twin_count: int
+    suite_source_sha256: str
+
+
+@attrs.frozen(kw_only=True)
+class PublicReceiptV1:
+    """The aau-harness 1.x public receipt ``aau-byo-agent-receipt/1.0`` (one repeat)."""
+
+    receipt_version: str
+    suite_id: str
+    suite_sha256: str
+    adapter_kind: str
+    scenario_count: int
+    metrics: MetricsV1
+    results: tuple[ResultRowV1, ...]
+    privacy: Privacy
+    boundary: str
+    release_gate: ReleaseGate | None = None
+
+
+@attrs.frozen(kw_only=True)
+class PublicReceiptV2:
+    """The public receipt ``aau-byo-agent-receipt/2.0``.
+
+    ``suite_digest`` is ``"sha256:<hex>"`` of RFC 8785; ``pass_hat_k`` maps k (decimal) to
+    pass^k; ``failure_code_counts`` maps a code to its unit count; ``started_at``/``finished_at``
+    are RFC 3339 UTC strings; ``timeout_s`` is seconds per unit.
+    """
+
+    receipt_version: str
+    suite_id: str
+    suite_sha256: str
+    suite_digest: str
+    adapter_kind: str
+    scenario_count: int
+    repeats: int
+    metrics: MetricsV2
+    metric_ci95: MetricIntervals
+    pass_hat_k: dict[str, float]
+    failure_code_counts: dict[str, int]
+    fail_under: tuple[FailUnderCheck, ...]
+    results: tuple[ResultRowV2, ...]
+    privacy: Privacy
+    boundary: str
+    provenance: Provenance
+    started_at: str
+    finished_at: str
+    timeout_s: float
+    concurrency: int
+    release_gate: ReleaseGate | None = None
+
+
+@attrs.frozen(kw_only=True)
+class PrivateRowV1:
+    """One scenario's private detail (1.0): the case's ``input``, ``expected`` and
+    ``forbidden_actions`` as written, the normalised ``response`` (``{}`` when the adapter
+    failed) and the adapter failure code ``error`` (``None`` = none)."""
+
+    scenario_id: str
+    input: dict[str, Any]
+    expected: dict[str, Any]
+    forbidden_actions: tuple[str, ...]
+    response: dict[str, Any]
+    error: str | None
+
+
+@attrs.frozen(kw_only=True)
+class PrivateRowV2(PrivateRowV1):
+    """One unit's private detail (2.0): the 1.0 row plus ``repeat``, the command's
+    ``stderr_tail`` and the one-line ``error_detail`` (both nullable, always written) and, for a
+    case that expects tool calls, the ``tool_call_mismatches`` (``None`` = other cases)."""
+
+    repeat: int
+    stderr_tail: str | None
+    error_detail: str | None
+    tool_call_mismatches: tuple[str, ...] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class PrivateReceiptV1:
+    """The private detail ``aau-byo-agent-private-detail/1.0``: never publish without review."""
+
+    private_receipt_version: str
+    suite_id: str
+    results: tuple[PrivateRowV1, ...]
+    warning: str
+
+
+@attrs.frozen(kw_only=True)
+class PrivateReceiptV2:
+    """The private detail ``aau-byo-agent-private-detail/2.0``: never publish without review."""
+
+    private_receipt_version: str
+    suite_id: str
+    results: tuple[PrivateRowV2, ...]
+    warning: str

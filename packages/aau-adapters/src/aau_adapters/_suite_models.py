@@ -1,0 +1,122 @@
+"""Suite documents as models: ``aau-byo-agent-suite/1.0`` (schema ``suite``) and ``/2.0``
+(``suite-v2``), with their cases, ``expected`` objects, expected calls and match rules.
+
+Suites are open at every level (unknown keys are kept and hashed), so the open objects carry an
+``extra`` field (``_converter.open_extra``); ``description`` and ``human_authority`` may hold any
+JSON value, ``null`` included, so they default to ``ABSENT``. Structure a suite with
+``_documents.structure_document`` (schema first); ``_suite.suite_from_document`` does, and keeps
+the model as ``Suite.model``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ._converter import ABSENT, open_extra
+
+
+@attrs.frozen(kw_only=True)
+class Sharing:
+    """A suite's sharing attestation (``$defs/sharing``): a public or synthetic
+    ``classification``, human review done, and every sensitive-content flag false."""
+
+    classification: str
+    human_review_complete: bool
+    contains_personally_identifiable_information: bool
+    contains_procurement_sensitive_information: bool
+    contains_controlled_unclassified_information: bool
+    contains_classified_information: bool
+    contains_secrets_or_credentials: bool
+    extra: dict[str, Any] = open_extra()
+
+
+@attrs.frozen(kw_only=True)
+class ExpectedV1:
+    """A suite 1.0 case's ``expected``: the exact ``outcome`` string (other keys kept)."""
+
+    outcome: str
+    extra: dict[str, Any] = open_extra()
+
+
+@attrs.frozen(kw_only=True)
+class ExpectedCall:
+    """One expected call (suite 2.0 ``$defs/expected_call``): the function ``name`` and, per
+    argument, the non-empty list of acceptable values."""
+
+    name: str
+    arguments: dict[str, list[Any]]
+
+
+@attrs.frozen(kw_only=True)
+class ToolCallMatchRules:
+    """How a case's calls are matched (suite 2.0 ``$defs/tool_call_match``): ``mode`` (default
+    ``strict``), per-tool per-argument ``matchers``, and ``functions`` (open definitions, kept as
+    written); ``None`` = not given. docs/tool-calls.md."""
+
+    mode: str | None = None
+    matchers: dict[str, dict[str, Any]] | None = None
+    functions: tuple[dict[str, Any], ...] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ExpectedV2:
+    """A suite 2.0 case's ``expected``: an ``outcome``, ``tool_calls``, or both, and the
+    ``tool_call_match`` rules (other keys kept); ``None`` = not given."""
+
+    outcome: str | None = None
+    tool_calls: tuple[ExpectedCall, ...] | None = None
+    tool_call_match: ToolCallMatchRules | None = None
+    extra: dict[str, Any] = open_extra()
+
+
+@attrs.frozen(kw_only=True)
+class CaseDocumentV1:
+    """One case of a suite 1.0: ``scenario_id``, the ``input`` sent to the agent, what is
+    ``expected`` (never sent), and ``forbidden_actions`` (``None`` = not given)."""
+
+    scenario_id: str
+    input: dict[str, Any]
+    expected: ExpectedV1
+    forbidden_actions: tuple[str, ...] | None = None
+    extra: dict[str, Any] = open_extra()
+
+
+@attrs.frozen(kw_only=True)
+class CaseDocumentV2:
+    """One case of a suite 2.0 (as ``CaseDocumentV1``, with an ``ExpectedV2``)."""
+
+    scenario_id: str
+    input: dict[str, Any]
+    expected: ExpectedV2
+    forbidden_actions: tuple[str, ...] | None = None
+    extra: dict[str, Any] = open_extra()
+
+
+@attrs.frozen(kw_only=True)
+class SuiteDocumentV1:
+    """A suite ``aau-byo-agent-suite/1.0``: version, id, sharing attestation and cases;
+    ``description`` and ``human_authority`` are any JSON value (``ABSENT`` = not given)."""
+
+    suite_version: str
+    suite_id: str
+    sharing: Sharing
+    cases: tuple[CaseDocumentV1, ...]
+    description: Any = ABSENT
+    human_authority: Any = ABSENT
+    extra: dict[str, Any] = open_extra()
+
+
+@attrs.frozen(kw_only=True)
+class SuiteDocumentV2:
+    """A suite ``aau-byo-agent-suite/2.0`` (as ``SuiteDocumentV1``, with ``CaseDocumentV2``
+    cases)."""
+
+    suite_version: str
+    suite_id: str
+    sharing: Sharing
+    cases: tuple[CaseDocumentV2, ...]
+    description: Any = ABSENT
+    human_authority: Any = ABSENT
+    extra: dict[str, Any] = open_extra()

@@ -1,0 +1,100 @@
+"""``run_evaluation``: ``aau evaluate`` driven from Python (no CLI), with the mock adapter and the
+example command agent; the receipt model validates, and the files hold exactly its document."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import aau_adapters
+import aau_schemas
+import pytest
+from aau_adapters import (
+    FailUnder,
+    MockAdapter,
+    PrivateReceiptV2,
+    PublicReceiptV1,
+    PublicReceiptV2,
+    choose_adapter,
+    load_suite,
+    run_evaluation,
+    structure_document,
+    unstructure_document,
+)
+from aau_core import UsageError, render_json
+
+REPO = Path(__file__).resolve().parents[3]
+SUITE = REPO / "examples" / "suites" / "public-service-routing.json"
+TOOL_SUITE = REPO / "examples" / "suites" / "library-desk-tool-calls.json"
+AGENT = shlex.join([sys.executable, str(REPO / "examples" / "agents" / "command_agent.py")])
+
+
+def test_mock_adapter_from_python(tmp_path):
+    out, private_out = tmp_path / "r.json", tmp_path / "p.json"
+    result = run_evaluation(str(TOOL_SUITE), MockAdapter(), repeats=2, out=str(out),
+                            private_out=str(private_out), store="none",
+                            fail_under=[FailUnder("tool_calls_match_rate", 1.0)])
+    assert isinstance(result.receipt, PublicReceiptV2)
+    assert isinstance(result.private, PrivateReceiptV2)
+    aau_schemas.validate("receipt-v2", unstructure_document(result.receipt))
+    aau_schemas.validate("private-receipt-v2", result.private_document)
+    assert out.read_text(encoding="utf-8") == render_json(result.document)
+    assert structure_document("receipt-v2", json.loads(out.read_text())) == result.receipt
+    assert result.receipt.repeats == 2 and result.receipt.adapter_kind == "mock"
+    assert len(result.receipt.results) == 2 * len(load_suite(TOOL_SUITE).cases)
+    assert result.receipt.metrics.tool_calls_match_rate == 1.0
+    assert result.passed and [v.metric for v in result.verdicts] == ["tool_calls_match_rate"]
+    assert not Path(str(out) + ".checkpoint.jsonl").exists()
+
+
+def test_command_agent_from_python_both_formats(tmp_path):
+    factory = choose_adapter(command=AGENT, timeout=30.0)
+    binding = aau_adapters.binding_adapter(command=AGENT, endpoint=None)
+    v2 = run_evaluation(load_suite(SUITE), factory, out=str(tmp_path / "v2.json"),
+                        adapter_binding=binding, store="none", concurrency=2,
+                        fail_under=[FailUnder("exact_rate", 1.01)])
+    assert v2.receipt.adapter_kind == "command" and v2.receipt.provenance.adapter.argv0
+    assert v2.receipt.metrics.exact_rate == 0.875  # the example agent gets 7 of the 8 cases
+    assert not v2.passed and v2.verdicts[0].value == 0.875
+    v1 = run_evaluation(str(SUITE), factory, format="aau-1.0", adapter_binding=binding,
+                        store="none")
+    assert isinstance(v1.receipt, PublicReceiptV1) and v1.out is None
+    aau_schemas.validate("receipt-v1", v1.document)
+    assert v1.ensure_ascii and v1.receipt.suite_sha256 == v2.receipt.suite_sha256
+    assert [r.exact for r in v1.receipt.results] == [r.exact for r in v2.receipt.results]
+
+
+def test_usage_errors_are_raised_before_anything_runs(tmp_path):
+    with pytest.raises(UsageError, match="one repeat only"):
+        run_evaluation(str(SUITE), MockAdapter(), format="aau-1.0", repeats=2, store="none")
+    with pytest.raises(UsageError, match="cannot hold a aau-byo-agent-suite/2.0 suite"):
+        run_evaluation(str(TOOL_SUITE), MockAdapter(), format="aau-1.0", store="none")
+    with pytest.raises(ValueError, match="adapter_binding"):
+        run_evaluation(str(SUITE), choose_adapter(mock=True), out=str(tmp_path / "r.json"),
+                       store="none")
+    with pytest.raises(ValueError, match="format"):
+        run_evaluation(str(SUITE), MockAdapter(), format="v3", store="none")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_progress_sees_every_unit():
+    seen: list[bool] = []
+
+    class Bar:
+        def __init__(self, label, total, completed):
+            self.args = (label, total, completed)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def advance(self, failed):
+            seen.append(failed)
+
+    result = run_evaluation(str(SUITE), MockAdapter(), repeats=3, store="none", progress=Bar)
+    assert len(seen) == len(result.run.units) == 3 * len(load_suite(SUITE).cases)
+    assert not any(seen)

@@ -27,7 +27,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._converter": ("ABSENT", "converter"),
     "._documents": ("structure_document", "unstructure_document"),
     "._endpoint_adapter": ("EndpointAdapter", "check_url"),
-    "._evaluate": ("evaluate",),
+    "._suite_run": ("evaluate",),
     "._evaluation": ("EvaluationResult", "binding_adapter", "run_evaluation"),
     "._failure_codes": ("legacy_failure_code",),
     "._import_bfcl": (

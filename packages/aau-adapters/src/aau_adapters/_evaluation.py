@@ -5,7 +5,7 @@ The workflow, in order (the click command in ``_cli`` only parses flags, calls t
 format and output checks, the run store choice, the checkpoint (``OUT.checkpoint.jsonl`` beside
 ``out``, locked), the executor, loading the suite, the suite checks the format and bars need,
 opening the checkpoint, building the adapter, running every (scenario, repeat) unit
-(``_evaluate.evaluate``), building the receipt models (``_receipt``), validating their documents
+(``_suite_run.evaluate``), building the receipt models (``_receipt``), validating their documents
 against their schemas, writing them atomically, removing the checkpoint, and recording the run
 in the run store (a store failure only warns). Error messages name the ``aau evaluate`` options
 they concern (``--out``, ``--resume``, ...), since that is where most users meet them.
@@ -231,8 +231,8 @@ def run_evaluation(
         write_outputs,
     )
 
-    from ._evaluate import evaluate
     from ._receipt import private_receipt_v1, private_receipt_v2, receipt_v1, receipt_v2
+    from ._suite_run import evaluate
 
     if format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")

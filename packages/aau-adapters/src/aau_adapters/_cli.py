@@ -162,7 +162,7 @@ def evaluate_binding(loaded: Any, *, command: str | None, endpoint: str | None, 
     private detail is kept). Concurrency and executor are not bound: a resume may change them."""
     import hashlib
 
-    from aau_core import canonical_json
+    from aau_core import checkpoint_json
 
     if command is not None:
         adapter = {"kind": "command",
@@ -175,7 +175,7 @@ def evaluate_binding(loaded: Any, *, command: str | None, endpoint: str | None, 
     try:
         digest = loaded.suite_digest()
     except Exception:  # noqa: BLE001 - a 1.x suite that cannot be canonicalised: hash its JSON
-        digest = "sha256:" + hashlib.sha256(canonical_json(loaded.doc).encode()).hexdigest()
+        digest = "sha256:" + hashlib.sha256(checkpoint_json(loaded.doc).encode()).hexdigest()
     return {"suite_digest": digest, "adapter": adapter,
             "config": {"repeats": repeats, "timeout_s": timeout, "format": fmt,
                        "private": private}}

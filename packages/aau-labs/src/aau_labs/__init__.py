@@ -10,7 +10,7 @@ from it and names load on first use.
 
 from __future__ import annotations
 
-from aau_core import lazy_exports
+from aau_core._lazy import lazy_exports
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "._crew": (

@@ -478,13 +478,13 @@ def result_to_json(res: ScenarioResult) -> dict[str, Any]:
     Raises:
         TypeError / ValueError: ``detail`` or a value is not plain, finite JSON.
     """
-    from ._checkpoint import canonical_json
+    from ._checkpoint import checkpoint_json
 
     doc = {"scenario_id": res.scenario_id, "repeat": res.repeat,
            "metrics": {m: float(v) if isinstance(v, bool) else v for m, v in res.metrics.items()},
            "cost_usd": res.cost_usd, "latency_s": res.latency_s,
            "n_api_calls": res.n_api_calls, "detail": res.detail}
-    canonical_json(doc)  # fail here, in the unit, not when recording it
+    checkpoint_json(doc)  # fail here, in the unit, not when recording it
     return doc
 
 
@@ -499,12 +499,12 @@ def result_from_json(doc: Mapping[str, Any]) -> ScenarioResult:
 def _scenarios_digest(scenarios: Sequence[Any]) -> str:
     import hashlib
 
-    from ._checkpoint import canonical_json
+    from ._checkpoint import checkpoint_json
 
     try:
-        text = canonical_json(list(scenarios))
+        text = checkpoint_json(list(scenarios))
     except (TypeError, ValueError):
-        text = canonical_json([_scenario_id(sc, i) for i, sc in enumerate(scenarios)])
+        text = checkpoint_json([_scenario_id(sc, i) for i, sc in enumerate(scenarios)])
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import aau_schemas
 import pytest
-from aau_core import MAX_LISTED_VIOLATIONS, InvalidDocumentError, check_document
+from aau_core import InvalidDocumentError, check_document
+from aau_core._errors import MAX_LISTED_VIOLATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = ROOT / "examples" / "labs"

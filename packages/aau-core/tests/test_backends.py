@@ -592,8 +592,7 @@ def test_text_tool_calls_off_and_without_tools_leave_the_text(server, monkeypatc
 
 def test_text_tool_calls_strictness():
     """Prose with JSON in it, malformed markup and structured calls are left as they are."""
-    from aau_core import with_text_tool_calls
-    from aau_core._agents._openai_compat import ModelResponse, Usage
+    from aau_core._agents._openai_compat import ModelResponse, Usage, with_text_tool_calls
 
     def reply(text, *extra, stop="stop"):
         return ModelResponse([Block(type="text", text=text), *extra], stop, Usage())

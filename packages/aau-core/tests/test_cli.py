@@ -243,7 +243,7 @@ def test_schema_validate_kind_help_points_at_schema_list(capsys):
 def test_lazy_exports_load_on_first_use_and_name_missing_distributions():
     import types
 
-    from aau_core import lazy_exports
+    from aau_core._lazy import lazy_exports
 
     module = types.ModuleType("aau_fake_pkg")
     sys.modules["aau_fake_pkg"] = module

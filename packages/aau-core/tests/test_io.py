@@ -12,11 +12,11 @@ from aau_core import (
     atomic_write_json,
     atomic_write_text,
     check_outputs,
-    check_writable,
     json_content,
     render_json,
     write_outputs,
 )
+from aau_core._files._writing import check_writable
 
 
 def test_render_json_is_sorted_indented_with_newline():

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from aau_core import (
-    INTOTO_STATEMENT_TYPE,
     InputError,
     OutputError,
     build_manifest,
@@ -21,6 +20,7 @@ from aau_core import (
     verify_manifest_dir,
     write_pack,
 )
+from aau_core._files._manifest import INTOTO_STATEMENT_TYPE
 
 FILES = {"README.md": b"# pack\n", "data/a.json": b'{"a": 1}\n', "b.txt": b"\xff\x00bytes"}
 

@@ -12,7 +12,6 @@ import aau_schemas
 import attrs
 import pytest
 from aau_core import (
-    AGGREGATE_VERSION,
     EvalAggregate,
     MetricError,
     ScenarioResult,
@@ -21,6 +20,7 @@ from aau_core import (
     render_report,
     run_eval,
 )
+from aau_core._run._runner import AGGREGATE_VERSION
 
 SCENARIOS = [f"s-{i:02d}" for i in range(12)]
 

@@ -7,17 +7,14 @@ import itertools
 import pytest
 from aau_core import (
     ToolCallFormatError,
-    call_mismatches,
     calls_from_bfcl,
     check_expected_calls,
-    check_matchers,
     example_calls,
-    functions_by_name,
     match_tool_calls,
     normalize_tool_calls,
-    standardize_string,
-    value_matches,
 )
+from aau_core._tool_calls._expected import check_matchers, functions_by_name
+from aau_core._tool_calls._matching import call_mismatches, standardize_string, value_matches
 
 JUNK = [None, "x", 5, 2.5, True, [], {}, [None], ["x"], [{}], [{"arguments": {}}],
         [{"name": "f", "arguments": []}], [{"name": "f", "arguments": "{}"}],

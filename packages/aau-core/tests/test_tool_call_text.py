@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from aau_core import NO_TOOL_CALL_NOTE as NO_CALL_NOTE
 from aau_core import parse_tool_call_reply as parse_reply
 from aau_core import parse_tool_call_text as parse_text
+from aau_core._tool_calls._text import NO_TOOL_CALL_NOTE as NO_CALL_NOTE
 
 FACT = {"name": "math_factorial", "arguments": {"number": 5}}
 PLAY_A = {"name": "spotify_play", "arguments": {"artist": "Taylor Swift", "duration": 20}}

@@ -11,15 +11,17 @@ from typing import Any
 
 import pytest
 from aau_core import (
-    TOOL_CALL_MODES,
     ToolCallFormatError,
-    call_mismatches,
     calls_from_bfcl,
     check_expected_calls,
-    check_matchers,
     example_calls,
     match_tool_calls,
     normalize_tool_calls,
+)
+from aau_core._tool_calls._expected import check_matchers
+from aau_core._tool_calls._matching import (
+    TOOL_CALL_MODES,
+    call_mismatches,
     standardize_string,
     value_matches,
 )

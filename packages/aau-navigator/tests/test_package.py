@@ -23,7 +23,9 @@ PLUGINS = {
 
 
 def test_lazy_exports_resolve() -> None:
-    assert sorted(aau_navigator.__all__) == sorted(aau_navigator._EXPORTS)
+    assert aau_navigator.__all__ == sorted(
+        name for names in aau_navigator._EXPORTS.values() for name in names)
+    assert len(aau_navigator.__all__) == 39
     for name in aau_navigator.__all__:
         assert name in dir(aau_navigator)
         assert getattr(aau_navigator, name) is not None

@@ -17,7 +17,7 @@ import httpx.
 
 from __future__ import annotations
 
-from aau_core import lazy_exports
+from aau_core._lazy import lazy_exports
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "._adapter": ("Adapter", "AdapterAnswer"),

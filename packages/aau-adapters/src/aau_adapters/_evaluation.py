@@ -116,12 +116,12 @@ def binding_adapter(*, command: str | None, endpoint: str | None) -> dict[str, s
 
 def _binding(loaded: Suite, adapter: Mapping[str, str], *, repeats: int, timeout: float,
              fmt: str, private: bool) -> dict[str, Any]:
-    from aau_core import canonical_json
+    from aau_core import checkpoint_json
 
     try:
         digest = loaded.suite_digest()
     except Exception:  # noqa: BLE001 - a 1.x suite that cannot be canonicalised: hash its JSON
-        digest = "sha256:" + hashlib.sha256(canonical_json(loaded.doc).encode()).hexdigest()
+        digest = "sha256:" + hashlib.sha256(checkpoint_json(loaded.doc).encode()).hexdigest()
     return {"suite_digest": digest, "adapter": dict(adapter),
             "config": {"repeats": repeats, "timeout_s": timeout, "format": fmt,
                        "private": private}}

@@ -10,7 +10,7 @@ Public API::
     build_report(study, answer_key, sessions, agent_receipt=None) -> (report, HumanMetrics)
     summarize_responses(case_ids, outcomes, answers, sessions) -> (HumanMetrics, [ScenarioSummary])
     Response, HumanMetrics, ScenarioSummary
-    check_study / check_answer_key / check_session / check_agent_receipt / check_report
+    check_study / check_answer_key / check_session / check_agent_receipt / check_baseline_report
     ABSTAIN
     baseline_group (the click group behind `aau baseline`)
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aau_core import lazy_exports
+from aau_core._lazy import lazy_exports
 
 # Names load on first use (PEP 562), so `aau --help` stays fast.
 _EXPORTS = {
@@ -35,7 +35,7 @@ _EXPORTS = {
     "write_pack": "._prepare",
     "check_agent_receipt": "._documents",
     "check_answer_key": "._documents",
-    "check_report": "._documents",
+    "check_baseline_report": "._documents",
     "check_session": "._documents",
     "check_study": "._documents",
     "read_pack": "._pack",
@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from ._documents import (
         check_agent_receipt,
         check_answer_key,
-        check_report,
+        check_baseline_report,
         check_session,
         check_study,
     )
@@ -75,7 +75,7 @@ __all__ = [
     "build_study",
     "check_agent_receipt",
     "check_answer_key",
-    "check_report",
+    "check_baseline_report",
     "check_session",
     "check_study",
     "pack_files",

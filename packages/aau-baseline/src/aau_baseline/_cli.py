@@ -106,7 +106,7 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
         REPORT_KIND,
         SESSION_KIND,
         check_agent_receipt,
-        check_report,
+        check_baseline_report,
         check_schema,
         check_session,
         load,
@@ -140,7 +140,7 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
         receipt = check_agent_receipt(load_receipt(agent_receipt), study,
                                       str(agent_receipt))
     report, metrics = build_report(study, checked.answer_key, docs, receipt)
-    check_report(check_schema(REPORT_KIND, report, "<report>"), "<report>")
+    check_baseline_report(check_schema(REPORT_KIND, report, "<report>"), "<report>")
     atomic_write_json(out, report, ensure_ascii=True, force=force)
     m = report["metrics"]
     low, high = m["outcome_exact_wilson_95"]
@@ -205,7 +205,7 @@ def _validate(path: Path, study_path: Path | None) -> tuple[str, list[str], dict
         REPORT_KIND,
         SESSION_KIND,
         STUDY_KIND,
-        check_report,
+        check_baseline_report,
         check_schema,
         check_session,
         check_study,
@@ -230,7 +230,7 @@ def _validate(path: Path, study_path: Path | None) -> tuple[str, list[str], dict
         raise UsageError(f"{path}: a session is validated against its study: add --study FILE")
     try:
         if kind == REPORT_KIND:
-            check_report(check_schema(kind, doc, str(path)), str(path))
+            check_baseline_report(check_schema(kind, doc, str(path)), str(path))
         else:
             assert study_path is not None
             study = check_study(load(STUDY_KIND, study_path), str(study_path))

@@ -218,8 +218,20 @@ def check_agent_receipt(receipt: dict[str, Any], study: dict[str, Any],
     return receipt
 
 
-def check_report(report: dict[str, Any], source: str) -> dict[str, Any]:
-    """The report's internal arithmetic (what can be checked without the sessions)."""
+def check_baseline_report(report: dict[str, Any], source: str) -> dict[str, Any]:
+    """Check a human-baseline report's internal arithmetic (what can be checked without the
+    sessions). Not ``aau_labs.check_report``, which scores an agent's report for fidelity.
+
+    Args:
+        report: a schema-valid ``human-baseline-report`` document.
+        source: its file name, for error lines.
+
+    Returns:
+        ``report`` itself.
+
+    Raises:
+        aau_core.InvalidDocumentError: every rule broken, as ``source: $.path: message``.
+    """
     problems = []
     m, src, rows = report["metrics"], report["source"], report["per_scenario"]
     low, high = m["outcome_exact_wilson_95"]

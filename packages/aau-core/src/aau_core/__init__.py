@@ -1,302 +1,209 @@
 """aau-core: the ``aau`` command root, execution layer, statistics, shared errors and file helpers.
 
+Every public name is listed once, in ``_EXPORTS`` below (module -> names, grouped by
+subpackage); ``__all__`` is derived from it and names load on first use (PEP 562), so ``aau``
+start-up imports only what a command needs. Each subpackage's docstring says what lives there.
+The list below and the ``TYPE_CHECKING`` imports are written by hand for readers and type
+checkers; ``packages/aau-core/tests/test_public_api.py`` fails when either names other names than the table.
+
 Public API::
 
-    errors      AauError, UsageError, InputError, InvalidDocumentError, OutputError, BarNotMetError, Interrupted,
-                EXIT_OK, EXIT_BAR_NOT_MET, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL
-    files       loads_strict, read_json_file, check_document (schema check, one error per line), render_json, atomic_write_text, atomic_write_json,
-                check_writable, check_parent, check_outputs, write_outputs, json_content
-                (a command with several outputs: check_outputs before any work, write_outputs
-                stages them all, then renames)
-    receipts    check_receipt_consistency, receipt_metrics, receipt_pass_hat_k,
-                receipt_failure_code_counts, receipt_rows_by_scenario, RECEIPT_RATE_METRICS,
-                RECEIPT_TOOL_CALLS_METRIC (what a receipt's schema cannot say: rows vs
-                repeats, duplicate rows, scenario_count, metrics and failure codes recomputed)
-    terminal    terminal_text(text) (C0/C1 controls but \n/\t, ESC, BEL and bidi overrides shown
-                as visible escapes), terminal_safe_streams(), TerminalSafeStream (aau_core.run
-                applies them to every command's stdout and stderr)
-    packs       safe_slug, check_relative_path, check_relative_name, build_manifest,
-                verify_manifest_dir, write_pack, check_pack_output, intoto_statement,
-                INTOTO_STATEMENT_TYPE
-                (one manifest/pack layer for every pack family)
-    execution   run_units
-    checkpoints open_checkpoint, read_checkpoint, Checkpoint, checkpoint_writer, binding_sha256,
-                canonical_json, CHECKPOINT_VERSION (resumable runs: append-only JSONL of finished units)
-    ray         ray_executor (run_units on Ray tasks; needs the extra aau-core[ray])
-    progress    DelayedProgress (the progress bar of long runs: rate, ETA, cost; quiet)
-    runner      run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
-                default_provenance, AGGREGATE_VERSION, CI_METHODS
-    report      render_report
-    junit       JUnitCase, JUnitSuite, render_junit
-    markdown    markdown_table
-    reports     load_report_document, DocumentReport, ScenarioRecord, report_junit,
-                report_markdown, report_json (what `aau report` renders),
-                render_html_report (`aau report --html`: one self-contained page)
-    run store   record_run, record_run_or_warn, record_file_or_warn (a failure warns),
-                store_choice (--store/--no-store checked before a run), store_options (those
-                two click options), RunStore, RunSummary,
-                StoredScenario, resolve_store, compare_runs, RunComparison, MetricDelta, RUN_STORE_SCHEMA_VERSION
-                (`aau runs`, `aau view`: every run in one SQLite file)
-    statistics  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, bootstrap_cis,
-                compat_bootstrap_ci, clustered_stderr, fleiss_kappa, Z95
-    provenance  package_version, python_version, platform_string, utc_timestamp
-    trace gates HarnessEvaluator, HarnessResult, harness_row_to_eval_case, TraceError, schema_hash,
-                import_harness_dir, EvalSuite, EvalSuiteResult, EvalCase, EvalResult, EvalReport,
-                EVAL_REPORT_VERSION
-    cli         cli (the click group), run(argv) -> exit code, PluginGroup
-    tool calls  match_tool_calls, ToolCallMatch, ToolCallFormatError, call_mismatches,
-                value_matches, standardize_string, normalize_tool_calls, check_expected_calls,
-                check_matchers, check_functions, functions_by_name, calls_from_bfcl, example_calls,
-                tool_call_contradictions, TOOL_CALL_MODES, TOOL_CALL_MATCHERS
-    text calls  parse_tool_call_text, parse_tool_call_reply, ParsedReply, NO_TOOL_CALL_NOTE
-                (strict reading of calls a model writes as text: fences, tags, bare JSON),
-                with_text_tool_calls, TEXT_TOOL_CALL_MODES (the OpenAI-compatible backend's
-                text_tool_calls="auto"|"off")
+    errors:      AauError, UsageError, InputError, InvalidDocumentError, OutputError,
+                 BarNotMetError, Interrupted,
+                 EXIT_OK, EXIT_BAR_NOT_MET, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED
+    files:       loads_strict, read_json_file, check_document,
+                 render_json, atomic_write_text, atomic_write_json, json_content,
+                 check_parent, check_outputs, write_outputs,
+                 build_manifest, verify_manifest_dir, write_pack, check_pack_output,
+                 intoto_statement, safe_slug, check_relative_path, check_relative_name,
+                 terminal_text
+    run:         run_units, ray_executor,
+                 open_checkpoint, read_checkpoint, Checkpoint, checkpoint_writer,
+                 checkpoint_json,
+                 run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
+                 wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, compat_bootstrap_ci,
+                 clustered_stderr, fleiss_kappa,
+                 DelayedProgress,
+                 snapshot, package_version, python_version, platform_string, utc_timestamp,
+                 ProviderUnavailable, provider_error_rate, check_results_are_measurements
+    agents:      run_tool_agent, AgentRun, Block, MockUsage, Backend, make_backend,
+                 BackendError, ProviderError, MissingExtraError,
+                 CostTracker, register_pricing, register_pricing_file
+    tool calls:  ToolCallFormatError, check_expected_calls, check_functions,
+                 tool_call_contradictions, calls_from_bfcl, example_calls,
+                 match_tool_calls, ToolCallMatch, normalize_tool_calls,
+                 parse_tool_call_text, parse_tool_call_reply, ParsedReply
+    reports:     check_receipt_consistency, receipt_metrics, receipt_pass_hat_k,
+                 receipt_failure_code_counts, receipt_rows_by_scenario,
+                 RECEIPT_RATE_METRICS, RECEIPT_TOOL_CALLS_METRIC,
+                 render_report, JUnitCase, JUnitSuite, render_junit, markdown_table,
+                 load_report_document, render_html_report
+    run store:   RunStore, RunSummary, record_run, record_run_or_warn, store_choice,
+                 store_options, compare_runs, RunComparison
+    trace gates: HarnessEvaluator, HarnessResult, harness_row_to_eval_case,
+                 EvalSuite, EvalSuiteResult, EvalCase, EvalResult, EvalReport,
+                 TraceError, schema_hash, import_harness_dir
+    cli:         cli, run
+
+Internal to the monorepo (not public, may change): ``aau_core._lazy.lazy_exports``, which every
+aau package's ``__init__`` uses for its own table, and every name of a private module that is
+not listed above.
 """
+
+# ruff: noqa: F401 - the TYPE_CHECKING imports re-export; test_public_api keeps them = _EXPORTS
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_exports
+from ._lazy import lazy_exports as _lazy_exports
 
-# Names load on first use (PEP 562): `aau` start-up imports only what a command needs.
-_EXPORTS = {
-    "lazy_exports": "._lazy",
-    "make_document_converter": "._files._converter",
-    "optional_field": "._files._converter",
-    "structure_document": "._files._converter",
-    "EVAL_REPORT_VERSION": "._traces._eval_report",
-    "EvalCase": "._traces._eval_report",
-    "EvalReport": "._traces._eval_report",
-    "EvalResult": "._traces._eval_report",
-    "EvalSuite": "._traces._eval_suite",
-    "EvalSuiteResult": "._traces._eval_suite",
-    "HarnessEvaluator": "._traces._harness_eval",
-    "HarnessResult": "._traces._harness_eval",
-    "harness_row_to_eval_case": "._traces._harness_eval",
-    "TraceError": "._traces._trace",
-    "schema_hash": "._traces._trace",
-    "import_harness_dir": "._traces._harness_import",
-    "AGGREGATE_VERSION": "._run._runner",
-    "AauError": "._errors",
-    "AgentRun": "._agents._loop",
-    "AnthropicBackend": "._agents._anthropic",
-    "Backend": "._agents._loop",
-    "BackendConfigError": "._agents._backend_errors",
-    "BackendError": "._agents._backend_errors",
-    "BarNotMetError": "._errors",
-    "Block": "._agents._loop",
-    "CI_METHODS": "._run._runner",
-    "CostTracker": "._agents._cost",
-    "EXIT_BAR_NOT_MET": "._errors",
-    "EXIT_INTERNAL": "._errors",
-    "EXIT_INTERRUPTED": "._errors",
-    "EXIT_OK": "._errors",
-    "EXIT_USAGE": "._errors",
-    "EvalAggregate": "._run._runner",
-    "FLOATING_MARKERS": "._run._provenance",
-    "InputError": "._errors",
-    "Interrupted": "._errors",
-    "InvalidDocumentError": "._errors",
-    "MAX_LISTED_VIOLATIONS": "._errors",
-    "check_document": "._files._document_check",
-    "DocumentReport": "._reports._scenarios",
-    "JUnitCase": "._reports._junit",
-    "JUnitSuite": "._reports._junit",
-    "MetricError": "._run._runner",
-    "MissingCredentialError": "._agents._backend_errors",
-    "MissingExtraError": "._agents._backend_errors",
-    "MockUsage": "._agents._loop",
-    "ModelPrice": "._agents._cost",
-    "ModelResponse": "._agents._openai_compat",
-    "NO_SUBMISSION_ERROR": "._agents._loop",
-    "OpenAICompatBackend": "._agents._openai_compat",
-    "OutputError": "._errors",
-    "PROVIDERS": "._agents._backends",
-    "PluginGroup": "._cli._group",
-    "PricingError": "._agents._cost",
-    "ProviderError": "._agents._backend_errors",
-    "ProviderSpec": "._agents._openai_compat",
-    "TEXT_TOOL_CALL_MODES": "._agents._openai_compat",
-    "with_text_tool_calls": "._agents._openai_compat",
-    "NO_TOOL_CALL_NOTE": "._tool_calls._text",
-    "ParsedReply": "._tool_calls._text",
-    "parse_tool_call_reply": "._tool_calls._text",
-    "parse_tool_call_text": "._tool_calls._text",
-    "ProviderUnavailable": "._run._guards",
-    "ScenarioRecord": "._reports._scenarios",
-    "ScenarioResult": "._run._runner",
-    "StreamingRequiredError": "._agents._backend_errors",
-    "TRANSPORT_ERROR_PATTERN": "._run._guards",
-    "UnknownBackendError": "._agents._backend_errors",
-    "UnknownModelPricingError": "._agents._cost",
-    "UsageError": "._errors",
-    "Z95": "._run._statistics",
-    "active_backend": "._run._provenance",
-    "aggregate_results": "._run._runner",
-    "atomic_write_json": "._files._writing",
-    "atomic_write_text": "._files._writing",
-    "backend_kinds": "._agents._backends",
-    "base_url_env": "._agents._backends",
-    "bootstrap_ci": "._run._statistics",
-    "bootstrap_cis": "._run._statistics",
-    "check_results_are_measurements": "._run._guards",
-    "check_outputs": "._files._writing",
-    "check_parent": "._files._writing",
-    "check_receipt_consistency": "._reports._receipt_consistency",
-    "RECEIPT_RATE_METRICS": "._reports._receipt_consistency",
-    "RECEIPT_TOOL_CALLS_METRIC": "._reports._receipt_consistency",
-    "receipt_failure_code_counts": "._reports._receipt_consistency",
-    "receipt_metrics": "._reports._receipt_consistency",
-    "receipt_pass_hat_k": "._reports._receipt_consistency",
-    "receipt_rows_by_scenario": "._reports._receipt_consistency",
-    "check_writable": "._files._writing",
-    "json_content": "._files._writing",
-    "write_outputs": "._files._writing",
-    "cli": "._cli._group",
-    "clustered_stderr": "._run._statistics",
-    "compat_bootstrap_ci": "._run._statistics",
-    "fleiss_kappa": "._run._statistics",
-    "default_provenance": "._run._runner",
-    "harness_version": "._run._provenance",
-    "is_floating": "._run._provenance",
-    "is_transport_error": "._run._guards",
-    "load_report_document": "._reports._scenarios",
-    "loads_strict": "._files._strict_json",
-    "report_json": "._reports._formats",
-    "report_junit": "._reports._formats",
-    "report_markdown": "._reports._formats",
-    "render_html_report": "._reports._html",
-    "record_run": "._store._run_store",
-    "record_run_or_warn": "._store._run_store",
-    "record_file_or_warn": "._store._run_store",
-    "store_choice": "._store._run_store",
-    "store_options": "._store._options",
-    "RunStore": "._store._run_store",
-    "RunSummary": "._store._run_store",
-    "StoredScenario": "._store._run_store",
-    "resolve_store": "._store._run_store",
-    "RUN_STORE_SCHEMA_VERSION": "._store._run_store",
-    "compare_runs": "._store._compare",
-    "RunComparison": "._store._compare",
-    "MetricDelta": "._store._compare",
-    "make_backend": "._agents._backends",
-    "markdown_table": "._reports._markdown_table",
-    "package_version": "._run._provenance",
-    "pass_at_k": "._run._statistics",
-    "pass_hat_k": "._run._statistics",
-    "platform_string": "._run._provenance",
-    "price_for": "._agents._cost",
-    "pricing_table": "._agents._cost",
-    "provider_error_rate": "._run._guards",
-    "python_version": "._run._provenance",
-    "read_json_file": "._files._strict_json",
-    "register_backend": "._run._provenance",
-    "register_pricing": "._agents._cost",
-    "register_pricing_file": "._agents._cost",
-    "render_json": "._files._writing",
-    "render_junit": "._reports._junit",
-    "render_report": "._reports._aggregate_markdown",
-    "run": "._cli._group",
-    "run_eval": "._run._runner",
-    "run_tool_agent": "._agents._loop",
-    "run_units": "._run._execution",
-    "open_checkpoint": "._run._checkpoint",
-    "checkpoint_writer": "._run._checkpoint",
-    "read_checkpoint": "._run._checkpoint",
-    "Checkpoint": "._run._checkpoint",
-    "binding_sha256": "._run._checkpoint",
-    "canonical_json": "._run._checkpoint",
-    "CHECKPOINT_VERSION": "._run._checkpoint",
-    "ray_executor": "._run._ray_executor",
-    "DelayedProgress": "._run._progress",
-    "shipped_pricing": "._agents._cost",
-    "snapshot": "._run._provenance",
-    "turn_limit_error": "._agents._loop",
-    "utc_timestamp": "._run._provenance",
-    "wilson_interval": "._run._statistics",
-    "TOOL_CALL_MATCHERS": "._tool_calls._matching",
-    "TOOL_CALL_MODES": "._tool_calls._matching",
-    "ToolCallFormatError": "._tool_calls._matching",
-    "ToolCallMatch": "._tool_calls._matching",
-    "call_mismatches": "._tool_calls._matching",
-    "calls_from_bfcl": "._tool_calls._matching",
-    "check_expected_calls": "._tool_calls._matching",
-    "check_functions": "._tool_calls._matching",
-    "check_matchers": "._tool_calls._matching",
-    "example_calls": "._tool_calls._matching",
-    "functions_by_name": "._tool_calls._matching",
-    "match_tool_calls": "._tool_calls._matching",
-    "normalize_tool_calls": "._tool_calls._matching",
-    "standardize_string": "._tool_calls._matching",
-    "tool_call_contradictions": "._tool_calls._matching",
-    "value_matches": "._tool_calls._matching",
-    "INTOTO_STATEMENT_TYPE": "._files._manifest",
-    "build_manifest": "._files._manifest",
-    "check_pack_output": "._files._manifest",
-    "intoto_statement": "._files._manifest",
-    "verify_manifest_dir": "._files._manifest",
-    "write_pack": "._files._manifest",
-    "check_relative_name": "._files._safe_path",
-    "TerminalSafeStream": "._files._terminal",
-    "terminal_safe_streams": "._files._terminal",
-    "terminal_text": "._files._terminal",
-    "check_relative_path": "._files._safe_path",
-    "safe_slug": "._files._safe_path",
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    # errors and exit codes
+    "._errors": (
+        "AauError",
+        "UsageError",
+        "InputError",
+        "InvalidDocumentError",
+        "OutputError",
+        "BarNotMetError",
+        "Interrupted",
+        "EXIT_OK",
+        "EXIT_BAR_NOT_MET",
+        "EXIT_USAGE",
+        "EXIT_INTERNAL",
+        "EXIT_INTERRUPTED",
+    ),
+    # _files: strict JSON, writing, manifests and packs, safe paths, terminal text
+    "._files._strict_json": ("loads_strict", "read_json_file"),
+    "._files._document_check": ("check_document",),
+    "._files._writing": (
+        "render_json",
+        "atomic_write_text",
+        "atomic_write_json",
+        "json_content",
+        "check_parent",
+        "check_outputs",
+        "write_outputs",
+    ),
+    "._files._manifest": (
+        "build_manifest",
+        "verify_manifest_dir",
+        "write_pack",
+        "check_pack_output",
+        "intoto_statement",
+    ),
+    "._files._safe_path": ("safe_slug", "check_relative_path", "check_relative_name"),
+    "._files._terminal": ("terminal_text",),
+    # _run: execution, checkpoints, the runner, statistics, progress, provenance, guards
+    "._run._execution": ("run_units",),
+    "._run._ray_executor": ("ray_executor",),
+    "._run._checkpoint": (
+        "open_checkpoint",
+        "read_checkpoint",
+        "Checkpoint",
+        "checkpoint_writer",
+        "checkpoint_json",
+    ),
+    "._run._runner": (
+        "run_eval",
+        "aggregate_results",
+        "ScenarioResult",
+        "EvalAggregate",
+        "MetricError",
+    ),
+    "._run._statistics": (
+        "wilson_interval",
+        "pass_hat_k",
+        "pass_at_k",
+        "bootstrap_ci",
+        "compat_bootstrap_ci",
+        "clustered_stderr",
+        "fleiss_kappa",
+    ),
+    "._run._progress": ("DelayedProgress",),
+    "._run._provenance": (
+        "snapshot",
+        "package_version",
+        "python_version",
+        "platform_string",
+        "utc_timestamp",
+    ),
+    "._run._guards": (
+        "ProviderUnavailable",
+        "provider_error_rate",
+        "check_results_are_measurements",
+    ),
+    # _agents: the agent loop, backends and their errors, cost
+    "._agents._loop": ("run_tool_agent", "AgentRun", "Block", "MockUsage", "Backend"),
+    "._agents._backends": ("make_backend",),
+    "._agents._backend_errors": ("BackendError", "ProviderError", "MissingExtraError"),
+    "._agents._cost": ("CostTracker", "register_pricing", "register_pricing_file"),
+    # _tool_calls: expected calls and their checks, matching, calls written as text
+    "._tool_calls._expected": (
+        "ToolCallFormatError",
+        "check_expected_calls",
+        "check_functions",
+        "tool_call_contradictions",
+        "calls_from_bfcl",
+        "example_calls",
+    ),
+    "._tool_calls._matching": ("match_tool_calls", "ToolCallMatch", "normalize_tool_calls"),
+    "._tool_calls._text": ("parse_tool_call_text", "parse_tool_call_reply", "ParsedReply"),
+    # _reports: receipt consistency, Markdown, JUnit, scenario reports, HTML
+    "._reports._receipt_consistency": (
+        "check_receipt_consistency",
+        "receipt_metrics",
+        "receipt_pass_hat_k",
+        "receipt_failure_code_counts",
+        "receipt_rows_by_scenario",
+        "RECEIPT_RATE_METRICS",
+        "RECEIPT_TOOL_CALLS_METRIC",
+    ),
+    "._reports._aggregate_markdown": ("render_report",),
+    "._reports._junit": ("JUnitCase", "JUnitSuite", "render_junit"),
+    "._reports._markdown_table": ("markdown_table",),
+    "._reports._scenarios": ("load_report_document",),
+    "._reports._html": ("render_html_report",),
+    # _store: the run store and run comparison
+    "._store._run_store": (
+        "RunStore",
+        "RunSummary",
+        "record_run",
+        "record_run_or_warn",
+        "store_choice",
+    ),
+    "._store._options": ("store_options",),
+    "._store._compare": ("compare_runs", "RunComparison"),
+    # _traces: trace gates, eval suites and reports, trace import
+    "._traces._harness_eval": ("HarnessEvaluator", "HarnessResult", "harness_row_to_eval_case"),
+    "._traces._eval_suite": ("EvalSuite", "EvalSuiteResult"),
+    "._traces._eval_report": ("EvalCase", "EvalResult", "EvalReport"),
+    "._traces._trace": ("TraceError", "schema_hash"),
+    "._traces._harness_import": ("import_harness_dir",),
+    # _cli: the aau group
+    "._cli._group": ("cli", "run"),
 }
 
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__version__ = "2.0.0.dev0"
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = _lazy_exports(
+    __name__, {name: module for module, names in _EXPORTS.items() for name in names})
 
 
-if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from ._agents._anthropic import AnthropicBackend
-    from ._agents._backend_errors import (
-        BackendConfigError,
-        BackendError,
-        MissingCredentialError,
-        MissingExtraError,
-        ProviderError,
-        StreamingRequiredError,
-        UnknownBackendError,
-    )
-    from ._agents._backends import PROVIDERS, backend_kinds, base_url_env, make_backend
-    from ._agents._cost import (
-        CostTracker,
-        ModelPrice,
-        PricingError,
-        UnknownModelPricingError,
-        price_for,
-        pricing_table,
-        register_pricing,
-        register_pricing_file,
-        shipped_pricing,
-    )
-    from ._agents._loop import (
-        NO_SUBMISSION_ERROR,
-        AgentRun,
-        Backend,
-        Block,
-        MockUsage,
-        run_tool_agent,
-        turn_limit_error,
-    )
-    from ._agents._openai_compat import (
-        TEXT_TOOL_CALL_MODES,
-        ModelResponse,
-        OpenAICompatBackend,
-        ProviderSpec,
-        with_text_tool_calls,
-    )
-    from ._cli._group import PluginGroup, cli, run
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps it = _EXPORTS
+    from ._agents._backend_errors import BackendError, MissingExtraError, ProviderError
+    from ._agents._backends import make_backend
+    from ._agents._cost import CostTracker, register_pricing, register_pricing_file
+    from ._agents._loop import AgentRun, Backend, Block, MockUsage, run_tool_agent
+    from ._cli._group import cli, run
     from ._errors import (
         EXIT_BAR_NOT_MET,
         EXIT_INTERNAL,
         EXIT_INTERRUPTED,
         EXIT_OK,
         EXIT_USAGE,
-        MAX_LISTED_VIOLATIONS,
         AauError,
         BarNotMetError,
         InputError,
@@ -307,7 +214,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     )
     from ._files._document_check import check_document
     from ._files._manifest import (
-        INTOTO_STATEMENT_TYPE,
         build_manifest,
         check_pack_output,
         intoto_statement,
@@ -316,19 +222,17 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     )
     from ._files._safe_path import check_relative_name, check_relative_path, safe_slug
     from ._files._strict_json import loads_strict, read_json_file
-    from ._files._terminal import TerminalSafeStream, terminal_safe_streams, terminal_text
+    from ._files._terminal import terminal_text
     from ._files._writing import (
         atomic_write_json,
         atomic_write_text,
         check_outputs,
         check_parent,
-        check_writable,
         json_content,
         render_json,
         write_outputs,
     )
     from ._reports._aggregate_markdown import render_report
-    from ._reports._formats import report_json, report_junit, report_markdown
     from ._reports._html import render_html_report
     from ._reports._junit import JUnitCase, JUnitSuite, render_junit
     from ._reports._markdown_table import markdown_table
@@ -341,52 +245,38 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         receipt_pass_hat_k,
         receipt_rows_by_scenario,
     )
-    from ._reports._scenarios import DocumentReport, ScenarioRecord, load_report_document
+    from ._reports._scenarios import load_report_document
     from ._run._checkpoint import (
-        CHECKPOINT_VERSION,
         Checkpoint,
-        binding_sha256,
-        canonical_json,
+        checkpoint_json,
         checkpoint_writer,
         open_checkpoint,
         read_checkpoint,
     )
     from ._run._execution import run_units
     from ._run._guards import (
-        TRANSPORT_ERROR_PATTERN,
         ProviderUnavailable,
         check_results_are_measurements,
-        is_transport_error,
         provider_error_rate,
     )
     from ._run._progress import DelayedProgress
     from ._run._provenance import (
-        FLOATING_MARKERS,
-        active_backend,
-        harness_version,
-        is_floating,
         package_version,
         platform_string,
         python_version,
-        register_backend,
         snapshot,
         utc_timestamp,
     )
     from ._run._ray_executor import ray_executor
     from ._run._runner import (
-        AGGREGATE_VERSION,
-        CI_METHODS,
         EvalAggregate,
         MetricError,
         ScenarioResult,
         aggregate_results,
-        default_provenance,
         run_eval,
     )
     from ._run._statistics import (
-        Z95,
         bootstrap_ci,
-        bootstrap_cis,
         clustered_stderr,
         compat_bootstrap_ci,
         fleiss_kappa,
@@ -394,229 +284,27 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         pass_hat_k,
         wilson_interval,
     )
-    from ._store._compare import MetricDelta, RunComparison, compare_runs
+    from ._store._compare import RunComparison, compare_runs
     from ._store._options import store_options
     from ._store._run_store import (
-        RUN_STORE_SCHEMA_VERSION,
         RunStore,
         RunSummary,
-        StoredScenario,
-        record_file_or_warn,
         record_run,
         record_run_or_warn,
-        resolve_store,
         store_choice,
     )
-    from ._tool_calls._matching import (
-        TOOL_CALL_MATCHERS,
-        TOOL_CALL_MODES,
+    from ._tool_calls._expected import (
         ToolCallFormatError,
-        ToolCallMatch,
-        call_mismatches,
         calls_from_bfcl,
         check_expected_calls,
         check_functions,
-        check_matchers,
         example_calls,
-        functions_by_name,
-        match_tool_calls,
-        normalize_tool_calls,
-        standardize_string,
         tool_call_contradictions,
-        value_matches,
     )
-    from ._tool_calls._text import (
-        NO_TOOL_CALL_NOTE,
-        ParsedReply,
-        parse_tool_call_reply,
-        parse_tool_call_text,
-    )
-    from ._traces._eval_report import EVAL_REPORT_VERSION, EvalCase, EvalReport, EvalResult
+    from ._tool_calls._matching import ToolCallMatch, match_tool_calls, normalize_tool_calls
+    from ._tool_calls._text import ParsedReply, parse_tool_call_reply, parse_tool_call_text
+    from ._traces._eval_report import EvalCase, EvalReport, EvalResult
     from ._traces._eval_suite import EvalSuite, EvalSuiteResult
     from ._traces._harness_eval import HarnessEvaluator, HarnessResult, harness_row_to_eval_case
     from ._traces._harness_import import import_harness_dir
     from ._traces._trace import TraceError, schema_hash
-
-__version__ = "2.0.0.dev0"
-
-__all__ = [
-    "lazy_exports",
-    "INTOTO_STATEMENT_TYPE",
-    "build_manifest",
-    "check_pack_output",
-    "intoto_statement",
-    "verify_manifest_dir",
-    "write_pack",
-    "check_relative_name",
-    "check_relative_path",
-    "safe_slug",
-    "terminal_safe_streams",
-    "terminal_text",
-    "TerminalSafeStream",
-    "EVAL_REPORT_VERSION",
-    "EvalCase",
-    "EvalReport",
-    "EvalResult",
-    "EvalSuite",
-    "EvalSuiteResult",
-    "HarnessEvaluator",
-    "HarnessResult",
-    "harness_row_to_eval_case",
-    "TraceError",
-    "schema_hash",
-    "import_harness_dir",
-    "AGGREGATE_VERSION",
-    "AauError",
-    "AgentRun",
-    "AnthropicBackend",
-    "Backend",
-    "BackendConfigError",
-    "BackendError",
-    "BarNotMetError",
-    "Block",
-    "CI_METHODS",
-    "CostTracker",
-    "EXIT_BAR_NOT_MET",
-    "EXIT_INTERNAL",
-    "EXIT_INTERRUPTED",
-    "EXIT_OK",
-    "EXIT_USAGE",
-    "EvalAggregate",
-    "FLOATING_MARKERS",
-    "InputError",
-    "Interrupted",
-    "InvalidDocumentError",
-    "MAX_LISTED_VIOLATIONS",
-    "check_document",
-    "DocumentReport",
-    "JUnitCase",
-    "JUnitSuite",
-    "MetricError",
-    "MissingCredentialError",
-    "MissingExtraError",
-    "MockUsage",
-    "ModelPrice",
-    "ModelResponse",
-    "NO_SUBMISSION_ERROR",
-    "OpenAICompatBackend",
-    "OutputError",
-    "PROVIDERS",
-    "PluginGroup",
-    "PricingError",
-    "ProviderError",
-    "ProviderSpec",
-    "ProviderUnavailable",
-    "ScenarioRecord",
-    "ScenarioResult",
-    "StreamingRequiredError",
-    "TRANSPORT_ERROR_PATTERN",
-    "UnknownBackendError",
-    "UnknownModelPricingError",
-    "UsageError",
-    "Z95",
-    "active_backend",
-    "aggregate_results",
-    "atomic_write_json",
-    "atomic_write_text",
-    "backend_kinds",
-    "base_url_env",
-    "bootstrap_ci",
-    "bootstrap_cis",
-    "check_results_are_measurements",
-    "check_outputs",
-    "check_parent",
-    "check_receipt_consistency",
-    "RECEIPT_RATE_METRICS",
-    "RECEIPT_TOOL_CALLS_METRIC",
-    "receipt_failure_code_counts",
-    "receipt_metrics",
-    "receipt_pass_hat_k",
-    "receipt_rows_by_scenario",
-    "check_writable",
-    "json_content",
-    "write_outputs",
-    "cli",
-    "clustered_stderr",
-    "compat_bootstrap_ci",
-    "fleiss_kappa",
-    "default_provenance",
-    "harness_version",
-    "is_floating",
-    "is_transport_error",
-    "load_report_document",
-    "loads_strict",
-    "report_json",
-    "report_junit",
-    "report_markdown",
-    "render_html_report",
-    "record_run",
-    "record_run_or_warn",
-    "record_file_or_warn",
-    "store_choice",
-    "store_options",
-    "RunStore",
-    "RunSummary",
-    "StoredScenario",
-    "resolve_store",
-    "compare_runs",
-    "RunComparison",
-    "MetricDelta",
-    "RUN_STORE_SCHEMA_VERSION",
-    "make_backend",
-    "markdown_table",
-    "package_version",
-    "pass_at_k",
-    "pass_hat_k",
-    "platform_string",
-    "price_for",
-    "pricing_table",
-    "provider_error_rate",
-    "python_version",
-    "read_json_file",
-    "register_backend",
-    "register_pricing",
-    "register_pricing_file",
-    "render_json",
-    "render_junit",
-    "render_report",
-    "run",
-    "run_eval",
-    "run_tool_agent",
-    "run_units",
-    "open_checkpoint",
-    "checkpoint_writer",
-    "read_checkpoint",
-    "Checkpoint",
-    "binding_sha256",
-    "canonical_json",
-    "CHECKPOINT_VERSION",
-    "ray_executor",
-    "DelayedProgress",
-    "shipped_pricing",
-    "snapshot",
-    "turn_limit_error",
-    "utc_timestamp",
-    "wilson_interval",
-    "TOOL_CALL_MATCHERS",
-    "TOOL_CALL_MODES",
-    "ToolCallFormatError",
-    "ToolCallMatch",
-    "call_mismatches",
-    "calls_from_bfcl",
-    "check_expected_calls",
-    "check_functions",
-    "check_matchers",
-    "example_calls",
-    "functions_by_name",
-    "match_tool_calls",
-    "normalize_tool_calls",
-    "standardize_string",
-    "tool_call_contradictions",
-    "value_matches",
-    "TEXT_TOOL_CALL_MODES",
-    "with_text_tool_calls",
-    "NO_TOOL_CALL_NOTE",
-    "ParsedReply",
-    "parse_tool_call_reply",
-    "parse_tool_call_text",
-]

@@ -2,6 +2,9 @@
 
 Used by the ``__init__`` of every aau package so that ``aau --help`` and small commands import only
 what they need (no httpx, numpy or SDKs until a name that needs them is touched).
+
+Internal to the aau monorepo, not part of aau_core's public API: packages import it as
+``from aau_core._lazy import lazy_exports``.
 """
 
 from __future__ import annotations

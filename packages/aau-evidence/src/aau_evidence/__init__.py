@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aau_core import lazy_exports
+from aau_core._lazy import lazy_exports
 
 # Names load on first use (PEP 562), so `aau --help` stays fast.
 _EXPORTS = {

@@ -264,7 +264,7 @@ def _check_study(art: _Artifact, read: dict[str, _Artifact], capsule: dict[str, 
 
 def _check_baseline(art: _Artifact, read: dict[str, _Artifact],
                     capsule: dict[str, Any]) -> Problems:
-    from aau_baseline import check_report
+    from aau_baseline import check_baseline_report
 
     study, p = _study(read)
     if study is None:
@@ -274,7 +274,7 @@ def _check_baseline(art: _Artifact, read: dict[str, _Artifact],
     if p:
         return p
     try:
-        check_report(doc, where)
+        check_baseline_report(doc, where)
     except InputError as exc:
         return [(f"{art.at}.path", str(exc).splitlines()[0])]
     study_hash = aau_schemas.legacy_sha256_json(study)

@@ -2,106 +2,117 @@
 
 Programs written against aau-harness 1.x (``from aau_harness import run_eval, render_report, ...``)
 run unchanged: every name below is re-exported from the package that now holds it. New code may
-import from those packages directly (``aau_core``, ``aau_adapters``, ``aau_schemas``).
+import from those packages directly (``aau_core``, ``aau_labs``, ``aau_adapters``).
 
-Names load on first use (PEP 562), so ``import aau_harness`` stays cheap and a name whose package
-is missing fails with a message saying which distribution to install.
+Every 1.x name is listed once, in ``_EXPORTS`` below (providing module -> names); ``__all__`` is
+derived from it. A few 1.x names are no longer public in ``aau_core`` (its API is smaller); they
+come from the private module that holds them, so 1.x programs keep working. Names load on first
+use (PEP 562), so ``import aau_harness`` stays cheap and a name whose package is missing fails
+with a message saying which distribution to install.
 """
 
 from __future__ import annotations
 
-from aau_core import lazy_exports
+from aau_core._lazy import lazy_exports
 
-# name -> module that provides it
-_EXPORTS: dict[str, str] = {
-    # runner and reports
-    "run_eval": "aau_core",
-    "EvalAggregate": "aau_core",
-    "ScenarioResult": "aau_core",
-    "render_report": "aau_core",
-    # statistics
-    "bootstrap_ci": "aau_core",
-    "compat_bootstrap_ci": "aau_core",
-    "wilson_interval": "aau_core",
-    "pass_hat_k": "aau_core",
-    "pass_at_k": "aau_core",
-    "clustered_stderr": "aau_core",
-    # cost
-    "CostTracker": "aau_core",
-    "register_pricing": "aau_core",
-    "pricing_table": "aau_core",
-    # agent loop and backends
-    "run_tool_agent": "aau_core",
-    "AgentRun": "aau_core",
-    "Block": "aau_core",
-    "MockUsage": "aau_core",
-    "make_backend": "aau_core",
-    "AnthropicBackend": "aau_core",
-    "OpenAICompatBackend": "aau_core",
-    "PROVIDERS": "aau_core",
-    "StreamingRequiredError": "aau_core",
-    # provenance and guards
-    "ProviderUnavailable": "aau_core",
-    "provider_error_rate": "aau_core",
-    "check_results_are_measurements": "aau_core",
-    "snapshot": "aau_core",
-    "register_backend": "aau_core",
-    "is_floating": "aau_core",
-    "harness_version": "aau_core",
-    # trace gates (PraisonAI HarnessEvaluator-compatible) and eval reports
-    "HarnessEvaluator": "aau_core",
-    "HarnessResult": "aau_core",
-    "harness_row_to_eval_case": "aau_core",
-    "EvalSuite": "aau_core",
-    "EvalSuiteResult": "aau_core",
-    "EvalReport": "aau_core",
-    "EvalResult": "aau_core",
-    "EvalCase": "aau_core",
-    # multi-agent, report fidelity, public-value contracts
-    "Specialist": "aau_labs",
-    "DelegationRecord": "aau_labs",
-    "CrewRun": "aau_labs",
-    "make_delegate_tool": "aau_labs",
-    "run_crew": "aau_labs",
-    "ReportFidelity": "aau_labs",
-    "ReportSpec": "aau_labs",
-    "check_report": "aau_labs",
-    "claims_success": "aau_labs",
-    "PublicValueContract": "aau_labs",
-    "PublicValueTrace": "aau_labs",
-    "score_public_value": "aau_labs",
-    # contract runtime (Forge 2 labs)
-    "CompiledContract": "aau_labs",
-    "ContractScenario": "aau_labs",
-    "ContractToolSession": "aau_labs",
-    "build_contract_policy": "aau_labs",
-    "build_contract_system_prompt": "aau_labs",
-    "build_contract_tool_schemas": "aau_labs",
-    "generate_contract_scenarios": "aau_labs",
-    "score_contract_run": "aau_labs",
-    "evaluate_contract": "aau_labs",
-    # decision gates
-    "ARCHETYPE_ORDER": "aau_labs",
-    "GateContract": "aau_labs",
-    "GateScenario": "aau_labs",
-    "GateToolSession": "aau_labs",
-    "GateMockBackend": "aau_labs",
-    "build_gate_policy": "aau_labs",
-    "build_gate_system_prompt": "aau_labs",
-    "build_gate_tool_schemas": "aau_labs",
-    "generate_gate_scenarios": "aau_labs",
-    "score_gate_run": "aau_labs",
-    "evaluate_gate": "aau_labs",
-    # bring-your-own-agent evaluation
-    "load_suite": "aau_adapters",
-    "normalize_response": "aau_adapters",
-    "evaluate": "aau_adapters",
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "aau_core": (
+        # runner and reports
+        "run_eval",
+        "EvalAggregate",
+        "ScenarioResult",
+        "render_report",
+        # statistics
+        "bootstrap_ci",
+        "compat_bootstrap_ci",
+        "wilson_interval",
+        "pass_hat_k",
+        "pass_at_k",
+        "clustered_stderr",
+        # cost
+        "CostTracker",
+        "register_pricing",
+        # agent loop and backends
+        "run_tool_agent",
+        "AgentRun",
+        "Block",
+        "MockUsage",
+        "make_backend",
+        # provenance and guards
+        "ProviderUnavailable",
+        "provider_error_rate",
+        "check_results_are_measurements",
+        "snapshot",
+        # trace gates (PraisonAI HarnessEvaluator-compatible) and eval reports
+        "HarnessEvaluator",
+        "HarnessResult",
+        "harness_row_to_eval_case",
+        "EvalSuite",
+        "EvalSuiteResult",
+        "EvalReport",
+        "EvalResult",
+        "EvalCase",
+    ),
+    # 1.x names that aau_core no longer exports
+    "aau_core._agents._cost": ("pricing_table",),
+    "aau_core._agents._anthropic": ("AnthropicBackend",),
+    "aau_core._agents._openai_compat": ("OpenAICompatBackend",),
+    "aau_core._agents._backends": ("PROVIDERS",),
+    "aau_core._agents._backend_errors": ("StreamingRequiredError",),
+    "aau_core._run._provenance": ("register_backend", "is_floating", "harness_version"),
+    "aau_labs": (
+        # multi-agent, report fidelity, public-value contracts
+        "Specialist",
+        "DelegationRecord",
+        "CrewRun",
+        "make_delegate_tool",
+        "run_crew",
+        "ReportFidelity",
+        "ReportSpec",
+        "check_report",
+        "claims_success",
+        "PublicValueContract",
+        "PublicValueTrace",
+        "score_public_value",
+        # contract runtime (Forge 2 labs)
+        "CompiledContract",
+        "ContractScenario",
+        "ContractToolSession",
+        "build_contract_policy",
+        "build_contract_system_prompt",
+        "build_contract_tool_schemas",
+        "generate_contract_scenarios",
+        "score_contract_run",
+        "evaluate_contract",
+        # decision gates
+        "ARCHETYPE_ORDER",
+        "GateContract",
+        "GateScenario",
+        "GateToolSession",
+        "GateMockBackend",
+        "build_gate_policy",
+        "build_gate_system_prompt",
+        "build_gate_tool_schemas",
+        "generate_gate_scenarios",
+        "score_gate_run",
+        "evaluate_gate",
+    ),
+    "aau_adapters": (
+        # bring-your-own-agent evaluation
+        "load_suite",
+        "normalize_response",
+        "evaluate",
+    ),
 }
 
+# top-level package -> the distribution that installs it
 _DISTRIBUTION = {"aau_core": "aau-core", "aau_adapters": "aau-adapters", "aau_labs": "aau-labs"}
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __version__ = "2.0.0.dev0"
 
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, install_hint=_DISTRIBUTION)
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {name: module for module, names in _EXPORTS.items() for name in names},
+    install_hint={module: _DISTRIBUTION[module.split(".")[0]] for module in _EXPORTS},
+)

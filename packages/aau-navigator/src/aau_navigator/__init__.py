@@ -35,60 +35,42 @@ Public API::
         new_use_case(industry, name, seed, root=".", title=) -> Path,
         lab_names(industry, name, title=) -> LabNames
         verify_lab(lab, pkg, seed=, n=, repeats=) -> [StepResult]
-    (filled in as the modules land; every name is listed in ``_EXPORTS``)
+    (every public name is listed once, in ``_EXPORTS`` below: module -> names)
 """
 
 from __future__ import annotations
 
-from aau_core import lazy_exports
+from aau_core._lazy import lazy_exports
 
 # Names load on first use (PEP 562), so `aau --help` stays fast.
-_EXPORTS: dict[str, str] = {
+_EXPORTS: dict[str, tuple[str, ...]] = {
     # use-case catalog (aau list / find / show / start)
-    "Catalog": "._catalog",
-    "CatalogEntry": "._catalog",
-    "filter_entries": "._catalog",
-    "load_catalog": "._catalog",
-    "read_document": "._documents",
-    "resolve_entry": "._catalog",
-    "start_commands": "._start",
+    "._catalog": ("Catalog", "CatalogEntry", "filter_entries", "load_catalog", "resolve_entry"),
+    "._documents": ("read_document",),
+    "._start": ("start_commands",),
     # gallery and challenge (aau gallery / aau challenge)
-    "GalleryContext": "._gallery",
-    "LEVELS": "._gallery",
-    "achievements_for": "._challenge",
-    "build_challenge": "._challenge",
-    "build_gallery": "._gallery",
-    "evaluate_entry": "._gallery",
+    "._gallery": ("GalleryContext", "LEVELS", "build_gallery", "evaluate_entry"),
+    "._challenge": ("achievements_for", "build_challenge"),
     # starter projects (aau init / aau doctor)
-    "Check": "._doctor",
-    "DOCTOR_VERSION": "._doctor",
-    "DoctorReport": "._doctor",
-    "GENERATED_FILES": "._starter",
-    "STARTER_VERSION": "._starter",
-    "StarterConfig": "._starter",
-    "TEMPLATE_IDS": "._starter",
-    "build_suite": "._starter",
-    "doctor_project": "._doctor",
-    "init_project": "._starter_init",
-    "render_starter": "._starter_render",
-    "resolve_starter": "._starter",
+    "._doctor": ("Check", "DOCTOR_VERSION", "DoctorReport", "doctor_project"),
+    "._starter": (
+        "GENERATED_FILES",
+        "STARTER_VERSION",
+        "StarterConfig",
+        "TEMPLATE_IDS",
+        "build_suite",
+        "resolve_starter",
+    ),
+    "._starter_init": ("init_project",),
+    "._starter_render": ("render_starter",),
     # forge and scaffolds (aau forge / aau new-use-case)
-    "FORGE_DOCTOR_VERSION": "._forge_doctor",
-    "FORGE_VERSION": "._forge",
-    "ForgeResult": "._forge",
-    "LabNames": "._scaffold",
-    "StepResult": "._forge_verify",
-    "brief_seed": "._forge_brief",
-    "contract_family": "._forge_brief",
-    "diagnose_forged_lab": "._forge_doctor",
-    "forge": "._forge",
-    "lab_names": "._scaffold",
-    "load_brief": "._forge_brief",
-    "new_use_case": "._scaffold",
-    "render_diagnosis": "._forge_doctor",
-    "verify_lab": "._forge_verify",
+    "._forge_doctor": ("FORGE_DOCTOR_VERSION", "diagnose_forged_lab", "render_diagnosis"),
+    "._forge": ("FORGE_VERSION", "ForgeResult", "forge"),
+    "._scaffold": ("LabNames", "lab_names", "new_use_case"),
+    "._forge_verify": ("StepResult", "verify_lab"),
+    "._forge_brief": ("brief_seed", "contract_family", "load_brief"),
 }
 
-
-__all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(
+    __name__, {name: module for module, names in _EXPORTS.items() for name in names})

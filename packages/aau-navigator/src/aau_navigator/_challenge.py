@@ -102,9 +102,12 @@ def _inside(path: Path, folder: Path) -> bool:
     return path.parent.resolve() == folder.resolve()
 
 
-def check_receipt(root: Path, receipt: dict[str, Any], *, source: str,
-                  challenges: dict[str, dict[str, Any]], file_name: str | None) -> dict[str, Any]:
-    """Check a schema-valid receipt against the catalog and the committed files.
+def check_challenge_entry(root: Path, receipt: dict[str, Any], *, source: str,
+                          challenges: dict[str, dict[str, Any]],
+                          file_name: str | None) -> dict[str, Any]:
+    """Check a schema-valid challenge-entry receipt against the catalog and the committed files.
+
+    (Not ``aau_adapters.check_receipt``, which checks an evaluation receipt's own arithmetic.)
 
     Args:
         root: the root folder.
@@ -222,15 +225,16 @@ def gallery_row(item: dict[str, Any], challenges: dict[str, dict[str, Any]]) -> 
 
 
 def load_receipts(root: Path, challenges: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Scoreboard rows of every ``challenge/entries/*.json`` (checked; see ``check_receipt``)."""
+    """Scoreboard rows of every ``challenge/entries/*.json`` (each through
+    ``check_challenge_entry``)."""
     from ._documents import read_document
 
     rows = []
     for path in sorted((root / "challenge" / "entries").glob("*.json")):
         source = path.relative_to(root).as_posix()
         receipt = read_document(ENTRY_KIND, path)
-        rows.append(check_receipt(root, receipt, source=source, challenges=challenges,
-                                  file_name=path.name))
+        rows.append(check_challenge_entry(root, receipt, source=source, challenges=challenges,
+                                          file_name=path.name))
     return rows
 
 

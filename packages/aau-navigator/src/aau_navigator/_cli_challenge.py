@@ -16,7 +16,7 @@ import click
 from ._challenge import (
     ENTRY_KIND,
     build_challenge,
-    check_receipt,
+    check_challenge_entry,
     gallery_row,
     load_challenge_catalog,
     missing_starter_labs,
@@ -118,8 +118,8 @@ def _row_for_file(base: Path, path: Path, challenges: dict[str, dict[str, Any]]
         return gallery_row(item, challenges)
     receipt = check_document(ENTRY_KIND, doc, str(path))
     committed = path.parent.resolve() == (base / "challenge" / "entries").resolve()
-    return check_receipt(base, receipt, source=source, challenges=challenges,
-                         file_name=path.name if committed else None)
+    return check_challenge_entry(base, receipt, source=source, challenges=challenges,
+                                 file_name=path.name if committed else None)
 
 
 @challenge_group.command("validate", context_settings=CONTEXT)

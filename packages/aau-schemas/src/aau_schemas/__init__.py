@@ -11,7 +11,14 @@ Public API::
     sha256_hex(bytes) -> str, canonical_digest(doc) -> "sha256:<hex>"
     legacy_* functions                   aau-harness 1.x hashing conventions
     json_path(parts) -> "$.a[0].b"
+
+Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
+from it. The imports above it are eager (this package is the bottom of the dependency chain and
+cannot use ``aau_core``'s lazy loader); ``tests/test_export_tables.py`` checks that every name
+of the table is the object of the module it names.
 """
+
+# ruff: noqa: F401 - these imports re-export the names of _EXPORTS
 
 from __future__ import annotations
 
@@ -41,37 +48,33 @@ from ._registry import (
 )
 from ._validate import check_all, is_valid, iter_violations, python_validator, validate
 
-__version__ = "2.0.0.dev0"
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "._validate": ("validate", "is_valid", "iter_violations", "python_validator", "check_all"),
+    "._registry": (
+        "SCHEMA_BASE_URI",
+        "KindInfo",
+        "all_schema_resources",
+        "detect_kind",
+        "iter_schema_files",
+        "kind_info",
+        "kind_mismatch",
+        "kinds",
+        "schema",
+        "schema_by_id",
+        "schema_root",
+    ),
+    "._errors": ("SchemaError", "UnknownKindError", "CanonicalizationError", "Violation"),
+    "._canonical": ("canonical_json", "canonical_digest", "sha256_hex"),
+    "._legacy": (
+        "legacy_release_digest",
+        "legacy_release_render",
+        "legacy_render_json",
+        "legacy_sha256_json",
+        "legacy_suite_bytes",
+        "legacy_suite_sha256",
+    ),
+    "._json_path": ("json_path",),
+}
 
-__all__ = [
-    "SCHEMA_BASE_URI",
-    "CanonicalizationError",
-    "KindInfo",
-    "SchemaError",
-    "UnknownKindError",
-    "Violation",
-    "all_schema_resources",
-    "canonical_digest",
-    "canonical_json",
-    "check_all",
-    "detect_kind",
-    "is_valid",
-    "iter_schema_files",
-    "iter_violations",
-    "json_path",
-    "kind_info",
-    "kind_mismatch",
-    "kinds",
-    "legacy_release_digest",
-    "legacy_release_render",
-    "legacy_render_json",
-    "legacy_sha256_json",
-    "legacy_suite_bytes",
-    "legacy_suite_sha256",
-    "python_validator",
-    "schema",
-    "schema_by_id",
-    "schema_root",
-    "sha256_hex",
-    "validate",
-]
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__version__ = "2.0.0.dev0"

@@ -103,8 +103,19 @@ class CheckpointUnit:
     __aau_document_keys__: ClassVar[tuple[str, ...]] = ("record", "index", "result")
 
 
-def canonical_json(value: Any) -> str:
-    """``value`` as canonical JSON: sorted keys, no spaces, non-ASCII kept (hashed as UTF-8).
+def checkpoint_json(value: Any) -> str:
+    """``value`` in the checkpoint's own JSON form: every checkpoint line and the binding hash.
+
+    ``json.dumps`` with sorted keys, ``","``/``":"`` separators, non-ASCII kept (hashed as UTF-8)
+    and no NaN or infinity. This is NOT RFC 8785 (``aau_schemas.canonical_json`` is, and returns
+    bytes): numbers are written as Python writes them. Kept as it is so that existing
+    checkpoints keep their ``binding_sha256`` and resume.
+
+    Args:
+        value: a JSON-serialisable value.
+
+    Returns:
+        one line of JSON text (no newline).
 
     Raises:
         TypeError: ``value`` is not JSON-serialisable; ValueError: it holds NaN or infinity.
@@ -114,8 +125,8 @@ def canonical_json(value: Any) -> str:
 
 
 def binding_sha256(binding: Mapping[str, Any]) -> str:
-    """SHA-256 (64 lowercase hex) of ``canonical_json(binding)`` encoded as UTF-8."""
-    return hashlib.sha256(canonical_json(dict(binding)).encode("utf-8")).hexdigest()
+    """SHA-256 (64 lowercase hex) of ``checkpoint_json(binding)`` encoded as UTF-8."""
+    return hashlib.sha256(checkpoint_json(dict(binding)).encode("utf-8")).hexdigest()
 
 
 def _validate(doc: Any, source: str) -> None:
@@ -225,7 +236,7 @@ class Checkpoint:
         """
         from .._files._converter import unstructure_document
 
-        line = (canonical_json(unstructure_document(CheckpointUnit(index, result)))
+        line = (checkpoint_json(unstructure_document(CheckpointUnit(index, result)))
                 + "\n").encode("utf-8")
         with self._lock:
             os.write(self._fd, line)
@@ -450,7 +461,7 @@ def _open_locked(target: Path, producer: str, units: int, binding: dict[str, Any
     try:
         target.parent.mkdir(parents=True, exist_ok=True)  # allowed by check_writable's rules
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
-        os.write(fd, (canonical_json(header) + "\n").encode("utf-8"))
+        os.write(fd, (checkpoint_json(header) + "\n").encode("utf-8"))
         os.fsync(fd)
     except OSError as exc:
         raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None

@@ -451,13 +451,13 @@ def result_to_json(res: ScenarioResult) -> dict[str, Any]:
         TypeError / ValueError: ``detail`` or a value is not plain, finite JSON.
     """
     from .._files._converter import unstructure_document
-    from ._checkpoint import canonical_json
+    from ._checkpoint import checkpoint_json
 
     if any(isinstance(v, bool) for v in res.metrics.values()):
         res = attrs.evolve(res, metrics={m: float(v) if isinstance(v, bool) else v
                                          for m, v in res.metrics.items()})
     doc: dict[str, Any] = unstructure_document(res)
-    canonical_json(doc)  # fail here, in the unit, not when recording it
+    checkpoint_json(doc)  # fail here, in the unit, not when recording it
     return doc
 
 
@@ -473,12 +473,12 @@ def result_from_json(doc: Mapping[str, Any]) -> ScenarioResult:
 def _scenarios_digest(scenarios: Sequence[Any]) -> str:
     import hashlib
 
-    from ._checkpoint import canonical_json
+    from ._checkpoint import checkpoint_json
 
     try:
-        text = canonical_json(list(scenarios))
+        text = checkpoint_json(list(scenarios))
     except (TypeError, ValueError):
-        text = canonical_json([_scenario_id(sc, i) for i, sc in enumerate(scenarios)])
+        text = checkpoint_json([_scenario_id(sc, i) for i, sc in enumerate(scenarios)])
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

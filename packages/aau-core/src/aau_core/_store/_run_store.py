@@ -126,7 +126,6 @@ def _migration_2(db: sqlite3.Connection) -> None:
 #: numbered steps: ``MIGRATIONS[n - 1]`` takes a store from version ``n - 1`` to ``n``
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _migration_2)
 SCHEMA_VERSION = len(MIGRATIONS)
-RUN_STORE_SCHEMA_VERSION = SCHEMA_VERSION  #: the public name (``aau_core.RUN_STORE_SCHEMA_VERSION``)
 
 
 # ---------------------------------------------------------------- where

@@ -90,7 +90,8 @@ def make_table(n: int, repeats: int) -> dict[str, list[list[object]]]:
 
 
 def time_ours(table: dict[str, list[list[object]]], method: str, runs: int) -> tuple[float, object]:
-    from aau_core import ScenarioResult, _statistics, run_eval
+    from aau_core import ScenarioResult, run_eval
+    from aau_core._run import _statistics
 
     scenarios = sorted(table)
     repeats = len(table[scenarios[0]])

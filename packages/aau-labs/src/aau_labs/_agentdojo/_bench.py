@@ -47,7 +47,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from aau_core import NO_SUBMISSION_ERROR, EvalAggregate, ScenarioResult, run_eval, run_tool_agent
+from aau_core import EvalAggregate, ScenarioResult, run_eval, run_tool_agent
+from aau_core._agents._loop import NO_SUBMISSION_ERROR  # internal to the monorepo
 
 from ._suite import AgentDojoSuite, AgentDojoTask, agentdojo_version
 
@@ -84,7 +85,8 @@ def _cost_model(backend: Any, backend_kind: str) -> str:
     """The model whose prices apply; a ``local`` model nobody priced is registered at $0
     (it runs on your machine). Raises ``UnknownModelPricingError`` for another unpriced model,
     before any run."""
-    from aau_core import UnknownModelPricingError, price_for, register_pricing
+    from aau_core import register_pricing
+    from aau_core._agents._cost import UnknownModelPricingError, price_for
 
     model = getattr(backend, "model", None) or "mock"
     try:

@@ -190,7 +190,6 @@ def run_benchmark(
         DelayedProgress,
         check_outputs,
         check_results_are_measurements,
-        record_file_or_warn,
         store_choice,
     )
 
@@ -213,6 +212,8 @@ def run_benchmark(
     if measured:
         check_results_are_measurements(agg.results)
     json_path, md_path = plan.write(agg)
+    from aau_core._store._run_store import record_file_or_warn  # internal to the monorepo
+
     record_file_or_warn(json_path, store=run_store)  # a failure only warns
     failed = {m: v for m, v in checked.items() if agg.metric_means[m] < v}
     return BenchmarkOutcome(plan=plan, aggregate=agg, json_path=json_path, md_path=md_path,

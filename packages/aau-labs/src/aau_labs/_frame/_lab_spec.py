@@ -57,7 +57,6 @@ from aau_core import (
     InputError,
     atomic_write_text,
     check_document,  # re-exported: aau_core._reports._scenarios and _cli._results import it here
-    check_writable,
     render_json,
 )
 
@@ -278,6 +277,8 @@ def write_scenarios(path: str | os.PathLike[str], spec: LabSpec, config_doc: dic
         OutputError: the file exists and ``force`` is false, or cannot be written.
         InputError: the document breaks the scenarios schema (a lab bug; nothing is written).
     """
+    from aau_core._files._writing import check_writable  # internal to the monorepo
+
     check_writable(path, force=force)
     doc = scenarios_document(spec, config_doc, scenarios, seed, n)
     check_document(spec.scenarios_kind, doc, str(path))

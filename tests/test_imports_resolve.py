@@ -1,0 +1,55 @@
+"""Every ``from aau_x[.module] import name`` in the repository resolves.
+
+A public name that leaves a package's export table, or a module that moves, must take every user
+with it: source, tests, tools, benchmarks and examples are read with ``ast`` (imports inside
+functions included, so a lazily imported name cannot hide) and each imported name is looked up.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+
+from _helpers import REPO
+
+FOLDERS = ("packages", "tests", "tools", "benchmarks", "examples")
+
+
+def _aau_imports():
+    for folder in FOLDERS:
+        for path in sorted((REPO / folder).rglob("*.py")):
+            if "fixtures" in path.parts or any(p.startswith(".") for p in path.parts):
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                        and node.module.split(".")[0].startswith("aau_")):
+                    for alias in node.names:
+                        yield path.relative_to(REPO), node.lineno, node.module, alias.name
+
+
+def _resolves(module: str, name: str) -> str | None:
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        return f"module {module}: {exc}"
+    if name == "*":
+        return None
+    try:
+        if hasattr(mod, name):
+            return None
+    except ImportError as exc:  # a lazy export whose module fails to import
+        return f"{module}.{name}: {exc}"
+    try:
+        importlib.import_module(f"{module}.{name}")  # a submodule
+    except ImportError:
+        return f"{module} has no {name!r}"
+    return None
+
+
+def test_every_aau_import_in_the_repository_resolves():
+    imports = list(_aau_imports())
+    assert len(imports) > 500
+    problems = [f"{path}:{line}: {why}" for path, line, module, name in imports
+                if (why := _resolves(module, name)) is not None]
+    assert not problems, "\n".join(problems)

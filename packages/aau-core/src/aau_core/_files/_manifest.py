@@ -18,15 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .._errors import AauError, InputError, OutputError
 from ._safe_path import check_relative_name
+from ._staged_folder import write_folder
 from ._writing import check_parent
 
 INTOTO_STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
@@ -220,8 +219,8 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
     ``manifest_extra`` and ``file_fields``) and rendered with ``render`` (default: aau-harness
     1.6's ``json.dumps(indent=2, sort_keys=True) + "\\n"``, ASCII).
 
-    The files are written into a new temporary folder beside ``destination`` (same file
-    system, so the final rename is atomic), the manifest last, each file fsync'ed. The staged
+    The files are written by ``write_folder`` (staged beside ``destination``, each file and
+    folder fsync'ed, modes from the umask, renamed into place), the manifest last. The staged
     folder is then checked with ``verify_manifest_dir(stage, manifest_name)`` and with
     ``verify(stage)`` when given (it may raise an ``AauError`` or return a list of problem
     lines; a non-empty list fails; any other return value, such as a reader's parsed pack, is
@@ -268,40 +267,13 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
     same = _same_kind_check(manifest_name, kind, version, version_key)
     check_pack_output(dest, inputs=inputs, force=force, manifest_name=manifest_name, kind=kind,
                       version=version, version_key=version_key)
-    parent = dest.parent if str(dest.parent) else Path(".")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=parent))
-    except OSError as exc:
-        raise OutputError(f"{dest}: cannot create: {exc.strerror or exc}") from None
-    old: Path | None = None
-    try:
-        order = [n for n in payload if n != manifest_name] + [manifest_name]
-        for name in order:
-            target = stage / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "xb") as fh:
-                fh.write(payload[name])
-                fh.flush()
-                os.fsync(fh.fileno())
-        mode = 0o777 & ~_umask()
-        for folder in [stage, *(p for p in stage.rglob("*") if p.is_dir())]:
-            os.chmod(folder, mode)
+    order = [n for n in payload if n != manifest_name] + [manifest_name]
+
+    def check(stage: Path) -> None:
         _verify_stage(dest, stage, manifest_name, verify)
         _check_destination(dest, force, same)
-        if dest.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}-old-", dir=parent))
-            os.rename(dest, old / "pack")
-        os.rename(stage, dest)
-    except OSError as exc:
-        if old is not None and not dest.exists():
-            os.rename(old / "pack", dest)  # put the previous pack back
-        raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        if stage.exists():
-            shutil.rmtree(stage, ignore_errors=True)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+
+    write_folder(dest, {name: payload[name] for name in order}, check=check, replace=True)
     return dest
 
 
@@ -422,12 +394,6 @@ def _verify_stage(dest: Path, stage: Path, manifest_name: str,
 
 def _legacy_render(value: Any) -> bytes:
     return (json.dumps(value, indent=2, sort_keys=True) + "\n").encode("ascii")
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def intoto_statement(subjects: Mapping[str, bytes], predicate_type: str,

@@ -281,16 +281,9 @@ def _acquire(target: Path, producer: str) -> int:
 
 
 def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path.parent if str(path.parent) else ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    from .._files._staged_folder import fsync_folder
+
+    fsync_folder(path.parent if str(path.parent) else ".")
 
 
 def _mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:

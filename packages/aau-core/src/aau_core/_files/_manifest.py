@@ -15,13 +15,14 @@ then renames it into place, so a reader never sees a half-written pack.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+from aau_schemas import sha256_hex
 
 from .._errors import AauError, InputError, OutputError
 from ._safe_path import check_relative_name
@@ -30,11 +31,6 @@ from ._writing import check_parent
 
 INTOTO_STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 """``_type`` of an in-toto Statement v1 (https://github.com/in-toto/attestation, spec v1)."""
-
-
-def sha256_hex(data: bytes) -> str:
-    """Lowercase hex SHA-256 of ``data`` (64 characters)."""
-    return hashlib.sha256(data).hexdigest()
 
 
 def build_manifest(files: Mapping[str, bytes], *, version: str, extra: dict[str, Any] | None = None,
@@ -132,34 +128,89 @@ def verify_manifest_dir(directory: str | os.PathLike[str], manifest_name: str = 
     if rows is None:
         return problems
     listed: set[str] = set()
-    for i, row in enumerate(rows):
+    for i, what, name, found in _row_findings(root, rows, present, manifest_name, listed):
         where = f"{manifest_path}: $.files[{i}]"
-        name = row["path"]
-        try:
-            check_relative_name(name, source=str(manifest_path))
-        except InputError as exc:
-            problems.append(f"{where}.path: {exc.message}")
-            continue
-        if name in listed:
+        if what == "unsafe":
+            problems.append(f"{where}.path: {found}")
+        elif what == "twice":
             problems.append(f"{where}.path: {name} is listed twice")
-            continue
-        listed.add(name)
-        if name == manifest_name:
+        elif what == "self":
             problems.append(f"{where}.path: the manifest cannot list itself")
-            continue
-        item = present.get(name)
-        if item is None:
+        elif what == "missing":
             if not (root / name).is_symlink():  # a symlink is already reported
                 problems.append(f"{root / name}: listed in the manifest but missing (removed)")
-            continue
-        data = item.read_bytes()
-        if row["bytes"] != len(data):
-            problems.append(f"{item}: {len(data)} bytes, the manifest says {row['bytes']}")
-        if row["sha256"] != sha256_hex(data):
-            problems.append(f"{item}: SHA-256 differs from the manifest (changed)")
+        elif what == "bytes":
+            problems.append(f"{present[name]}: {found} bytes, the manifest says {rows[i]['bytes']}")
+        else:
+            problems.append(f"{present[name]}: SHA-256 differs from the manifest (changed)")
     for name in sorted(set(present) - listed - {manifest_name}):
         problems.append(f"{present[name]}: not listed in the manifest (added)")
     return problems
+
+
+def manifest_row_violations(directory: str | os.PathLike[str], rows: Iterable[Mapping[str, Any]],
+                            manifest_name: str = "manifest.json") -> list[tuple[str, str]]:
+    """The rows of a schema-valid manifest checked against the files, in aau-harness 1.6's words.
+
+    The same checks as ``verify_manifest_dir`` makes of each row (through the same code), worded
+    as the 1.6 human-baseline pack reader worded them, as ``(json_path, message)`` pairs for an
+    ``InvalidDocumentError`` on the manifest: ``("$.files[0].bytes", "README.md has 1950
+    bytes")``, ``("$.files[2].sha256", "study.json has another SHA-256")``, ``("$.files[1].path",
+    "study.json listed twice")``. Only the top level of ``directory`` is looked at (a reader that
+    uses this has checked the folder's file set itself); a symlink is never read.
+
+    Args:
+        directory: the pack folder.
+        rows: the manifest's ``files`` rows (``path``: str, ``bytes``: int, ``sha256``: str).
+        manifest_name: the manifest's file name (a row naming it is a problem).
+
+    Returns:
+        the problems in row order; empty when every row matches its file.
+    """
+    root = Path(directory)
+    present = {p.name: p for p in root.iterdir() if not p.is_symlink() and p.is_file()}
+    rows = list(rows)
+    words = {"twice": ("path", "{name} listed twice"), "self": ("path", "the manifest cannot "
+             "list itself"), "missing": ("path", "{name} is missing"), "unsafe": ("path", "{found}"),
+             "bytes": ("bytes", "{name} has {found} bytes"),
+             "sha256": ("sha256", "{name} has another SHA-256")}
+    out = []
+    for i, what, name, found in _row_findings(root, rows, present, manifest_name, set()):
+        field, text = words[what]
+        out.append((f"$.files[{i}].{field}", text.format(name=name, found=found)))
+    return out
+
+
+def _row_findings(root: Path, rows: list[Mapping[str, Any]], present: Mapping[str, Path],
+                  manifest_name: str, listed: set[str]) -> Iterator[tuple[int, str, str, Any]]:
+    """``(row index, problem, path, detail)`` for each row that does not match the pack.
+
+    Problems: ``unsafe`` (detail: the message), ``twice``, ``self``, ``missing``, ``bytes``
+    (detail: the file's length), ``sha256``. ``listed`` collects the safe paths seen once.
+    """
+    for i, row in enumerate(rows):
+        name = row["path"]
+        try:
+            check_relative_name(name, source=str(root / manifest_name))
+        except InputError as exc:
+            yield i, "unsafe", name, exc.message
+            continue
+        if name in listed:
+            yield i, "twice", name, None
+            continue
+        listed.add(name)
+        if name == manifest_name:
+            yield i, "self", name, None
+            continue
+        item = present.get(name)
+        if item is None:
+            yield i, "missing", name, None
+            continue
+        data = item.read_bytes()
+        if row["bytes"] != len(data):
+            yield i, "bytes", name, len(data)
+        if row["sha256"] != sha256_hex(data):
+            yield i, "sha256", name, None
 
 
 def _walk(root: Path) -> list[tuple[str, Path]]:

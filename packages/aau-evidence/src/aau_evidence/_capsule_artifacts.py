@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import aau_schemas
-from aau_core import InputError
+from aau_core import InputError, schema_problems
 
 from ._capsule import (
     MAX_ARTIFACT_BYTES,
@@ -28,7 +28,6 @@ from ._capsule import (
     parse_json_bytes,
     present_artifacts,
     same_number,
-    schema_problems,
 )
 
 

@@ -100,9 +100,9 @@ def show_command(target: str, root: Path | None, as_json: bool) -> int:
 
 def _row_for_file(base: Path, path: Path, challenges: dict[str, dict[str, Any]]
                   ) -> dict[str, Any]:
-    from aau_core import UsageError
+    from aau_core import UsageError, check_document
 
-    from ._documents import check_document, read_json
+    from ._documents import read_json
 
     doc = read_json(path)
     try:

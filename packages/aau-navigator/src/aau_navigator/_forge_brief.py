@@ -36,7 +36,9 @@ def load_brief(path: str | os.PathLike[str]) -> dict[str, Any]:
         InvalidDocumentError: the brief breaks the ``studio-brief`` schema; one line
             ``file: $.path: message`` per violation.
     """
-    from ._documents import check_document, read_json
+    from aau_core import check_document
+
+    from ._documents import read_json
 
     return check_document(BRIEF_KIND, read_json(path, max_bytes=MAX_BRIEF_BYTES), str(path))
 

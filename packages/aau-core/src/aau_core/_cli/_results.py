@@ -54,8 +54,7 @@ def _load(name: str) -> tuple[str, dict[str, Any], str]:
     """Read, validate and return ``(kind, aggregate, root)``; raise InputError naming the file
     and path. A lab result (``aau lab run``'s ``eval_<tag>.json``) is validated as ``lab-result``
     and its ``aggregate`` returned, with ``root`` ``"$.aggregate"`` (else ``"$"``)."""
-    from aau_labs._frame._lab_spec import check_document
-
+    from .._files._document_check import check_document
     from .._files._strict_json import read_json_file
     from .._reports._scenarios import describe_kind
 

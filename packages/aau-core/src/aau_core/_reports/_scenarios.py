@@ -254,7 +254,7 @@ def document_report(doc: Any, source: str, pass_metrics: Mapping[str, float] | N
     """``load_report_document`` for a document already parsed (the run store's ``aau runs add``
     and its recording hook): detect, validate and summarise ``doc``, read from ``source``.
     Raises as ``load_report_document``."""
-    from aau_labs._frame._lab_spec import check_document
+    from .._files._document_check import check_document
 
     kind = detect_document_kind(doc, source)
     check_document(kind, doc, source)

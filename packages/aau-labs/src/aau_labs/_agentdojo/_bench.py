@@ -309,9 +309,8 @@ def write_bench_result(out_dir: str | os.PathLike[str], suite: AgentDojoSuite,
         InputError: the document breaks the ``eval-aggregate-v2`` schema (a bug; nothing is
             written).
     """
+    from aau_core._files._document_check import check_document
     from aau_core._files._writing import check_outputs, render_json, write_outputs
-
-    from .._frame._lab_spec import check_document
 
     json_path, md_path = result_paths(out_dir, suite.name, backend_kind, model)
     check_outputs({str(json_path): json_path, str(md_path): md_path}, force=force)

@@ -19,8 +19,9 @@ from typing import Any
 
 import attrs
 from aau_core._errors import InputError
+from aau_core._files._document_check import check_document
 
-from .._frame._lab_spec import ARCHETYPE_ORDER, check_document
+from .._frame._lab_spec import ARCHETYPE_ORDER
 
 CONFIG_KIND = "contract-config"
 SCENARIOS_KIND = "contract-scenarios"

@@ -54,6 +54,7 @@ from typing import Any
 
 import attrs
 from aau_core._errors import InputError
+from aau_core._files._document_check import check_document
 from aau_core._files._writing import (
     atomic_write_text,
     check_outputs,
@@ -183,18 +184,6 @@ def keyword_search(sections: Sequence[dict[str, Any]], query: str,
 
 
 # ---------------------------------------------------------------- documents
-
-def check_document(kind: str, doc: Any, source: str | None) -> None:
-    """Validate ``doc`` against aau-schemas kind ``kind`` (``aau_core._files._document_check``).
-
-    Raises:
-        InvalidDocumentError: another kind or version (one line), or up to ten violations, one
-            per line, the first tagged ``[kind]``.
-    """
-    from aau_core._files._document_check import check_document as check
-
-    check(kind, doc, source)
-
 
 def digest(doc: Any) -> str:
     """``"sha256:<hex>"`` of the RFC 8785 canonical JSON of ``doc`` (``canonical_digest``)."""
@@ -449,7 +438,7 @@ def strip_volatile_markdown(text: str) -> str:
 
 
 __all__ = [
-    "ARCHETYPE_ORDER", "LAB_RESULT_KIND", "LAB_RESULT_VERSION", "LabSpec", "check_document",
+    "ARCHETYPE_ORDER", "LAB_RESULT_KIND", "LAB_RESULT_VERSION", "LabSpec",
     "digest", "keyword_search", "lab_result_document", "lab_scenario_id", "load_lab_config", "read_scenarios",
     "result_tag", "scenarios_document", "strip_volatile", "strip_volatile_markdown",
     "write_lab_result", "write_scenarios",

@@ -35,31 +35,21 @@ _RATE_NAMES = (
 
 
 def parse_fail_under(values: tuple[str, ...]) -> list[Any]:
-    """Parse ``--fail-under METRIC=VALUE`` flags.
+    """Parse ``--fail-under METRIC=VALUE`` flags into ``FailUnder`` bars, in the order given.
+
+    The rules are ``aau_core.parse_metric_bars``'s, with the five receipt rates (higher is
+    better) as the known metrics.
 
     Raises:
-        UsageError: malformed flag, unknown metric (only the five rates, higher is better), or a
-            value outside [0, 1].
+        UsageError: malformed flag, unknown metric, a value that is not a finite number in
+            [0, 1], or a metric given twice.
     """
+    from aau_core import parse_metric_bars
+
     from ._receipt import FailUnder
 
-    bars = []
-    for raw in values:
-        metric, sep, text = raw.partition("=")
-        metric = metric.strip()
-        if not sep or not metric or not text.strip():
-            raise UsageError(f"--fail-under {raw!r}: expected METRIC=VALUE, e.g. exact_rate=0.9")
-        if metric not in _RATE_NAMES:
-            raise UsageError(f"--fail-under {raw!r}: unknown metric {metric!r}; one of "
-                             + ", ".join(_RATE_NAMES))
-        try:
-            value = float(text)
-        except ValueError:
-            raise UsageError(f"--fail-under {raw!r}: {text!r} is not a number") from None
-        if not 0.0 <= value <= 1.0:
-            raise UsageError(f"--fail-under {raw!r}: a rate bar must be within [0, 1]")
-        bars.append(FailUnder(metric=metric, threshold=value))
-    return bars
+    bars = parse_metric_bars(values, option="--fail-under", metrics=_RATE_NAMES)
+    return [FailUnder(metric=metric, threshold=value) for metric, value in bars.items()]
 
 
 def _summary_lines(receipt: dict[str, Any], out: str | None) -> list[str]:

@@ -63,6 +63,7 @@ from ._lazy import lazy_exports
 # Names load on first use (PEP 562): `aau` start-up imports only what a command needs.
 _EXPORTS = {
     "lazy_exports": "._lazy",
+    "parse_metric_bars": "._cli._metric_bars",
     "schema_problems": "._files._document_check",
     "manifest_row_violations": "._files._manifest",
     "write_folder": "._files._staged_folder",
@@ -440,6 +441,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
 __version__ = "2.0.0.dev0"
 
 __all__ = [
+    "parse_metric_bars",
     "schema_problems",
     "manifest_row_violations",
     "write_folder",

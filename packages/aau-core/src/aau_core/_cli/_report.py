@@ -59,12 +59,14 @@ def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path
     """
     from .._files._writing import check_outputs, write_outputs
     from .._reports._formats import report_json, report_junit, report_markdown
-    from .._reports._scenarios import load_report_document, parse_pass_metrics
+    from .._reports._scenarios import load_report_document
+    from ._metric_bars import parse_metric_bars
 
     if not (junit_path or markdown_path or html_path or as_json):
         raise UsageError("nothing to do: give --junit FILE, --markdown FILE or --json (or "
                          "--html FILE)")
-    bars = parse_pass_metrics(pass_metrics)
+    bars = parse_metric_bars(pass_metrics, option="--pass-metric", metavar="NAME=MIN",
+                             example="route_correct=1")
     check_outputs({"--junit": junit_path, "--markdown": markdown_path, "--html": html_path},
                   inputs=files, force=force)
     docs = [load_report_document(name, bars) for name in files]

@@ -12,7 +12,6 @@ metric's mean is below its value (exit 1).
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -86,20 +85,6 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
     return EXIT_OK
 
 
-def _parse_bars(values: tuple[str, ...]) -> dict[str, float]:
-    bars: dict[str, float] = {}
-    for raw in values:
-        name, sep, number = raw.partition("=")
-        try:
-            value = float(number)
-        except ValueError:
-            value = math.nan
-        if not sep or not name or not math.isfinite(value) or not 0 <= value <= 1:
-            raise UsageError(f"--fail-under {raw!r}: expected METRIC=VALUE with VALUE in [0, 1]")
-        bars[name] = value
-    return bars
-
-
 @lab_group.command("run")
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--scenarios", "scenarios_file", type=click.Path(dir_okay=False), default=None,
@@ -153,7 +138,10 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
         raise UsageError("choose exactly one of --mock and --backend KIND")
     if mock and model is not None:
         raise UsageError("--model goes with --backend, not --mock")
-    bars = _parse_bars(fail_under)
+    from aau_core import parse_metric_bars
+
+    bars = parse_metric_bars(fail_under, option="--fail-under",
+                             example="decision_gate_exact=0.8")
     kind = "mock" if mock else str(backend_kind)
     shown = "mock" if mock else (model or kind)
     from aau_core._files._writing import check_outputs

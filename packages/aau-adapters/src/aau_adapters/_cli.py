@@ -24,6 +24,7 @@ from aau_core import (
     store_options,
     write_outputs,
 )
+from aau_schemas import sha256_hex
 
 from ._adapter_choice import choose_adapter
 from ._suite import DEFAULT_MAX_SUITE_BYTES, SUITE_V1
@@ -150,22 +151,21 @@ def evaluate_binding(loaded: Any, *, command: str | None, endpoint: str | None, 
     adapter kind with the SHA-256 of its full command or URL (neither is written out: they may
     hold secrets), and the settings that change results (repeats, timeout, format, whether
     private detail is kept). Concurrency and executor are not bound: a resume may change them."""
-    import hashlib
-
+    
     from aau_core import canonical_json
 
     if command is not None:
         adapter = {"kind": "command",
-                   "command_sha256": hashlib.sha256(command.encode("utf-8")).hexdigest()}
+                   "command_sha256": sha256_hex(command.encode("utf-8"))}
     elif endpoint is not None:
         adapter = {"kind": "endpoint",
-                   "url_sha256": hashlib.sha256(endpoint.encode("utf-8")).hexdigest()}
+                   "url_sha256": sha256_hex(endpoint.encode("utf-8"))}
     else:
         adapter = {"kind": "mock"}
     try:
         digest = loaded.suite_digest()
     except Exception:  # noqa: BLE001 - a 1.x suite that cannot be canonicalised: hash its JSON
-        digest = "sha256:" + hashlib.sha256(canonical_json(loaded.doc).encode()).hexdigest()
+        digest = "sha256:" + sha256_hex(canonical_json(loaded.doc).encode())
     return {"suite_digest": digest, "adapter": adapter,
             "config": {"repeats": repeats, "timeout_s": timeout, "format": fmt,
                        "private": private}}

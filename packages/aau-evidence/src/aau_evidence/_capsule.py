@@ -38,7 +38,6 @@ Divergences from aau-harness 1.6 (each a fix, tested):
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Callable, Iterator
@@ -323,5 +322,7 @@ def parse_json_bytes(data: bytes, source: str) -> Any:
 
 
 def render(value: Any) -> bytes:
-    """aau-harness 1.6's evidence rendering: ``json.dumps(indent=2, sort_keys=True) + "\\n"``."""
-    return (json.dumps(value, indent=2, sort_keys=True) + "\n").encode("ascii")
+    """aau-harness 1.6's evidence rendering (``aau_schemas.legacy_render_json``), as ASCII bytes."""
+    import aau_schemas
+
+    return aau_schemas.legacy_render_json(value).encode("ascii")

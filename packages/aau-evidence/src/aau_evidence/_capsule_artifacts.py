@@ -10,7 +10,6 @@ suite's aau-harness hash is ``aau_schemas.legacy_suite_sha256``.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import stat
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 import aau_schemas
 from aau_core import InputError, schema_problems
+from aau_schemas import sha256_hex
 
 from ._capsule import (
     MAX_ARTIFACT_BYTES,
@@ -82,7 +82,7 @@ def artifact_problems(capsule: dict[str, Any], locate: Locator) -> Problems:
             # gives its message alone: the capsule and the path are added once, by the caller
             p.append((exc.path, exc.message) if exc.path else (f"{at}.path", str(exc)))
             continue
-        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        if sha256_hex(data) != entry["sha256"]:
             p.append((f"{at}.sha256", f"{path}: the file's SHA-256 differs (hash drift)"))
             continue
         read[slot] = _Artifact(slot, entry, path, data)

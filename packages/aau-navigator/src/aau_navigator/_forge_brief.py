@@ -8,10 +8,11 @@ reads and validates one; ``brief_seed`` derives aau-harness 1.6's deterministic 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from typing import Any
+
+from aau_schemas import sha256_hex
 
 BRIEF_KIND = "studio-brief"
 BRIEF_VERSION = "aau-studio/1.0"
@@ -56,7 +57,7 @@ def brief_seed(brief: dict[str, Any]) -> int:
     """
     stable = {key: brief[key] for key in SEED_KEYS}
     canonical = json.dumps(stable, sort_keys=True, separators=(",", ":")).encode()
-    return 1000 + int(hashlib.sha256(canonical).hexdigest()[:8], 16) % 8999
+    return 1000 + int(sha256_hex(canonical)[:8], 16) % 8999
 
 
 def _normal(text: str) -> str:

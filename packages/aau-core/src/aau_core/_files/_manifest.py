@@ -444,7 +444,9 @@ def _verify_stage(dest: Path, stage: Path, manifest_name: str,
 
 
 def _legacy_render(value: Any) -> bytes:
-    return (json.dumps(value, indent=2, sort_keys=True) + "\n").encode("ascii")
+    import aau_schemas
+
+    return aau_schemas.legacy_render_json(value).encode("ascii")
 
 
 def intoto_statement(subjects: Mapping[str, bytes], predicate_type: str,

@@ -23,7 +23,6 @@ lock.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -31,6 +30,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from aau_schemas import sha256_hex
 
 from .._errors import InputError, InvalidDocumentError, OutputError
 from .._files._writing import check_writable
@@ -51,7 +52,7 @@ def canonical_json(value: Any) -> str:
 
 def binding_sha256(binding: Mapping[str, Any]) -> str:
     """SHA-256 (64 lowercase hex) of ``canonical_json(binding)`` encoded as UTF-8."""
-    return hashlib.sha256(canonical_json(dict(binding)).encode("utf-8")).hexdigest()
+    return sha256_hex(canonical_json(dict(binding)).encode("utf-8"))
 
 
 def _validate(doc: Any, source: str) -> None:

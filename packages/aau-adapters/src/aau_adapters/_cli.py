@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -19,7 +18,11 @@ from aau_core import (
     OutputError,
     UsageError,
     check_outputs,
+    force_option,
     json_content,
+    json_option,
+    out_option,
+    print_json,
     render_json,
     store_options,
     write_outputs,
@@ -211,7 +214,7 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
               help="Cases in flight at once.")
 @click.option("--timeout", type=float, default=30.0, show_default=True,
               help="Seconds allowed per case.")
-@click.option("--out", metavar="PATH", help="Write the public receipt here (default: stdout).")
+@out_option("Write the public receipt here (default: stdout).", metavar="PATH")
 @click.option("--private-out", metavar="PATH",
               help="Also write inputs, expected answers, responses and stderr tails here. "
                    "Never publish without review.")
@@ -222,10 +225,9 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
               help="Exit 1 when METRIC (a rate, e.g. exact_rate) is below VALUE. Repeatable.")
 @click.option("--max-suite-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_SUITE_BYTES,
               show_default=True, help="Largest suite file accepted.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print a JSON summary on stdout (human output stays on stderr).")
-@click.option("--force", is_flag=True, help="Replace existing --out / --private-out files "
-              "(and start over when OUT.checkpoint.jsonl exists).")
+@json_option("Print a JSON summary on stdout (human output stays on stderr).")
+@force_option("Replace existing --out / --private-out files (and start over when "
+              "OUT.checkpoint.jsonl exists).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run from OUT.checkpoint.jsonl: "
               "finished units are not run again.")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -361,7 +363,7 @@ def evaluate_command(
         summary = _json_summary(receipt, out, bars_ok)
         if not out:
             summary["receipt"] = receipt  # nothing is lost when --json is given without --out
-        click.echo(json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False))
+        print_json(summary)
     return EXIT_OK if bars_ok else EXIT_BAR_NOT_MET
 
 

@@ -63,6 +63,10 @@ from ._lazy import lazy_exports
 # Names load on first use (PEP 562): `aau` start-up imports only what a command needs.
 _EXPORTS = {
     "lazy_exports": "._lazy",
+    "print_json": "._cli._options",
+    "out_option": "._cli._options",
+    "force_option": "._cli._options",
+    "json_option": "._cli._options",
     "parse_metric_bars": "._cli._metric_bars",
     "schema_problems": "._files._document_check",
     "manifest_row_violations": "._files._manifest",
@@ -441,6 +445,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
 __version__ = "2.0.0.dev0"
 
 __all__ = [
+    "print_json",
+    "out_option",
+    "force_option",
+    "json_option",
     "parse_metric_bars",
     "schema_problems",
     "manifest_row_violations",

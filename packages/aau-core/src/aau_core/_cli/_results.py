@@ -33,6 +33,7 @@ import click
 
 from .._errors import EXIT_BAR_NOT_MET, EXIT_OK, InputError
 from .._run._runner import EvalAggregate, ScenarioResult, aggregate_results
+from ._options import json_option, print_json
 
 MAX_AGGREGATE_BYTES = 200_000_000
 V1_KIND = "eval-aggregate-v1"
@@ -172,7 +173,7 @@ def _json_literal(value: Any) -> str:
 
 @results_group.command("verify")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON verdict per file on stdout.")
+@json_option("Print one JSON verdict per file on stdout.")
 def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     """Recompute each aggregate FILE's metric_means and metric_ci95 from its results.
 
@@ -218,5 +219,5 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
                 click.echo(f"{v['file']}: {root}.{field}: stored {_json_literal(c['stored'])}, "
                            f"recomputed {_json_literal(c['recomputed'])}", err=True)
     if as_json:
-        click.echo(json.dumps({"files": verdicts}, indent=2, ensure_ascii=False))
+        print_json({"files": verdicts})
     return EXIT_BAR_NOT_MET if any(v["status"] == "drift" for v in verdicts) else EXIT_OK

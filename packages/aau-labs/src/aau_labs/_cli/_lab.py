@@ -11,12 +11,12 @@ metric's mean is below its value (exit 1).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
+from aau_core import force_option, json_option, out_option, print_json
 from aau_core._errors import EXIT_BAR_NOT_MET, EXIT_OK, AauError, UsageError
 from aau_core._store._options import store_options
 
@@ -51,10 +51,9 @@ def _progress(line: str) -> None:
               help="Scenarios to generate, 1 to 10,000 (default: the lab's, 32).")
 @click.option("--seed", type=click.IntRange(min=0, max=2**53 - 1), default=None,
               help="Generator seed (default: the config's seed).")
-@click.option("--out", required=True, type=click.Path(dir_okay=False),
-              help="Scenario file to write.")
-@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@out_option("Scenario file to write.", required=True, kind="file")
+@force_option("Replace OUT if it exists.")
+@json_option()
 def generate_command(config: str, n: int | None, seed: int | None, out: str, force: bool,
                      as_json: bool) -> int:
     """Generate N seeded scenarios from a lab CONFIG and write them to OUT.
@@ -80,8 +79,8 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
     path = write_scenarios(out, spec, doc, scenarios, used_seed, count, force=force)
     click.echo(f"{path}: {count} {spec.name} scenario(s), seed {used_seed}", err=True)
     if as_json:
-        click.echo(json.dumps({"lab": spec.name, "out": str(path), "n": count,
-                               "seed": used_seed}, sort_keys=True))
+        print_json({"lab": spec.name, "out": str(path), "n": count,
+                    "seed": used_seed})
     return EXIT_OK
 
 
@@ -96,14 +95,14 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
 @click.option("--model", default=None, help="The model id for --backend.")
 @click.option("--repeats", type=click.IntRange(min=1, max=1000), default=3, show_default=True,
               help="Runs per scenario.")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Folder for eval_<tag>.json and eval_<tag>.md.")
-@click.option("--force", is_flag=True, help="Replace existing result files.")
+@out_option("Folder for eval_<tag>.json and eval_<tag>.md.",
+            name="out_dir", required=True, kind="folder")
+@force_option("Replace existing result files.")
 @click.option("--fail-under", "fail_under", multiple=True, metavar="METRIC=VALUE",
               help="Exit 1 when METRIC's mean is below VALUE (repeatable).")
 @click.option("--quiet", is_flag=True, help="No progress on stderr (a bar on a terminal, else one "
               "line per run).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@json_option()
 @store_options("result")
 def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kind: str | None,
                 model: str | None, repeats: int, out_dir: str, force: bool,
@@ -198,7 +197,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
             "total_cost_usd": round(agg.total_cost_usd, 4),
             "fail_under": bars, "passed": not failed,
         }
-        click.echo(json.dumps(summary, sort_keys=True))
+        print_json(summary)
     sys.stderr.flush()
     return EXIT_BAR_NOT_MET if failed else EXIT_OK
 

@@ -58,6 +58,21 @@ def test_few_violations_are_all_listed():
         'g.json: $: "seed" is a required property']
 
 
+def test_schema_problems_returns_what_check_document_raises():
+    from aau_core import schema_problems
+
+    doc = json.loads(GATE.read_text(encoding="utf-8"))
+    assert schema_problems("gate-config", doc) == []
+    del doc["title"], doc["seed"]
+    assert schema_problems("gate-config", doc) == [
+        ("$", '"title" is a required property'), ("$", '"seed" is a required property')]
+    with pytest.raises(InvalidDocumentError) as info:
+        check_document("gate-config", doc, "g.json")
+    assert info.value.violations == [
+        ("$", '"title" is a required property [gate-config]'),
+        ("$", '"seed" is a required property')]
+
+
 def test_unknown_version_of_the_right_kind(tmp_path, capsys):
     config = tmp_path / "g2.json"
     config.write_text(GATE.read_text("utf-8").replace("aau-gate-config/1.0", "aau-gate-config/2.0"),

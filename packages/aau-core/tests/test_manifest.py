@@ -281,3 +281,22 @@ def test_an_empty_folder_added_to_a_pack_is_a_finding(pack: Path) -> None:
         f"{pack / 'data' / 'added'}: an empty folder the manifest does not list (added after "
         "the pack was written)"]
     assert verify_manifest_dir(pack, empty_folders_ok=True) == []
+
+
+def test_manifest_row_violations_words_row_problems_as_aau_harness_1_6(tmp_path):
+    from aau_core import build_manifest
+    from aau_core._files._manifest import manifest_row_violations
+
+    files = {"a.txt": b"alpha\n", "b.txt": b"beta\n"}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    rows = build_manifest(files, version="x/1.0")["files"]
+    assert manifest_row_violations(tmp_path, rows) == []
+    (tmp_path / "a.txt").write_bytes(b"alpha!\n")
+    (tmp_path / "b.txt").write_bytes(b"beta!\n"[:5])  # same length, other bytes
+    assert manifest_row_violations(tmp_path, [*rows, rows[1]]) == [
+        ("$.files[0].bytes", "a.txt has 7 bytes"),
+        ("$.files[0].sha256", "a.txt has another SHA-256"),
+        ("$.files[1].sha256", "b.txt has another SHA-256"),
+        ("$.files[2].path", "b.txt listed twice"),
+    ]

@@ -327,7 +327,11 @@ def test_runs_compare_cli_on_real_receipts(tmp_path, capsys):
     for row in after["results"]:
         if row["scenario_id"] == "route-003":
             row.update(exact=True, no_forbidden_attempt=True, failure_codes=[])
-    from aau_core import receipt_failure_code_counts, receipt_metrics, receipt_pass_hat_k
+    from aau_core import receipt_metrics
+    from aau_core._reports._receipt_consistency import (
+        receipt_failure_code_counts,
+        receipt_pass_hat_k,
+    )
 
     after["metrics"] = receipt_metrics(after["results"])
     after["pass_hat_k"] = receipt_pass_hat_k(after["results"], after["repeats"])

@@ -11,7 +11,6 @@ from aau_core import EvalAggregate, InputError, OutputError, UsageError
 from aau_labs._frame._bench_run import (
     BenchmarkPlan,
     backend_choice,
-    parse_fail_under,
     run_benchmark,
     write_result_files,
 )
@@ -35,16 +34,6 @@ def test_backend_choice_names_the_flags_of_each_command():
                                          "--mock-ground-truth$"):
         backend_choice(True, None, mock_flag="--mock-ground-truth", mock_kind="ground-truth",
                        backend_only={"--model": None, "--base-url": "http://x"})
-
-
-@pytest.mark.parametrize("raw", ["x", "=0.5", "x=", "x=1.5", "x=-0.1", "x=nan", "x=inf"])
-def test_parse_fail_under_refuses(raw):
-    with pytest.raises(UsageError, match="expected METRIC=VALUE with VALUE in \\[0, 1\\]"):
-        parse_fail_under([raw])
-
-
-def test_parse_fail_under_reads_bars():
-    assert parse_fail_under(["a=0.5", "b=1", "a=0"]) == {"a": 0.0, "b": 1.0}
 
 
 def _plan(tmp_path: Path, calls: list[str], force: bool = False, **changes) -> BenchmarkPlan:

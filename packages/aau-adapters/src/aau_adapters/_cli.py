@@ -7,12 +7,20 @@ adapter notes (stderr), and the ``--json`` summary.
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import click
-from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, UsageError, render_json, store_options
+from aau_core import (
+    EXIT_BAR_NOT_MET,
+    EXIT_OK,
+    force_option,
+    json_option,
+    out_option,
+    print_json,
+    render_json,
+    store_options,
+)
 
 from ._adapter_choice import choose_adapter
 from ._documents import unstructure_document
@@ -26,31 +34,21 @@ _RATE_NAMES = (
 
 
 def parse_fail_under(values: tuple[str, ...]) -> list[Any]:
-    """Parse ``--fail-under METRIC=VALUE`` flags.
+    """Parse ``--fail-under METRIC=VALUE`` flags into ``FailUnder`` bars, in the order given.
+
+    The rules are ``aau_core.parse_metric_bars``'s, with the five receipt rates (higher is
+    better) as the known metrics.
 
     Raises:
-        UsageError: malformed flag, unknown metric (only the five rates, higher is better), or a
-            value outside [0, 1].
+        UsageError: malformed flag, unknown metric, a value that is not a finite number in
+            [0, 1], or a metric given twice.
     """
+    from aau_core import parse_metric_bars
+
     from ._receipt import FailUnder
 
-    bars = []
-    for raw in values:
-        metric, sep, text = raw.partition("=")
-        metric = metric.strip()
-        if not sep or not metric or not text.strip():
-            raise UsageError(f"--fail-under {raw!r}: expected METRIC=VALUE, e.g. exact_rate=0.9")
-        if metric not in _RATE_NAMES:
-            raise UsageError(f"--fail-under {raw!r}: unknown metric {metric!r}; one of "
-                             + ", ".join(_RATE_NAMES))
-        try:
-            value = float(text)
-        except ValueError:
-            raise UsageError(f"--fail-under {raw!r}: {text!r} is not a number") from None
-        if not 0.0 <= value <= 1.0:
-            raise UsageError(f"--fail-under {raw!r}: a rate bar must be within [0, 1]")
-        bars.append(FailUnder(metric=metric, threshold=value))
-    return bars
+    bars = parse_metric_bars(values, option="--fail-under", metrics=_RATE_NAMES)
+    return [FailUnder(metric=metric, threshold=value) for metric, value in bars.items()]
 
 
 def _summary_lines(receipt: dict[str, Any], out: str | None) -> list[str]:
@@ -159,7 +157,7 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
               help="Cases in flight at once.")
 @click.option("--timeout", type=float, default=30.0, show_default=True,
               help="Seconds allowed per case.")
-@click.option("--out", metavar="PATH", help="Write the public receipt here (default: stdout).")
+@out_option("Write the public receipt here (default: stdout).", metavar="PATH")
 @click.option("--private-out", metavar="PATH",
               help="Also write inputs, expected answers, responses and stderr tails here. "
                    "Never publish without review.")
@@ -170,10 +168,9 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
               help="Exit 1 when METRIC (a rate, e.g. exact_rate) is below VALUE. Repeatable.")
 @click.option("--max-suite-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_SUITE_BYTES,
               show_default=True, help="Largest suite file accepted.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print a JSON summary on stdout (human output stays on stderr).")
-@click.option("--force", is_flag=True, help="Replace existing --out / --private-out files "
-              "(and start over when OUT.checkpoint.jsonl exists).")
+@json_option("Print a JSON summary on stdout (human output stays on stderr).")
+@force_option("Replace existing --out / --private-out files (and start over when "
+              "OUT.checkpoint.jsonl exists).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run from OUT.checkpoint.jsonl: "
               "finished units are not run again.")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -228,7 +225,7 @@ def evaluate_command(
         summary = _json_summary(receipt, out, bars_ok)
         if not out:
             summary["receipt"] = receipt  # nothing is lost when --json is given without --out
-        click.echo(json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False))
+        print_json(summary)
     return EXIT_OK if bars_ok else EXIT_BAR_NOT_MET
 
 

@@ -13,7 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from aau_core import EXIT_OK, check_outputs, json_content, render_json, write_outputs
+from aau_core import (
+    EXIT_OK,
+    check_outputs,
+    force_option,
+    json_content,
+    out_option,
+    render_json,
+    write_outputs,
+)
 
 from ._suite import DEFAULT_MAX_SUITE_BYTES, suite_from_document
 
@@ -72,8 +80,8 @@ bfcl-eval is never installed. Exit codes: 0 written; 2 usage or input error (not
               help="bfcl-eval version to record for a --source folder (a wheel's name says it).")
 @click.option("--cache-dir", metavar="DIR",
               help="Where the downloaded wheel is kept (default ~/.cache/aau, or $AAU_CACHE_DIR).")
-@click.option("--out", required=True, metavar="SUITE", help="The suite file to write.")
-@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+@out_option("The suite file to write.", required=True, metavar="SUITE")
+@force_option("Replace an existing --out file.")
 @click.option("--quiet", "-q", is_flag=True,
               help="No download notice on stderr (the summary line stays).")
 def bfcl_command(category: str, limit: int | None, source: str | None,
@@ -135,8 +143,8 @@ Exit codes: 0 written; 2 usage or input error (nothing written).
 @click.option("--tools", metavar="FILE",
               help="A JSON array of the domain's tool definitions (OpenAI shape); default: "
                    "inferred from the expected actions.")
-@click.option("--out", required=True, metavar="SUITE", help="The suite file to write.")
-@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+@out_option("The suite file to write.", required=True, metavar="SUITE")
+@force_option("Replace an existing --out file.")
 def tau2_command(source: str, domain: str, limit: int | None, tools: str | None, out: str,
                  force: bool) -> int:
     """Import a tau2-bench domain's tasks as a suite v2 with expected tool calls.

@@ -13,7 +13,6 @@ they concern (``--out``, ``--resume``, ...), since that is where most users meet
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import sys
@@ -25,6 +24,7 @@ from typing import Any
 
 import attrs
 from aau_core import InputError, Interrupted, OutputError, UsageError
+from aau_schemas import sha256_hex
 
 from ._adapter import Adapter
 from ._documents import unstructure_document
@@ -107,10 +107,10 @@ def binding_adapter(*, command: str | None, endpoint: str | None) -> dict[str, s
     or ``{"kind": "mock"}`` when neither is given."""
     if command is not None:
         return {"kind": "command",
-                "command_sha256": hashlib.sha256(command.encode("utf-8")).hexdigest()}
+                "command_sha256": sha256_hex(command.encode("utf-8"))}
     if endpoint is not None:
         return {"kind": "endpoint",
-                "url_sha256": hashlib.sha256(endpoint.encode("utf-8")).hexdigest()}
+                "url_sha256": sha256_hex(endpoint.encode("utf-8"))}
     return {"kind": "mock"}
 
 
@@ -121,7 +121,7 @@ def _binding(loaded: Suite, adapter: Mapping[str, str], *, repeats: int, timeout
     try:
         digest = loaded.suite_digest()
     except Exception:  # noqa: BLE001 - a 1.x suite that cannot be canonicalised: hash its JSON
-        digest = "sha256:" + hashlib.sha256(checkpoint_json(loaded.doc).encode()).hexdigest()
+        digest = "sha256:" + sha256_hex(checkpoint_json(loaded.doc).encode())
     return {"suite_digest": digest, "adapter": dict(adapter),
             "config": {"repeats": repeats, "timeout_s": timeout, "format": fmt,
                        "private": private}}

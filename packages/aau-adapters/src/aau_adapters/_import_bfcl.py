@@ -28,7 +28,6 @@ encoded names collide, or ground truth that contradicts its own definitions (the
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -51,6 +50,7 @@ from aau_core import (
     loads_strict,
     tool_call_contradictions,
 )
+from aau_schemas import sha256_hex
 
 from ._tool_names import ToolNameError, tool_name_map
 
@@ -196,10 +196,6 @@ def _json_lines(data: bytes, source: str) -> list[tuple[int, dict[str, Any]]]:
     return out
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def _answers(records: list[tuple[int, dict[str, Any]]], source: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for n, record in records:
@@ -258,7 +254,7 @@ def read_bfcl_folder(folder: str | os.PathLike[str], category: str) -> BfclFiles
                          source=str(folder))
     raw = _read_file(questions_path)
     questions = _json_lines(raw, str(questions_path))
-    files = [{"path": str(questions_path), "sha256": _sha256(raw)}]
+    files = [{"path": str(questions_path), "sha256": sha256_hex(raw)}]
     answers: dict[str, Any] = {}
     if BFCL_CATEGORIES.get(category):
         answers_path = (_find(questions_path.parent / "possible_answer", q_patterns[:1])
@@ -269,7 +265,7 @@ def read_bfcl_folder(folder: str | os.PathLike[str], category: str) -> BfclFiles
                              f"beside {questions_path.name}", source=str(folder))
         raw = _read_file(answers_path)
         answers = _answers(_json_lines(raw, str(answers_path)), str(answers_path))
-        files.append({"path": str(answers_path), "sha256": _sha256(raw)})
+        files.append({"path": str(answers_path), "sha256": sha256_hex(raw)})
     return BfclFiles(questions, answers, files, None, None)
 
 
@@ -284,7 +280,7 @@ def read_bfcl_wheel(wheel: str | os.PathLike[str], category: str) -> BfclFiles:
         raw_wheel = Path(wheel).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from None
-    wheel_sha256 = _sha256(raw_wheel)
+    wheel_sha256 = sha256_hex(raw_wheel)
     match = re.match(r"bfcl_eval-([^-]+)-", Path(wheel).name)
     # the pinned hash proves the version, whatever the file is called; else the name says it
     version = (BFCL_VERSION if wheel_sha256 == BFCL_WHEEL_SHA256
@@ -309,7 +305,7 @@ def read_bfcl_wheel(wheel: str | os.PathLike[str], category: str) -> BfclFiles:
     questions = _json_lines(data[0], f"{source}!{members[0]}")
     answers = (_answers(_json_lines(data[1], f"{source}!{members[1]}"), f"{source}!{members[1]}")
                if len(data) > 1 else {})
-    files = [{"path": m, "sha256": _sha256(d)} for m, d in zip(members, data, strict=True)]
+    files = [{"path": m, "sha256": sha256_hex(d)} for m, d in zip(members, data, strict=True)]
     return BfclFiles(questions, answers, files, version, wheel_sha256)
 
 
@@ -373,7 +369,7 @@ def cached_bfcl_wheel(cache_dir: str | os.PathLike[str] | None = None) -> Path:
 
 
 def _check_wheel_hash(wheel: Path) -> None:
-    digest = _sha256(wheel.read_bytes())
+    digest = sha256_hex(wheel.read_bytes())
     if digest != BFCL_WHEEL_SHA256:
         raise InputError(f"SHA-256 is {digest}, not the {BFCL_WHEEL_SHA256} of bfcl-eval "
                          f"{BFCL_VERSION} on PyPI; delete it to download again",

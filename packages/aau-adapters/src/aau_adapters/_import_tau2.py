@@ -40,7 +40,6 @@ tool-running adapter looks up (a reservation id from ``get_user_details``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -48,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from aau_core import InputError, UsageError, read_json_file
+from aau_schemas import sha256_hex
 
 from ._import_bfcl import PUBLIC_SHARING
 
@@ -60,7 +60,7 @@ _JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "st
 
 
 def _sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_hex(path.read_bytes())
 
 
 def tau2_files(source: str | os.PathLike[str], domain: str) -> dict[str, Path]:

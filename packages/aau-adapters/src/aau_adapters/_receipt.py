@@ -30,15 +30,17 @@ from typing import Any
 
 import attrs
 from aau_core import (
-    RECEIPT_RATE_METRICS,
-    RECEIPT_TOOL_CALLS_METRIC,
     bootstrap_ci,
     check_receipt_consistency,
-    receipt_failure_code_counts,
     receipt_metrics,
+    wilson_interval,
+)
+from aau_core._reports._receipt_consistency import (  # internal to the monorepo
+    RECEIPT_RATE_METRICS,
+    RECEIPT_TOOL_CALLS_METRIC,
+    receipt_failure_code_counts,
     receipt_pass_hat_k,
     receipt_rows_by_scenario,
-    wilson_interval,
 )
 
 from ._converter import converter

@@ -12,11 +12,11 @@ from aau_core import (
     Interrupted,
     ToolCallMatch,
     package_version,
-    platform_string,
     python_version,
     run_units,
     utc_timestamp,
 )
+from aau_core._run._provenance import platform_string  # internal to the monorepo
 
 from . import _failure_codes as fc
 from ._adapter import Adapter, AdapterAnswer

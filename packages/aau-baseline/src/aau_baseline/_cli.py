@@ -7,7 +7,6 @@ Exit codes: 0 done / valid; 1 ``validate`` found the file invalid; 2 usage or in
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,10 @@ from aau_core import (
     UsageError,
     atomic_write_json,
     check_outputs,
+    force_option,
+    json_option,
+    out_option,
+    print_json,
 )
 
 
@@ -41,9 +44,9 @@ def baseline_group() -> None:
               help="Study id: a slug of lowercase letters, digits and inner hyphens (<= 63).")
 @click.option("--title", required=True, help="Study title (<= 120 characters).")
 @click.option("--purpose", required=True, help="What the study measures (<= 500 characters).")
-@click.option("--out", required=True, type=click.Path(path_type=Path),
-              help="New folder for the pack (refused if it exists).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@out_option("New folder for the pack (refused if it exists).",
+            required=True, kind="path", path_type=Path)
+@json_option()
 def prepare_command(suite: Path, study_id: str, title: str, purpose: str, out: Path,
                     as_json: bool) -> int:
     """Prepare a blinded human-baseline pack from a suite.
@@ -70,10 +73,10 @@ def prepare_command(suite: Path, study_id: str, title: str, purpose: str, out: P
                f"{len(study['outcomes'])} outcome(s); review_status not_determined", err=True)
     click.echo(f"pack: {out} (keep answer-key.json away from participants)", err=True)
     if as_json:
-        click.echo(json.dumps({"path": str(out), "study_id": study_id,
-                               "case_count": len(study["cases"]),
-                               "outcome_count": len(study["outcomes"]),
-                               "review_status": "not_determined"}, indent=2))
+        print_json({"path": str(out), "study_id": study_id,
+                    "case_count": len(study["cases"]),
+                    "outcome_count": len(study["outcomes"]),
+                    "review_status": "not_determined"})
     return EXIT_OK
 
 
@@ -85,10 +88,10 @@ def prepare_command(suite: Path, study_id: str, title: str, purpose: str, out: P
               help="An aau-byo-agent-receipt (1.0, or 2.0 with one repeat) of a non-mock "
                    "agent on the study's suite, covering every case: adds a descriptive "
                    "comparison.")
-@click.option("--out", required=True, type=click.Path(path_type=Path),
-              help="Report file to write (refused if it exists, unless --force).")
-@click.option("--force", is_flag=True, help="Replace an existing --out file.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report's metrics on stdout.")
+@out_option("Report file to write (refused if it exists, unless --force).",
+            required=True, kind="path", path_type=Path)
+@force_option("Replace an existing --out file.")
+@json_option("Print the report's metrics on stdout.")
 def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Path | None,
                       out: Path, force: bool, as_json: bool) -> int:
     """Summarize anonymous sessions of a pack into an aggregate-only report.
@@ -162,8 +165,8 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
     for line in lines:
         click.echo(line, err=True)
     if as_json:
-        click.echo(json.dumps({"report": str(out), "metrics": m,
-                               "fleiss_kappa_note": metrics.fleiss_kappa_note}, indent=2))
+        print_json({"report": str(out), "metrics": m,
+                    "fleiss_kappa_note": metrics.fleiss_kappa_note})
     return EXIT_OK
 
 
@@ -171,7 +174,7 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--study", type=click.Path(path_type=Path), default=None,
               help="The study a session belongs to (needed to validate a session).")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON on stdout.")
+@json_option("Print the verdict as JSON on stdout.")
 def validate_command(path: Path, study: Path | None, as_json: bool) -> int:
     """Check a pack folder, a session (with --study) or a report.
 
@@ -193,7 +196,7 @@ def validate_command(path: Path, study: Path | None, as_json: bool) -> int:
     else:
         click.echo(f"{path}: valid {kind}", err=True)
     if as_json:
-        click.echo(json.dumps(verdict, indent=2))
+        print_json(verdict)
     return EXIT_BAR_NOT_MET if problems else EXIT_OK
 
 

@@ -9,12 +9,12 @@ organiser.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 import attrs
 from aau_core import InputError, InvalidDocumentError
+from aau_core._files._manifest import manifest_row_violations  # internal to the monorepo
 
 from ._documents import (
     ANSWER_KEY_KIND,
@@ -92,18 +92,7 @@ def read_pack(path: str | Path) -> Pack:
     for name in sorted(found - expected):
         raise InputError("not a file of a human-baseline pack", source=str(root / name))
     manifest = load(MANIFEST_KIND, root / MANIFEST_NAME)
-    problems = []
-    seen = set()
-    for i, row in enumerate(manifest["files"]):
-        if row["path"] in seen:
-            problems.append((f"$.files[{i}].path", f"{row['path']} listed twice"))
-            continue
-        seen.add(row["path"])
-        data = (root / row["path"]).read_bytes()
-        if row["bytes"] != len(data):
-            problems.append((f"$.files[{i}].bytes", f"{row['path']} has {len(data)} bytes"))
-        if row["sha256"] != hashlib.sha256(data).hexdigest():
-            problems.append((f"$.files[{i}].sha256", f"{row['path']} has another SHA-256"))
+    problems = manifest_row_violations(root, manifest["files"], MANIFEST_NAME)
     if problems:
         raise InvalidDocumentError(problems, source=str(root / MANIFEST_NAME))
     study_path = root / "study.json"

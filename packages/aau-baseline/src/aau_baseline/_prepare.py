@@ -15,13 +15,13 @@ read back with ``read_pack``, then renamed into place; an existing destination i
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 import aau_core
 import aau_schemas
 from aau_core import InputError, InvalidDocumentError, UsageError
+from aau_schemas import sha256_hex
 
 from ._documents import (
     ANSWER_KEY_KIND,
@@ -80,8 +80,8 @@ def build_study(suite: Any, *, study_id: str, title: str,
     leaks = [p for c in suite.cases for p in leaked_answers(c.input, f"$.cases[{c.index}].input")]
     if leaks:
         raise InvalidDocumentError(leaks, source=suite.source)
-    blinded = sorted(suite.cases, key=lambda c: hashlib.sha256(
-        f"{study_id}:{c.scenario_id}".encode()).hexdigest())
+    blinded = sorted(suite.cases, key=lambda c: sha256_hex(
+        f"{study_id}:{c.scenario_id}".encode()))
     study = {
         "study_version": STUDY_VERSION,
         "study_id": study_id,

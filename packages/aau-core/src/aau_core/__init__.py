@@ -11,20 +11,21 @@ Public API::
     errors:      AauError, UsageError, InputError, InvalidDocumentError, OutputError,
                  BarNotMetError, Interrupted,
                  EXIT_OK, EXIT_BAR_NOT_MET, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED
-    files:       loads_strict, read_json_file, check_document,
+    files:       loads_strict, read_json_file, check_document, schema_problems,
                  render_json, atomic_write_text, atomic_write_json, json_content,
                  check_parent, check_outputs, write_outputs,
-                 build_manifest, verify_manifest_dir, write_pack, check_pack_output,
+                 write_folder, build_manifest, verify_manifest_dir, write_pack, check_pack_output,
                  intoto_statement, safe_slug, check_relative_path, check_relative_name,
                  terminal_text
     run:         run_units, ray_executor,
                  open_checkpoint, read_checkpoint, Checkpoint, checkpoint_writer,
                  checkpoint_json,
                  run_eval, aggregate_results, ScenarioResult, EvalAggregate, MetricError,
+                 verify_result_files,
                  wilson_interval, pass_hat_k, pass_at_k, bootstrap_ci, compat_bootstrap_ci,
                  clustered_stderr, fleiss_kappa,
                  DelayedProgress,
-                 snapshot, package_version, python_version, platform_string, utc_timestamp,
+                 snapshot, package_version, python_version, utc_timestamp,
                  ProviderUnavailable, provider_error_rate, check_results_are_measurements
     agents:      run_tool_agent, AgentRun, Block, MockUsage, Backend, make_backend,
                  BackendError, ProviderError, MissingExtraError,
@@ -33,9 +34,7 @@ Public API::
                  tool_call_contradictions, calls_from_bfcl, example_calls,
                  match_tool_calls, ToolCallMatch, normalize_tool_calls,
                  parse_tool_call_text, parse_tool_call_reply, ParsedReply
-    reports:     check_receipt_consistency, receipt_metrics, receipt_pass_hat_k,
-                 receipt_failure_code_counts, receipt_rows_by_scenario,
-                 RECEIPT_RATE_METRICS, RECEIPT_TOOL_CALLS_METRIC,
+    reports:     check_receipt_consistency, receipt_metrics,
                  render_report, JUnitCase, JUnitSuite, render_junit, markdown_table,
                  load_report_document, render_html_report
     run store:   RunStore, RunSummary, record_run, record_run_or_warn, store_choice,
@@ -43,7 +42,8 @@ Public API::
     trace gates: HarnessEvaluator, HarnessResult, harness_row_to_eval_case,
                  EvalSuite, EvalSuiteResult, EvalCase, EvalResult, EvalReport,
                  TraceError, schema_hash, import_harness_dir
-    cli:         cli, run
+    cli:         cli, run, json_option, force_option, out_option, print_json,
+                 parse_metric_bars
 
 Internal to the monorepo (not public, may change): ``aau_core._lazy.lazy_exports``, which every
 aau package's ``__init__`` uses for its own table, and every name of a private module that is
@@ -76,7 +76,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     # _files: strict JSON, writing, manifests and packs, safe paths, terminal text
     "._files._strict_json": ("loads_strict", "read_json_file"),
-    "._files._document_check": ("check_document",),
+    "._files._document_check": ("check_document", "schema_problems"),
+    "._files._staged_folder": ("write_folder",),
     "._files._writing": (
         "render_json",
         "atomic_write_text",
@@ -121,12 +122,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "clustered_stderr",
         "fleiss_kappa",
     ),
+    "._run._verify": ("verify_result_files",),
     "._run._progress": ("DelayedProgress",),
     "._run._provenance": (
         "snapshot",
         "package_version",
         "python_version",
-        "platform_string",
         "utc_timestamp",
     ),
     "._run._guards": (
@@ -154,11 +155,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._reports._receipt_consistency": (
         "check_receipt_consistency",
         "receipt_metrics",
-        "receipt_pass_hat_k",
-        "receipt_failure_code_counts",
-        "receipt_rows_by_scenario",
-        "RECEIPT_RATE_METRICS",
-        "RECEIPT_TOOL_CALLS_METRIC",
     ),
     "._reports._aggregate_markdown": ("render_report",),
     "._reports._junit": ("JUnitCase", "JUnitSuite", "render_junit"),
@@ -181,8 +177,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._traces._eval_report": ("EvalCase", "EvalResult", "EvalReport"),
     "._traces._trace": ("TraceError", "schema_hash"),
     "._traces._harness_import": ("import_harness_dir",),
-    # _cli: the aau group
+    # _cli: the aau group, the options every command shares, METRIC=VALUE bars
     "._cli._group": ("cli", "run"),
+    "._cli._options": ("json_option", "force_option", "out_option", "print_json"),
+    "._cli._metric_bars": ("parse_metric_bars",),
 }
 
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
@@ -198,6 +196,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
     from ._agents._cost import CostTracker, register_pricing, register_pricing_file
     from ._agents._loop import AgentRun, Backend, Block, MockUsage, run_tool_agent
     from ._cli._group import cli, run
+    from ._cli._metric_bars import parse_metric_bars
+    from ._cli._options import force_option, json_option, out_option, print_json
     from ._errors import (
         EXIT_BAR_NOT_MET,
         EXIT_INTERNAL,
@@ -212,7 +212,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
         OutputError,
         UsageError,
     )
-    from ._files._document_check import check_document
+    from ._files._document_check import check_document, schema_problems
     from ._files._manifest import (
         build_manifest,
         check_pack_output,
@@ -221,6 +221,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
         write_pack,
     )
     from ._files._safe_path import check_relative_name, check_relative_path, safe_slug
+    from ._files._staged_folder import write_folder
     from ._files._strict_json import loads_strict, read_json_file
     from ._files._terminal import terminal_text
     from ._files._writing import (
@@ -236,15 +237,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
     from ._reports._html import render_html_report
     from ._reports._junit import JUnitCase, JUnitSuite, render_junit
     from ._reports._markdown_table import markdown_table
-    from ._reports._receipt_consistency import (
-        RECEIPT_RATE_METRICS,
-        RECEIPT_TOOL_CALLS_METRIC,
-        check_receipt_consistency,
-        receipt_failure_code_counts,
-        receipt_metrics,
-        receipt_pass_hat_k,
-        receipt_rows_by_scenario,
-    )
+    from ._reports._receipt_consistency import check_receipt_consistency, receipt_metrics
     from ._reports._scenarios import load_report_document
     from ._run._checkpoint import (
         Checkpoint,
@@ -260,13 +253,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
         provider_error_rate,
     )
     from ._run._progress import DelayedProgress
-    from ._run._provenance import (
-        package_version,
-        platform_string,
-        python_version,
-        snapshot,
-        utc_timestamp,
-    )
+    from ._run._provenance import package_version, python_version, snapshot, utc_timestamp
     from ._run._ray_executor import ray_executor
     from ._run._runner import (
         EvalAggregate,
@@ -284,6 +271,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
         pass_hat_k,
         wilson_interval,
     )
+    from ._run._verify import verify_result_files
     from ._store._compare import RunComparison, compare_runs
     from ._store._options import store_options
     from ._store._run_store import (

@@ -38,15 +38,19 @@ Divergences from aau-harness 1.6 (each a fix, tested):
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import aau_schemas
-from aau_core import InputError, InvalidDocumentError, check_relative_path, loads_strict
+from aau_core import (
+    InputError,
+    InvalidDocumentError,
+    check_relative_path,
+    loads_strict,
+    schema_problems,
+)
 
 CAPSULE_KIND = "impact-capsule"
 CAPSULE_VERSION = "aau-impact-capsule/1.0"
@@ -128,14 +132,6 @@ def present_artifacts(capsule: dict[str, Any]) -> list[tuple[str, dict[str, Any]
     """``(slot, artifact)`` for each non-null artifact, in ``ARTIFACT_KEYS`` order."""
     return [(k, capsule["artifacts"][k]) for k in ARTIFACT_KEYS
             if capsule["artifacts"][k] is not None]
-
-
-def schema_problems(kind: str, doc: Any) -> Problems:
-    """Every violation of ``kind``'s schema as ``(json_path, message)``; empty when valid."""
-    if aau_schemas.is_valid(kind, doc):
-        return []
-    return [(v.path, v.message) for v in aau_schemas.iter_violations(kind, doc)] or [
-        ("$", f"not a valid {kind} document")]
 
 
 def check_capsule(capsule: Any, root: str | os.PathLike[str], *, source: str,
@@ -326,5 +322,7 @@ def parse_json_bytes(data: bytes, source: str) -> Any:
 
 
 def render(value: Any) -> bytes:
-    """aau-harness 1.6's evidence rendering: ``json.dumps(indent=2, sort_keys=True) + "\\n"``."""
-    return (json.dumps(value, indent=2, sort_keys=True) + "\n").encode("ascii")
+    """aau-harness 1.6's evidence rendering (``aau_schemas.legacy_render_json``), as ASCII bytes."""
+    import aau_schemas
+
+    return aau_schemas.legacy_render_json(value).encode("ascii")

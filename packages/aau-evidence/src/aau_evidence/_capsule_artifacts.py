@@ -10,14 +10,14 @@ suite's aau-harness hash is ``aau_schemas.legacy_suite_sha256``.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import stat
 from pathlib import Path
 from typing import Any
 
 import aau_schemas
-from aau_core import InputError
+from aau_core import InputError, schema_problems
+from aau_schemas import sha256_hex
 
 from ._capsule import (
     MAX_ARTIFACT_BYTES,
@@ -28,7 +28,6 @@ from ._capsule import (
     parse_json_bytes,
     present_artifacts,
     same_number,
-    schema_problems,
 )
 
 
@@ -83,7 +82,7 @@ def artifact_problems(capsule: dict[str, Any], locate: Locator) -> Problems:
             # gives its message alone: the capsule and the path are added once, by the caller
             p.append((exc.path, exc.message) if exc.path else (f"{at}.path", str(exc)))
             continue
-        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        if sha256_hex(data) != entry["sha256"]:
             p.append((f"{at}.sha256", f"{path}: the file's SHA-256 differs (hash drift)"))
             continue
         read[slot] = _Artifact(slot, entry, path, data)

@@ -12,13 +12,12 @@ one a line on stderr as ``file: $.json.path: message``; ``--json`` puts the resu
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
-from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, InputError
+from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, InputError, json_option, out_option, print_json
 
 _ROOT_HELP = ("Folder the capsule's artifact paths are relative to (default: the nearest folder "
               "at or above the capsule holding docs/use-cases.json).")
@@ -51,7 +50,7 @@ def _root(capsule: Path, root: Path | None) -> Path:
 
 def _emit(result: dict[str, Any], as_json: bool, line: str) -> None:
     if as_json:
-        click.echo(json.dumps(result, indent=2, sort_keys=True))
+        print_json(result)
     else:
         click.echo(line)
 
@@ -66,7 +65,7 @@ def _checked(capsule: Path, root: Path | None) -> dict[str, Any]:
 @evidence_group.command("validate")
 @click.argument("capsule", type=click.Path(path_type=Path))
 @click.option("--root", type=click.Path(path_type=Path), help=_ROOT_HELP)
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON on stdout.")
+@json_option("Print the verdict as JSON on stdout.")
 def validate_command(capsule: Path, root: Path | None, as_json: bool) -> int:
     """Check a CAPSULE and every artifact it binds; derive its status.
 
@@ -92,8 +91,7 @@ def validate_command(capsule: Path, root: Path | None, as_json: bool) -> int:
     except InvalidDocumentError as exc:
         click.echo(str(exc), err=True)
         if as_json:
-            click.echo(json.dumps({"ready": False, "problems": str(exc).splitlines()},
-                                  indent=2, sort_keys=True))
+            print_json({"ready": False, "problems": str(exc).splitlines()})
         return EXIT_BAR_NOT_MET
     result = {"ready": True, "capsule_id": doc["capsule_id"], "derived_status": derive_status(doc),
               "artifact_count": len(present_artifacts(doc))}
@@ -105,8 +103,7 @@ def validate_command(capsule: Path, root: Path | None, as_json: bool) -> int:
 @evidence_group.command("compare")
 @click.argument("capsule", type=click.Path(path_type=Path))
 @click.option("--root", type=click.Path(path_type=Path), help=_ROOT_HELP)
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the aau-impact-comparison/1.0 document on stdout.")
+@json_option("Print the aau-impact-comparison/1.0 document on stdout.")
 def compare_command(capsule: Path, root: Path | None, as_json: bool) -> int:
     """Show what a checked CAPSULE binds, what is missing and the next evidence to seek.
 
@@ -135,9 +132,9 @@ def compare_command(capsule: Path, root: Path | None, as_json: bool) -> int:
 @evidence_group.command("pack")
 @click.argument("capsule", type=click.Path(path_type=Path))
 @click.option("--root", type=click.Path(path_type=Path), help=_ROOT_HELP)
-@click.option("--out", required=True, type=click.Path(path_type=Path),
-              help="New folder for the pack (refused if it exists).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@out_option("New folder for the pack (refused if it exists).",
+            required=True, kind="path", path_type=Path)
+@json_option()
 def pack_command(capsule: Path, root: Path | None, out: Path, as_json: bool) -> int:
     """Write a checked CAPSULE, its comparison and its artifacts as a verified evidence pack.
 
@@ -161,7 +158,7 @@ def pack_command(capsule: Path, root: Path | None, out: Path, as_json: bool) -> 
 
 @evidence_group.command("verify")
 @click.argument("pack", type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON on stdout.")
+@json_option("Print the verdict as JSON on stdout.")
 def verify_command(pack: Path, as_json: bool) -> int:
     """Verify an evidence PACK: hashes, file set, no symlinks, the capsule against the packed
     artifacts, and comparison.json recomputed.
@@ -179,8 +176,7 @@ def verify_command(pack: Path, as_json: bool) -> int:
     except PackVerificationError as exc:
         click.echo(str(exc), err=True)
         if as_json:
-            click.echo(json.dumps({"ready": False, "problems": exc.problems}, indent=2,
-                                  sort_keys=True))
+            print_json({"ready": False, "problems": exc.problems})
         return EXIT_BAR_NOT_MET
     _emit(result, as_json, f"{pack}: evidence pack verified: {result['capsule_id']} "
           f"({result['derived_status']}, {result['file_count']} files)")

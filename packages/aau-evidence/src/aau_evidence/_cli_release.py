@@ -10,13 +10,21 @@ prints a summary object on stdout.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
-from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, check_outputs, write_outputs
+from aau_core import (
+    EXIT_BAR_NOT_MET,
+    EXIT_OK,
+    check_outputs,
+    force_option,
+    json_option,
+    out_option,
+    print_json,
+    write_outputs,
+)
 
 _SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 _OUT_HELP = "Write the result here (refuses to replace a file without --force)."
@@ -24,7 +32,7 @@ _OUT_HELP = "Write the result here (refuses to replace a file without --force)."
 
 def _emit(summary: dict[str, Any], as_json: bool) -> None:
     if as_json:
-        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        print_json(summary)
 
 
 @click.group("release", context_settings=_SETTINGS)
@@ -44,9 +52,9 @@ def release_group() -> None:
 
 @release_group.command("capture", context_settings=_SETTINGS)
 @click.argument("manifest", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), required=True, help=_OUT_HELP)
-@click.option("--force", is_flag=True, help="Replace an existing --out file.")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@out_option(_OUT_HELP, required=True, kind="path", path_type=Path)
+@force_option("Replace an existing --out file.")
+@json_option()
 def capture_command(manifest: Path, out: Path, force: bool, as_json: bool) -> int:
     """Hash every component a release MANIFEST declares into a snapshot.
 
@@ -74,9 +82,9 @@ def capture_command(manifest: Path, out: Path, force: bool, as_json: bool) -> in
 @release_group.command("diff", context_settings=_SETTINGS)
 @click.argument("baseline", type=click.Path(path_type=Path))
 @click.argument("candidate", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), required=True, help=_OUT_HELP)
-@click.option("--force", is_flag=True, help="Replace an existing --out file.")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@out_option(_OUT_HELP, required=True, kind="path", path_type=Path)
+@force_option("Replace an existing --out file.")
+@json_option()
 def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_json: bool) -> int:
     """Compare two snapshots of one agent: which components changed, which tags they touch.
 
@@ -113,12 +121,12 @@ def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_jso
               help="Seconds allowed per case.")
 @click.option("--approval", type=click.Path(path_type=Path), default=None,
               help="A human approval record for the candidate release.")
-@click.option("--out", type=click.Path(path_type=Path), required=True,
-              help="The pack folder to create (refuses an existing one without --force).")
-@click.option("--force", is_flag=True, help="Replace an existing --out folder.")
+@out_option("The pack folder to create (refuses an existing one without --force).",
+            required=True, kind="path", path_type=Path)
+@force_option("Replace an existing --out folder.")
 @click.option("--quiet", "-q", is_flag=True,
               help="No per-suite lines and no progress bar on stderr (one summary line).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@json_option()
 def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Path, plan: Path,
                    command: str | None, endpoint: str | None, mock: bool, timeout: float,
                    approval: Path | None, out: Path, force: bool, quiet: bool,
@@ -177,7 +185,7 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
 
 @release_group.command("verify", context_settings=_SETTINGS)
 @click.argument("pack", type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON on stdout.")
+@json_option("Print the verdict as JSON on stdout.")
 def verify_command(pack: Path, as_json: bool) -> int:
     """Verify a release pack: every hash, every document, every receipt's rows against its
     metrics, and the decision, diff, OSCAL document and provenance recomputed from the inputs.
@@ -207,9 +215,9 @@ def verify_command(pack: Path, as_json: bool) -> int:
 @click.option("--assessment-plan", default=None, metavar="HREF",
               help="import-ap href, https: or urn: (default: a placeholder "
                    "https://example.invalid/aau/assessment-plan.json).")
-@click.option("--out", type=click.Path(path_type=Path), required=True, help=_OUT_HELP)
-@click.option("--force", is_flag=True, help="Replace an existing --out file.")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@out_option(_OUT_HELP, required=True, kind="path", path_type=Path)
+@force_option("Replace an existing --out file.")
+@json_option()
 def export_oscal_command(decision: Path, assessment_plan: str | None, out: Path, force: bool,
                          as_json: bool) -> int:
     """Map a release DECISION to a non-certifying OSCAL Assessment Results document.

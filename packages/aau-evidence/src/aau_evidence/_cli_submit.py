@@ -7,12 +7,19 @@ error (nothing is written then). Problems are printed one a line as ``file: $.js
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, UsageError
+from aau_core import (
+    EXIT_BAR_NOT_MET,
+    EXIT_OK,
+    UsageError,
+    force_option,
+    json_option,
+    out_option,
+    print_json,
+)
 
 if TYPE_CHECKING:
     from ._submit import SubmissionReport
@@ -28,9 +35,9 @@ _BUILD_REQUIRED = ("id", "contributor_name", "github", "summary", "why_fork", "b
 @click.option("--receipt", "receipts", multiple=True, type=click.Path(path_type=Path),
               help="A public receipt (aau evaluate; v1 or v2) of the starter's suite; repeat, "
                    "1 to 12, stored as receipts/run-01.json ... in this order.")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="New pack folder (default <id>-aau-submission; refused if it exists).")
-@click.option("--force", is_flag=True, help="Replace an existing --out pack folder.")
+@out_option("New pack folder (default <id>-aau-submission; refused if it exists).",
+            kind="path", path_type=Path)
+@force_option("Replace an existing --out pack folder.")
 @click.option("--id", "submission_id", help="Submission id: lowercase slug, <= 63 characters.")
 @click.option("--contributor-name", help="Your name as you want it shown (<= 240).")
 @click.option("--github", help="Your GitHub handle (not verified).")
@@ -52,7 +59,7 @@ _BUILD_REQUIRED = ("id", "contributor_name", "github", "summary", "why_fork", "b
 @click.option("--reproducer-github", help="Reproducer's GitHub handle.")
 @click.option("--reproduction-scope", help="What the reproduction covered.")
 @click.option("--reproduction-receipt", help="Which --receipt the reproducer made: run-NN.")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON on stdout.")
+@json_option("Print the verdict as JSON on stdout.")
 def submit_command(starter: Path | None, pack: Path | None, receipts: tuple[Path, ...],
                    out: Path | None, force: bool, as_json: bool, **values: str | None) -> int:
     """Build a community-evidence pack from a starter and its receipts, or --validate one.
@@ -136,7 +143,7 @@ def _print(report: SubmissionReport, as_json: bool) -> None:
         click.echo(f"{report.path}: invalid submission pack ({len(report.problems)} problem(s))",
                    err=True)
     if as_json:
-        click.echo(json.dumps(report.as_dict(), indent=2, sort_keys=True))
+        print_json(report.as_dict())
 
 
 submit_group = submit_command

@@ -33,6 +33,7 @@ from aau_core import (
     InvalidDocumentError,
     OutputError,
     check_pack_output,
+    schema_problems,
     verify_manifest_dir,
     write_pack,
 )
@@ -43,7 +44,6 @@ from ._capsule import (
     present_artifacts,
     read_capsule,
     render,
-    schema_problems,
 )
 from ._capsule_artifacts import read_artifact_bytes
 from ._comparison import build_comparison

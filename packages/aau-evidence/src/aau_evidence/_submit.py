@@ -38,6 +38,7 @@ from aau_core import (
     check_relative_path,
     intoto_statement,
     loads_strict,
+    schema_problems,
     verify_manifest_dir,
     write_pack,
 )
@@ -58,7 +59,6 @@ from ._submit_documents import (
     check_suite,
     read_document,
     read_starter,
-    schema_problems,
     today_utc,
 )
 

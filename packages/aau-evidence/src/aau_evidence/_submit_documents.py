@@ -21,6 +21,7 @@ from aau_core import (
     UsageError,
     check_relative_path,
     read_json_file,
+    schema_problems,
 )
 
 from ._privacy_scan import json_findings, scan_fields
@@ -41,14 +42,6 @@ _REVIEW_KEYS = ("reviewer", "reviewer_role", "scope", "reviewed_at", "sources")
 _REPRODUCTION_KEYS = ("reproducer_name", "reproducer_github", "scope", "receipt_file")
 _TEXT_LIMITS = {"contributor_name": 240, "summary": 240, "why_fork": 240, "beneficiaries": 240,
                 "industry": 240, "failure_shape": 240}
-
-
-def schema_problems(kind: str, doc: Any) -> list[tuple[str, str]]:
-    """Every schema violation of ``doc`` as ``(json_path, message)``; empty when valid."""
-    if aau_schemas.is_valid(kind, doc):
-        return []
-    return [(v.path, v.message) for v in aau_schemas.iter_violations(kind, doc)] or [
-        ("$", f"not a valid {kind} document")]
 
 
 def read_document(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:

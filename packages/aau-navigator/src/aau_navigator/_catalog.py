@@ -138,9 +138,9 @@ def load_catalog(path: str | Path | None = None, *, root: str | Path | None = No
             its kind (a JSON array is read as ``use-cases``, anything else as ``catalog``), or
             two entries with the same path (``file: $[i].path: ...``).
     """
-    from aau_core import InvalidDocumentError
+    from aau_core import InvalidDocumentError, check_document
 
-    from ._documents import check_document, read_json
+    from ._documents import read_json
 
     bundled = path is None
     source = BUNDLED_CATALOG if bundled else Path(path)

@@ -8,10 +8,10 @@ Nothing is installed or run: ``start`` only prints commands. Listings go to stdo
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
+from aau_core import json_option, print_json
 
 from ._catalog import Catalog, CatalogEntry, filter_entries, load_catalog, resolve_entry
 from ._cli_options import CONTEXT
@@ -47,7 +47,7 @@ def _render_list(entries: list[CatalogEntry]) -> str:
 
 def _emit(entries: list[CatalogEntry], as_json: bool) -> None:
     if as_json:
-        click.echo(json.dumps([e.to_dict() for e in entries], indent=2, ensure_ascii=False))
+        print_json([e.to_dict() for e in entries])
     else:
         click.echo(_render_list(entries))
 
@@ -88,7 +88,7 @@ def render_start(entry: CatalogEntry, catalog: Catalog) -> str:
 @click.option("--industry", default="", help="Keep entries whose industry contains this text.")
 @click.option("--capability", default="",
               help="Keep entries with a capability tag containing this text.")
-@click.option("--json", "as_json", is_flag=True, help="Print the entries as a JSON array.")
+@json_option("Print the entries as a JSON array.")
 @_catalog_options
 def list_command(industry: str, capability: str, as_json: bool, catalog_file: Path | None,
                  root: Path | None) -> int:
@@ -109,7 +109,7 @@ def list_command(industry: str, capability: str, as_json: bool, catalog_file: Pa
 
 @click.command("find", context_settings=CONTEXT)
 @click.argument("query", nargs=-1, required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the matches as a JSON array.")
+@json_option("Print the matches as a JSON array.")
 @_catalog_options
 def find_command(query: tuple[str, ...], as_json: bool, catalog_file: Path | None,
                  root: Path | None) -> int:

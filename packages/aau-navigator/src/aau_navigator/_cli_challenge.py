@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from aau_core import print_json
 
 from ._challenge import (
     ENTRY_KIND,
@@ -23,7 +24,7 @@ from ._challenge import (
     render_challenge,
     resolve_challenge,
 )
-from ._cli_options import CONTEXT, JSON_OPTION, ROOT_OPTION, echo_json
+from ._cli_options import CONTEXT, JSON_OPTION, ROOT_OPTION
 from ._gallery import GALLERY_VERSION, GalleryContext, evaluate_entry, find_root
 
 TRACKS = ("Reproduce", "Break", "Adapt")
@@ -63,7 +64,7 @@ def list_command(root: Path | None, track: str | None, as_json: bool) -> int:
     data = build_challenge(root or find_root())
     missions = [c for c in data["challenges"] if track is None or c["track"] == track]
     if as_json:
-        echo_json({**data, "challenges": missions})
+        print_json({**data, "challenges": missions})
         return 0
     for mission in missions:
         click.echo(f"{mission['number']}  {mission['track']:<9} {mission['title']} · "
@@ -92,7 +93,7 @@ def show_command(target: str, root: Path | None, as_json: bool) -> int:
     base = root or find_root()
     mission = resolve_challenge(load_challenge_catalog(base), target)
     if as_json:
-        echo_json(mission)
+        print_json(mission)
     else:
         click.echo(render_challenge(mission, base))
     return 0
@@ -100,9 +101,9 @@ def show_command(target: str, root: Path | None, as_json: bool) -> int:
 
 def _row_for_file(base: Path, path: Path, challenges: dict[str, dict[str, Any]]
                   ) -> dict[str, Any]:
-    from aau_core import UsageError
+    from aau_core import UsageError, check_document
 
-    from ._documents import check_document, read_json
+    from ._documents import read_json
 
     doc = read_json(path)
     try:
@@ -159,7 +160,7 @@ def validate_command(target: str | None, root: Path | None, as_json: bool) -> in
         if target is not None and not rows:
             raise UsageError(f"no community challenge entry has the id {target!r}")
     if as_json:
-        echo_json(rows[0] if target is not None else rows)
+        print_json(rows[0] if target is not None else rows)
     else:
         click.echo("\n\n".join(
             f"{'PASS' if r['finish'] else 'NEXT'} · {r['entry_id']} · {r['track']}\n"

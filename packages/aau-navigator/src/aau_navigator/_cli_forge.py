@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-from aau_core import render_json
+from aau_core import json_option, print_json
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -57,7 +57,7 @@ def _shown(path: Path, root: str) -> str:
 
 @click.command(name="doctor", context_settings=CONTEXT)
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=".")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
+@json_option("Print the report as JSON on stdout.")
 @click.pass_context
 def forge_doctor_command(ctx: click.Context, path: Path, as_json: bool) -> None:
     """Say what a forged lab still needs before publication (eight checks).
@@ -68,11 +68,11 @@ def forge_doctor_command(ctx: click.Context, path: Path, as_json: bool) -> None:
     Example:
       aau forge doctor public-benefits/renewal-gate --json
     """
-    from ._forge_doctor import diagnose_forged_lab, render_diagnosis, report_json
+    from ._forge_doctor import diagnose_forged_lab, render_diagnosis
 
     report = diagnose_forged_lab(path)
     if as_json:
-        click.echo(report_json(report), nl=False)
+        print_json(report)
     else:
         click.echo(render_diagnosis(report), err=True)
     ctx.exit(0 if report["publication_ready"] else 1)
@@ -104,7 +104,7 @@ class _ForgeCommand(click.Command):
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Scenario seed (default: derived from the brief, as aau-harness 1.6 did).")
 @_root_and_verify_options
-@click.option("--json", "as_json", is_flag=True, help="Print the forge manifest on stdout.")
+@json_option("Print the forge manifest on stdout.")
 def forge_command(brief: Path, name: str, title: str | None, seed: int | None, root: Path,
                   no_verify: bool, quiet: bool, as_json: bool) -> None:
     """Turn an AAU Studio brief into a runnable lab package.
@@ -131,7 +131,7 @@ def forge_command(brief: Path, name: str, title: str | None, seed: int | None, r
     click.echo(f"next: replace every TODO(domain), then run: aau forge doctor {result.path}",
                err=True)
     if as_json:
-        click.echo(render_json(result.manifest), nl=False)
+        print_json(result.manifest)
 
 
 @click.command(name="new-use-case", context_settings=CONTEXT)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from aau_core import print_json
 
-from ._cli_options import CONTEXT, JSON_OPTION, ROOT_OPTION, echo_json
+from ._cli_options import CONTEXT, JSON_OPTION, ROOT_OPTION
 from ._gallery import (
     DRAFT,
     LEVELS,
@@ -61,7 +62,7 @@ def list_command(root: Path | None, trust: str | None, as_json: bool) -> int:
     gallery = build_gallery(root or find_root())
     items = [i for i in gallery["entries"] if trust is None or i["trust"]["level"] == trust]
     if as_json:
-        echo_json({**gallery, "entries": items})
+        print_json({**gallery, "entries": items})
         return 0
     if not items:
         click.echo("No gallery entry" + (f" at level {trust}." if trust else "."))
@@ -104,7 +105,7 @@ def validate_command(target: str | None, root: Path | None, as_json: bool) -> in
         entries = build_gallery(base)["entries"]
         items = [resolve_item(entries, target)] if target is not None else entries
     if as_json:
-        echo_json(items[0] if target is not None else items)
+        print_json(items[0] if target is not None else items)
     else:
         click.echo("\n\n".join(render_item(i) for i in items) if items
                    else "No gallery entry to validate.")

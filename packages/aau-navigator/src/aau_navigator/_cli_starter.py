@@ -9,11 +9,10 @@ document on stdout. Human output goes to stderr. Exit codes: 0 created / ready, 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
-from aau_core import EXIT_BAR_NOT_MET, EXIT_OK
+from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, json_option, print_json
 
 from ._doctor import DoctorReport
 from ._starter import ADAPTERS, TEMPLATE_IDS
@@ -35,7 +34,7 @@ def _emit_json(report: DoctorReport) -> None:
 
     doc = report.to_dict()
     aau_schemas.validate("doctor-report", doc, source="doctor report (internal check)")
-    click.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+    print_json(doc)
 
 
 @click.command("init", context_settings={"help_option_names": ["-h", "--help"]})
@@ -53,8 +52,7 @@ def _emit_json(report: DoctorReport) -> None:
 @click.option("--routine-outcome", help="Outcome name of the routine slot.")
 @click.option("--human-outcome", help="Outcome name of the hand-to-a-person slot.")
 @click.option("--stop-outcome", help="Outcome name of the stop slot.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the doctor report (doctor-report) of the new project on stdout.")
+@json_option("Print the doctor report (doctor-report) of the new project on stdout.")
 def init_command(name: str, output: str | None, template_id: str, adapter: str,
                  title: str | None, mission: str | None, human_role: str | None,
                  protected_action: str | None, routine_outcome: str | None,
@@ -98,8 +96,7 @@ def init_command(name: str, output: str | None, template_id: str, adapter: str,
 @click.option("--run-adapter", is_flag=True,
               help="Also run both adapters over the suite (executes the project's code; the "
                    "HTTP adapter on a free local port). Each must answer every case.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the doctor report (doctor-report) on stdout.")
+@json_option("Print the doctor report (doctor-report) on stdout.")
 def doctor_command(path: str, run_adapter: bool, as_json: bool) -> int:
     """Check the starter project in PATH (default: the current folder).
 

@@ -34,13 +34,13 @@ The checks, in order (aau-harness 1.6's ids; reference §1.5 "Starter"):
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import stat
 from pathlib import Path
 from typing import Any
 
 import attrs
+from aau_schemas import sha256_hex
 
 from ._doctor_workflow import workflow_problems
 from ._starter import GENERATED_FILES, INSTALL_PACKAGE, MANIFEST_NAME
@@ -323,7 +323,7 @@ def _check_drift(root: Path, manifest: dict[str, Any] | None) -> Check:
     for name in GENERATED_FILES:
         expected = declared.get(name)
         try:
-            actual = hashlib.sha256(read_project_file(root, name)).hexdigest()
+            actual = sha256_hex(read_project_file(root, name))
         except _Unsafe:
             continue
         if actual != expected:

@@ -28,31 +28,12 @@ def read_json(path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYT
     return read_json_file(path, max_bytes=max_bytes)
 
 
-def check_document(kind: str, doc: Any, source: str) -> Any:
-    """Validate ``doc`` against the aau-schemas kind ``kind`` and return it unchanged.
-
-    Args:
-        kind: a kind of ``schemas/index.json`` (``"catalog"``, ``"gallery-entry"``, ...).
-        doc: the parsed document.
-        source: the file name every error line starts with.
-
-    Raises:
-        aau_core.InvalidDocumentError: one ``source: $.path: message`` line per violation.
-    """
-    import aau_schemas
-    from aau_core import InvalidDocumentError
-
-    if not aau_schemas.is_valid(kind, doc):
-        violations = [(v.path, v.message) for v in aau_schemas.iter_violations(kind, doc)]
-        raise InvalidDocumentError(violations or [("$", f"not a valid {kind} document")],
-                                   source=source)
-    return doc
-
-
 def read_document(kind: str, path: str | os.PathLike[str]) -> Any:
-    """``read_json`` then ``check_document``: the parsed, schema-valid document of ``path``.
+    """``read_json`` then ``aau_core.check_document``: the parsed, schema-valid document of ``path``.
 
     Raises:
         aau_core.InputError / aau_core.InvalidDocumentError: as the two steps.
     """
+    from aau_core import check_document
+
     return check_document(kind, read_json(path), str(path))

@@ -30,10 +30,16 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from aau_core import BarNotMetError, UsageError, render_json, utc_timestamp, write_outputs
+from aau_core import (
+    BarNotMetError,
+    UsageError,
+    check_document,
+    render_json,
+    utc_timestamp,
+    write_outputs,
+)
 from aau_labs import ARCHETYPE_ORDER, load_contract_config
 
-from ._documents import check_document
 from ._forge_brief import FAMILIES, brief_seed, contract_family, load_brief
 from ._scaffold import (
     LabNames,

@@ -8,10 +8,11 @@ reads and validates one; ``brief_seed`` derives aau-harness 1.6's deterministic 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from typing import Any
+
+from aau_schemas import sha256_hex
 
 BRIEF_KIND = "studio-brief"
 BRIEF_VERSION = "aau-studio/1.0"
@@ -36,7 +37,9 @@ def load_brief(path: str | os.PathLike[str]) -> dict[str, Any]:
         InvalidDocumentError: the brief breaks the ``studio-brief`` schema; one line
             ``file: $.path: message`` per violation.
     """
-    from ._documents import check_document, read_json
+    from aau_core import check_document
+
+    from ._documents import read_json
 
     return check_document(BRIEF_KIND, read_json(path, max_bytes=MAX_BRIEF_BYTES), str(path))
 
@@ -54,7 +57,7 @@ def brief_seed(brief: dict[str, Any]) -> int:
     """
     stable = {key: brief[key] for key in SEED_KEYS}
     canonical = json.dumps(stable, sort_keys=True, separators=(",", ":")).encode()
-    return 1000 + int(hashlib.sha256(canonical).hexdigest()[:8], 16) % 8999
+    return 1000 + int(sha256_hex(canonical)[:8], 16) % 8999
 
 
 def _normal(text: str) -> str:

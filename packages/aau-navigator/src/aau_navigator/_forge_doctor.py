@@ -25,7 +25,6 @@ A missing or unreadable file fails its check; it never raises.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -169,8 +168,3 @@ def render_diagnosis(report: dict[str, Any]) -> str:
               for c in report["checks"]]
     lines += ["", "PUBLICATION READY" if report["publication_ready"] else "ADAPTATION REQUIRED"]
     return "\n".join(lines)
-
-
-def report_json(report: dict[str, Any]) -> str:
-    """The report as indented JSON with a final newline (keys in the documented order)."""
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"

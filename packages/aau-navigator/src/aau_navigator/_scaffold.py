@@ -27,8 +27,6 @@ import json
 import keyword
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
@@ -36,7 +34,7 @@ from pathlib import Path
 from string import Template
 
 import attrs
-from aau_core import OutputError, UsageError, check_parent
+from aau_core import OutputError, UsageError, check_parent, write_folder
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 MAX_SLUG = 60
@@ -182,34 +180,16 @@ def check_destination(dest: Path) -> None:
 def write_lab(dest: Path, contents: Mapping[str, str]) -> Path:
     """Write ``contents`` (relative path -> text) as the new folder ``dest``, all or nothing.
 
-    The files go to a temporary folder beside ``dest`` (its missing parents are created only
-    below the current directory or the temp folder), which is then renamed to ``dest``; on any error the temporary folder is removed.
+    ``aau_core.write_folder`` stages the files beside ``dest`` (its missing parents are created
+    only below the current directory or the temp folder), fsyncs them, takes the modes from the
+    umask and renames the folder to ``dest``; on any error nothing is left behind.
 
     Raises:
         OutputError: ``dest`` exists, a parent folder may not be created, or a file cannot
             be written.
     """
     check_destination(dest)
-    try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
-    except OSError as exc:
-        raise OutputError(f"{dest.parent}: cannot create the lab folder: {exc.strerror}") from None
-    try:
-        for rel, text in contents.items():
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        os.chmod(tmp, 0o755)
-        check_destination(dest)
-        os.rename(tmp, dest)
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise OutputError(f"{dest}: cannot write the lab: {exc.strerror or exc}") from None
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return dest
+    return write_folder(dest, contents, check=lambda _stage: check_destination(dest))
 
 
 def new_use_case(industry: str, name: str, seed: int, root: str | os.PathLike[str] = ".",

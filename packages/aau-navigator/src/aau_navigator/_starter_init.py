@@ -10,38 +10,16 @@ the staged folder is removed and nothing appears at the destination. An existing
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import attrs
-from aau_core import OutputError, check_parent
+from aau_core import OutputError, check_parent, write_folder
 
 from ._doctor import DoctorReport, doctor_project
 from ._starter import StarterConfig
 from ._starter_render import render_starter
 
 _EXECUTABLE = ("adapter_command.py", "adapter_endpoint.py")
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _write_stage(stage: Path, texts: dict[str, str]) -> None:
-    mask = _umask()
-    for name, text in texts.items():
-        target = stage / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "x", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if name in _EXECUTABLE:
-            os.chmod(target, 0o777 & ~mask)
-    os.chmod(stage, 0o777 & ~mask)  # mkdtemp made it 0700
 
 
 def init_project(config: StarterConfig, destination: str | os.PathLike[str]) -> DoctorReport:
@@ -66,27 +44,17 @@ def init_project(config: StarterConfig, destination: str | os.PathLike[str]) -> 
         raise OutputError(f"{dest}: exists; aau init never overwrites (choose a new folder)")
     check_parent(dest)  # missing folders only below the current directory or the temp folder
     texts = render_starter(config)
-    parent = dest.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=parent))
-    except OSError as exc:
-        raise OutputError(f"{dest}: cannot create: {exc.strerror or exc}") from None
-    try:
-        _write_stage(stage, texts)
-        report = doctor_project(stage, run_adapter=True)
-        failed = [c for c in report.checks if c.status == "fail"]
+    staged: list[DoctorReport] = []
+
+    def check(stage: Path) -> None:
+        staged.append(doctor_project(stage, run_adapter=True))
+        failed = [c for c in staged[0].checks if c.status == "fail"]
         if failed:
             raise OutputError(f"{dest}: the generated project failed its own doctor (nothing "
                               f"written): {failed[0].id}: {failed[0].message}")
-        if os.path.lexists(dest):
-            raise OutputError(f"{dest}: appeared while generating; not overwritten")
-        os.rename(stage, dest)
-    except OSError as exc:
-        raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        if stage.exists():
-            shutil.rmtree(stage, ignore_errors=True)
+
+    write_folder(dest, texts, executable=_EXECUTABLE, check=check)  # refuses a dest that appeared
+    report = staged[0]
     # the published folder, checked again; its adapter-contract is the run made on the stage
     # (both adapters answered every case), not "not run"
     final = doctor_project(dest)

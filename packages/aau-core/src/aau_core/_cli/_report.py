@@ -8,11 +8,10 @@ every scenario passed.
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from .._errors import EXIT_BAR_NOT_MET, EXIT_OK, UsageError
+from ._options import force_option, json_option, print_json
 
 
 @click.command("report", context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,12 +23,12 @@ from .._errors import EXIT_BAR_NOT_MET, EXIT_OK, UsageError
 @click.option("--html", "html_path", type=click.Path(dir_okay=False),
               help="Write one self-contained offline HTML page here (metrics, intervals, "
                    "pass^k, latency, cost, scenario table, provenance).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@json_option()
 @click.option("--pass-metric", "pass_metrics", multiple=True, metavar="NAME=MIN",
               help="Eval aggregates and lab results: a run passes when metric NAME >= MIN "
                    "(repeatable; MIN in [0, 1]; refused with a receipt). Default: every "
                    "binary (0/1) metric must be 1.")
-@click.option("--force", is_flag=True, help="Replace existing --junit/--markdown/--html files.")
+@force_option("Replace existing --junit/--markdown/--html files.")
 def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path: str | None,
                    html_path: str | None, as_json: bool, pass_metrics: tuple[str, ...], force: bool) -> int:
     """Report each scenario of receipts and eval aggregates as a test case.
@@ -59,12 +58,14 @@ def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path
     """
     from .._files._writing import check_outputs, write_outputs
     from .._reports._formats import report_json, report_junit, report_markdown
-    from .._reports._scenarios import load_report_document, parse_pass_metrics
+    from .._reports._scenarios import load_report_document
+    from ._metric_bars import parse_metric_bars
 
     if not (junit_path or markdown_path or html_path or as_json):
         raise UsageError("nothing to do: give --junit FILE, --markdown FILE or --json (or "
                          "--html FILE)")
-    bars = parse_pass_metrics(pass_metrics)
+    bars = parse_metric_bars(pass_metrics, option="--pass-metric", metavar="NAME=MIN",
+                             example="route_correct=1")
     check_outputs({"--junit": junit_path, "--markdown": markdown_path, "--html": html_path},
                   inputs=files, force=force)
     docs = [load_report_document(name, bars) for name in files]
@@ -84,5 +85,5 @@ def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path
         click.echo(f"{doc.source}: {doc.kind} {doc.suite}: {doc.passed_count}/"
                    f"{len(doc.scenarios)} scenarios passed{tail}", err=True)
     if as_json:
-        click.echo(json.dumps(report_json(docs), indent=2, ensure_ascii=False))
+        print_json(report_json(docs))
     return EXIT_OK if all(doc.passed for doc in docs) else EXIT_BAR_NOT_MET

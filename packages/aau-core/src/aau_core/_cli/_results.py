@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from .._errors import EXIT_BAR_NOT_MET, EXIT_OK
+from ._options import json_option, print_json
 
 
 @click.group("results", context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,7 +31,7 @@ def _json_literal(value: Any) -> str:
 
 @results_group.command("verify")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON verdict per file on stdout.")
+@json_option("Print one JSON verdict per file on stdout.")
 def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     """Recompute each aggregate FILE's metric_means and metric_ci95 from its results.
 
@@ -77,5 +78,5 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
                 click.echo(f"{v['file']}: {root}.{field}: stored {_json_literal(c['stored'])}, "
                            f"recomputed {_json_literal(c['recomputed'])}", err=True)
     if as_json:
-        click.echo(json.dumps({"files": verdicts}, indent=2, ensure_ascii=False))
+        print_json({"files": verdicts})
     return EXIT_BAR_NOT_MET if any(v["status"] == "drift" for v in verdicts) else EXIT_OK

@@ -7,7 +7,6 @@ store read-only; ``add`` validates every file first, then records each in its ow
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import click
 
 from .._errors import EXIT_OK, UsageError
 from .._files._converter import unstructure_document
+from ._options import force_option, json_option, print_json
 
 STORE_HELP = ("The run store: a path or sqlite:///PATH (default: $AAU_RUN_STORE, else "
               ".aau/runs.sqlite here).")
@@ -95,7 +95,7 @@ def runs_group() -> None:
 @click.option("--since", default=None, metavar="DATE",
               help="Only runs started on or after this ISO 8601 date or UTC time.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N runs.")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list on stdout.")
+@json_option("Print a JSON list on stdout.")
 @store_option
 def list_command(suite: str | None, since: str | None, limit: int | None, as_json: bool,
                  store: str | None) -> int:
@@ -109,7 +109,7 @@ def list_command(suite: str | None, since: str | None, limit: int | None, as_jso
     with open_store(store) as run_store:
         runs = run_store.list(suite=suite, since=since_text, limit=limit)
     if as_json:
-        click.echo(json.dumps([r.as_dict() for r in runs], indent=2, ensure_ascii=False))
+        print_json([r.as_dict() for r in runs])
         return EXIT_OK
     if not runs:
         click.echo("no runs", err=True)
@@ -125,11 +125,10 @@ def list_command(suite: str | None, since: str | None, limit: int | None, as_jso
 
 @runs_group.command("show")
 @click.argument("run_id")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print {run, scenarios, document} as JSON on stdout.")
+@json_option("Print {run, scenarios, document} as JSON on stdout.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False),
               help="Write the run's self-contained HTML report here.")
-@click.option("--force", is_flag=True, help="Replace an existing --html file.")
+@force_option("Replace an existing --html file.")
 @store_option
 def show_command(run_id: str, as_json: bool, html_path: str | None, force: bool,
                  store: str | None) -> int:
@@ -153,8 +152,7 @@ def show_command(run_id: str, as_json: bool, html_path: str | None, force: bool,
     if as_json:
         from .._store._run_store import RunShow
 
-        click.echo(json.dumps(unstructure_document(RunShow(summary, list(scenarios), doc)),
-                              indent=2, ensure_ascii=False))
+        print_json(unstructure_document(RunShow(summary, list(scenarios), doc)))
         return EXIT_OK
     if html_path:
         return EXIT_OK
@@ -188,7 +186,7 @@ def run_html(summary: Any, doc: Any, links: tuple[tuple[str, str], ...] = ()) ->
 @runs_group.command("compare")
 @click.argument("run_a")
 @click.argument("run_b")
-@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON on stdout.")
+@json_option("Print the comparison as JSON on stdout.")
 @store_option
 def compare_command(run_a: str, run_b: str, as_json: bool, store: str | None) -> int:
     """Compare run B with run A over their shared scenarios.
@@ -210,7 +208,7 @@ def compare_command(run_a: str, run_b: str, as_json: bool, store: str | None) ->
                               same_suite=bool(a.suite_digest) and a.suite_digest == b.suite_digest
                               or (a.suite == b.suite and a.suite is not None))
     if as_json:
-        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        print_json(result.as_dict())
         return EXIT_OK
     from .._reports._markdown_table import markdown_table
 

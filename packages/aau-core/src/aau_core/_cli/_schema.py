@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from .._errors import EXIT_BAR_NOT_MET, EXIT_OK, InputError, UsageError
+from ._options import json_option, print_json
 
 MAX_DOCUMENT_BYTES = 200_000_000
 #: kinds whose numbers are also checked against their own rows (``check_receipt_consistency``)
@@ -27,7 +26,7 @@ def schema_group() -> None:
 
 
 @schema_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print the kinds as JSON on stdout.")
+@json_option("Print the kinds as JSON on stdout.")
 def list_command(as_json: bool) -> int:
     """List every document kind, its version string and schema $id.
 
@@ -49,7 +48,7 @@ def list_command(as_json: bool) -> int:
         for k in aau_schemas.kinds()
     ]
     if as_json:
-        click.echo(json.dumps({"kinds": rows}, indent=2))
+        print_json({"kinds": rows})
         return EXIT_OK
     _print_table(("kind", "version", "schema $id"),
                  [(r["kind"], r["version"] or "-", r["schema_id"]) for r in rows])
@@ -83,7 +82,7 @@ def show_command(kind: str) -> int:
         doc = aau_schemas.schema(kind)
     except aau_schemas.UnknownKindError as exc:
         raise UsageError(str(exc)) from None
-    click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+    print_json(doc)
     return EXIT_OK
 
 
@@ -91,7 +90,7 @@ def show_command(kind: str) -> int:
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--kind", help="Schema kind to check against, a name from `aau schema list` "
               "(default: detected from the document's version field).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON verdict per file on stdout.")
+@json_option("Print one JSON verdict per file on stdout.")
 def validate_command(files: tuple[str, ...], kind: str | None, as_json: bool) -> int:
     """Validate JSON FILES against their schemas.
 
@@ -152,5 +151,5 @@ def validate_command(files: tuple[str, ...], kind: str | None, as_json: bool) ->
             for v in verdict["violations"]:
                 click.echo(f"{verdict['file']}: {v['path']}: {v['message']}", err=True)
     if as_json:
-        click.echo(json.dumps({"files": verdicts}, indent=2, ensure_ascii=False))
+        print_json({"files": verdicts})
     return EXIT_BAR_NOT_MET if failed else EXIT_OK

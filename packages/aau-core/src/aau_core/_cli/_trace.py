@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from .._errors import EXIT_BAR_NOT_MET, EXIT_OK, InputError, UsageError
+from ._options import force_option, json_option, out_option, print_json
 
 MAX_TRACE_BYTES = 50_000_000
 DEFAULT_REPORT_NAME = "aau-trace-score"
@@ -122,10 +123,9 @@ def _echo_table(report: Any) -> None:
               help="Also write JUnit XML (one test case per trace).")
 @click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write a Markdown table.")
-@click.option("--json", "as_json", is_flag=True, help="Print the eval report JSON on stdout.")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write the eval report JSON to FILE.")
-@click.option("--force", is_flag=True, help="Replace existing output files.")
+@json_option("Print the eval report JSON on stdout.")
+@out_option("Write the eval report JSON to FILE.", name="out_file", kind="file", metavar="FILE")
+@force_option()
 def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_calls: int,
                   expected_schema_hash: str | None, judge_threshold: float, report_name: str,
                   junit_file: str | None, markdown_file: str | None, as_json: bool,
@@ -186,9 +186,7 @@ def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_c
     write_outputs(outputs, force=force)
     _echo_table(report)
     if as_json:
-        from .._files._writing import render_json
-
-        click.echo(render_json(doc), nl=False)
+        print_json(doc)
     return EXIT_OK if report.all_passed else EXIT_BAR_NOT_MET
 
 
@@ -206,9 +204,9 @@ def _refuse_repeated_inputs(traces: tuple[str, ...]) -> None:
 
 @trace_group.command("import")
 @click.argument("folder", type=click.Path(file_okay=False))
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write the trace to FILE (default: stdout).")
-@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+@out_option("Write the trace to FILE (default: stdout).",
+            name="out_file", kind="file", metavar="FILE")
+@force_option("Replace an existing --out file.")
 def import_command(folder: str, out_file: str | None, force: bool) -> int:
     """Turn a PraisonAI InteractiveTestHarness output FOLDER into a trace.
 
@@ -226,7 +224,7 @@ def import_command(folder: str, out_file: str | None, force: bool) -> int:
       aau trace import examples/traces/praison-harness-run --out trace.json
       aau trace score trace.json --require-artifact src/greet.py
     """
-    from .._files._writing import atomic_write_json, check_writable, render_json
+    from .._files._writing import atomic_write_json, check_writable
     from .._traces._harness_import import import_harness_dir
 
     if out_file:
@@ -237,5 +235,5 @@ def import_command(folder: str, out_file: str | None, force: bool) -> int:
         click.echo(f"{out_file}: trace with {len(trace['tool_calls'])} tool call(s), "
                    f"{len(trace['artifacts'])} artifact(s)", err=True)
     else:
-        click.echo(render_json(trace), nl=False)
+        print_json(trace)
     return EXIT_OK

@@ -5,7 +5,7 @@
 1. a document whose version field names another known kind, or an unknown version of the
    expected kind, is refused in one line (``aau_schemas.kind_mismatch``): ``this is a
    gate-config document (...), not a gate-scenarios document``;
-2. otherwise every schema violation is collected and raised as one ``InvalidDocumentError``:
+2. otherwise every schema violation (``schema_problems``, which returns them instead) is collected and raised as one ``InvalidDocumentError``:
    ``source: $.path: message [kind]`` for the first, then one ``source: $.path: message`` line
    for each further one, at most ``MAX_LISTED_VIOLATIONS`` in all; when there are more, a last
    line says how many were left out and to run ``aau schema validate FILE`` to list them all.
@@ -41,9 +41,7 @@ def check_document(kind: str, doc: Any, source: str | None, *,
     mismatch = aau_schemas.kind_mismatch(doc, list(accepted or [kind]))
     if mismatch is not None:
         raise InvalidDocumentError([mismatch], source=source)
-    violations = [(v.path, v.message) for v in aau_schemas.iter_violations(kind, doc)]
-    if not violations:  # the validators disagree: say what is known
-        violations = [("$", "not a valid document")]
+    violations = schema_problems(kind, doc)
     path, message = violations[0]
     violations[0] = (path, f"{message} [{kind}]")
     raise InvalidDocumentError(violations, source=source)
@@ -72,3 +70,24 @@ def describe_kind(doc: Any) -> str | None:
         return None
     hint = KIND_HINTS.get(kind)
     return f"this is a {kind}" + (f" ({hint})" if hint else "")
+def schema_problems(kind: str, doc: Any) -> list[tuple[str, str]]:
+    """Every violation of aau-schemas kind ``kind``'s schema, returned instead of raised.
+
+    For readers that gather a document's problems with others before reporting (a pack's
+    checks, a capsule's rules) or word them their own way.
+
+    Args:
+        kind: the schema kind to check against.
+        doc: the parsed document.
+
+    Returns:
+        ``(json_path, message)`` pairs, in the validator's order; empty when ``doc`` is valid.
+        When the fast validator refuses the document but the reference one finds no violation
+        to name, one ``("$", "not a valid <kind> document")``.
+    """
+    import aau_schemas
+
+    if aau_schemas.is_valid(kind, doc):
+        return []
+    return [(v.path, v.message) for v in aau_schemas.iter_violations(kind, doc)] or [
+        ("$", f"not a valid {kind} document")]

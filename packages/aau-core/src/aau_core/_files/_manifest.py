@@ -15,27 +15,22 @@ then renames it into place, so a reader never sees a half-written pack.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
 import stat
-import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from aau_schemas import sha256_hex
+
 from .._errors import AauError, InputError, OutputError
 from ._safe_path import check_relative_name
+from ._staged_folder import write_folder
 from ._writing import check_parent
 
 INTOTO_STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 """``_type`` of an in-toto Statement v1 (https://github.com/in-toto/attestation, spec v1)."""
-
-
-def sha256_hex(data: bytes) -> str:
-    """Lowercase hex SHA-256 of ``data`` (64 characters)."""
-    return hashlib.sha256(data).hexdigest()
 
 
 def build_manifest(files: Mapping[str, bytes], *, version: str, extra: dict[str, Any] | None = None,
@@ -133,34 +128,89 @@ def verify_manifest_dir(directory: str | os.PathLike[str], manifest_name: str = 
     if rows is None:
         return problems
     listed: set[str] = set()
-    for i, row in enumerate(rows):
+    for i, what, name, found in _row_findings(root, rows, present, manifest_name, listed):
         where = f"{manifest_path}: $.files[{i}]"
-        name = row["path"]
-        try:
-            check_relative_name(name, source=str(manifest_path))
-        except InputError as exc:
-            problems.append(f"{where}.path: {exc.message}")
-            continue
-        if name in listed:
+        if what == "unsafe":
+            problems.append(f"{where}.path: {found}")
+        elif what == "twice":
             problems.append(f"{where}.path: {name} is listed twice")
-            continue
-        listed.add(name)
-        if name == manifest_name:
+        elif what == "self":
             problems.append(f"{where}.path: the manifest cannot list itself")
-            continue
-        item = present.get(name)
-        if item is None:
+        elif what == "missing":
             if not (root / name).is_symlink():  # a symlink is already reported
                 problems.append(f"{root / name}: listed in the manifest but missing (removed)")
-            continue
-        data = item.read_bytes()
-        if row["bytes"] != len(data):
-            problems.append(f"{item}: {len(data)} bytes, the manifest says {row['bytes']}")
-        if row["sha256"] != sha256_hex(data):
-            problems.append(f"{item}: SHA-256 differs from the manifest (changed)")
+        elif what == "bytes":
+            problems.append(f"{present[name]}: {found} bytes, the manifest says {rows[i]['bytes']}")
+        else:
+            problems.append(f"{present[name]}: SHA-256 differs from the manifest (changed)")
     for name in sorted(set(present) - listed - {manifest_name}):
         problems.append(f"{present[name]}: not listed in the manifest (added)")
     return problems
+
+
+def manifest_row_violations(directory: str | os.PathLike[str], rows: Iterable[Mapping[str, Any]],
+                            manifest_name: str = "manifest.json") -> list[tuple[str, str]]:
+    """The rows of a schema-valid manifest checked against the files, in aau-harness 1.6's words.
+
+    The same checks as ``verify_manifest_dir`` makes of each row (through the same code), worded
+    as the 1.6 human-baseline pack reader worded them, as ``(json_path, message)`` pairs for an
+    ``InvalidDocumentError`` on the manifest: ``("$.files[0].bytes", "README.md has 1950
+    bytes")``, ``("$.files[2].sha256", "study.json has another SHA-256")``, ``("$.files[1].path",
+    "study.json listed twice")``. Only the top level of ``directory`` is looked at (a reader that
+    uses this has checked the folder's file set itself); a symlink is never read.
+
+    Args:
+        directory: the pack folder.
+        rows: the manifest's ``files`` rows (``path``: str, ``bytes``: int, ``sha256``: str).
+        manifest_name: the manifest's file name (a row naming it is a problem).
+
+    Returns:
+        the problems in row order; empty when every row matches its file.
+    """
+    root = Path(directory)
+    present = {p.name: p for p in root.iterdir() if not p.is_symlink() and p.is_file()}
+    rows = list(rows)
+    words = {"twice": ("path", "{name} listed twice"), "self": ("path", "the manifest cannot "
+             "list itself"), "missing": ("path", "{name} is missing"), "unsafe": ("path", "{found}"),
+             "bytes": ("bytes", "{name} has {found} bytes"),
+             "sha256": ("sha256", "{name} has another SHA-256")}
+    out = []
+    for i, what, name, found in _row_findings(root, rows, present, manifest_name, set()):
+        field, text = words[what]
+        out.append((f"$.files[{i}].{field}", text.format(name=name, found=found)))
+    return out
+
+
+def _row_findings(root: Path, rows: list[Mapping[str, Any]], present: Mapping[str, Path],
+                  manifest_name: str, listed: set[str]) -> Iterator[tuple[int, str, str, Any]]:
+    """``(row index, problem, path, detail)`` for each row that does not match the pack.
+
+    Problems: ``unsafe`` (detail: the message), ``twice``, ``self``, ``missing``, ``bytes``
+    (detail: the file's length), ``sha256``. ``listed`` collects the safe paths seen once.
+    """
+    for i, row in enumerate(rows):
+        name = row["path"]
+        try:
+            check_relative_name(name, source=str(root / manifest_name))
+        except InputError as exc:
+            yield i, "unsafe", name, exc.message
+            continue
+        if name in listed:
+            yield i, "twice", name, None
+            continue
+        listed.add(name)
+        if name == manifest_name:
+            yield i, "self", name, None
+            continue
+        item = present.get(name)
+        if item is None:
+            yield i, "missing", name, None
+            continue
+        data = item.read_bytes()
+        if row["bytes"] != len(data):
+            yield i, "bytes", name, len(data)
+        if row["sha256"] != sha256_hex(data):
+            yield i, "sha256", name, None
 
 
 def _walk(root: Path) -> list[tuple[str, Path]]:
@@ -220,8 +270,8 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
     ``manifest_extra`` and ``file_fields``) and rendered with ``render`` (default: aau-harness
     1.6's ``json.dumps(indent=2, sort_keys=True) + "\\n"``, ASCII).
 
-    The files are written into a new temporary folder beside ``destination`` (same file
-    system, so the final rename is atomic), the manifest last, each file fsync'ed. The staged
+    The files are written by ``write_folder`` (staged beside ``destination``, each file and
+    folder fsync'ed, modes from the umask, renamed into place), the manifest last. The staged
     folder is then checked with ``verify_manifest_dir(stage, manifest_name)`` and with
     ``verify(stage)`` when given (it may raise an ``AauError`` or return a list of problem
     lines; a non-empty list fails; any other return value, such as a reader's parsed pack, is
@@ -268,40 +318,13 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
     same = _same_kind_check(manifest_name, kind, version, version_key)
     check_pack_output(dest, inputs=inputs, force=force, manifest_name=manifest_name, kind=kind,
                       version=version, version_key=version_key)
-    parent = dest.parent if str(dest.parent) else Path(".")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=parent))
-    except OSError as exc:
-        raise OutputError(f"{dest}: cannot create: {exc.strerror or exc}") from None
-    old: Path | None = None
-    try:
-        order = [n for n in payload if n != manifest_name] + [manifest_name]
-        for name in order:
-            target = stage / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "xb") as fh:
-                fh.write(payload[name])
-                fh.flush()
-                os.fsync(fh.fileno())
-        mode = 0o777 & ~_umask()
-        for folder in [stage, *(p for p in stage.rglob("*") if p.is_dir())]:
-            os.chmod(folder, mode)
+    order = [n for n in payload if n != manifest_name] + [manifest_name]
+
+    def check(stage: Path) -> None:
         _verify_stage(dest, stage, manifest_name, verify)
         _check_destination(dest, force, same)
-        if dest.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}-old-", dir=parent))
-            os.rename(dest, old / "pack")
-        os.rename(stage, dest)
-    except OSError as exc:
-        if old is not None and not dest.exists():
-            os.rename(old / "pack", dest)  # put the previous pack back
-        raise OutputError(f"{dest}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        if stage.exists():
-            shutil.rmtree(stage, ignore_errors=True)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+
+    write_folder(dest, {name: payload[name] for name in order}, check=check, replace=True)
     return dest
 
 
@@ -421,13 +444,9 @@ def _verify_stage(dest: Path, stage: Path, manifest_name: str,
 
 
 def _legacy_render(value: Any) -> bytes:
-    return (json.dumps(value, indent=2, sort_keys=True) + "\n").encode("ascii")
+    import aau_schemas
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    return aau_schemas.legacy_render_json(value).encode("ascii")
 
 
 def intoto_statement(subjects: Mapping[str, bytes], predicate_type: str,

@@ -10,9 +10,10 @@ Two rules shared by every pack writer and reader (baseline, evidence, submit, re
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
+
+from aau_schemas import sha256_hex
 
 from .._errors import InputError
 
@@ -53,7 +54,7 @@ def safe_slug(value: str) -> str:
     slug = "".join(out).lstrip(".-")[:SLUG_MAX]
     if slug and slug == value:
         return slug
-    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    digest = sha256_hex(value.encode("utf-8", "surrogatepass"))[:10]
     return f"{slug}-{digest}" if slug else f"x-{digest}"
 
 

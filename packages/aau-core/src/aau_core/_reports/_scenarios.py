@@ -132,34 +132,6 @@ class DocumentReport:
         return sum(s.passed for s in self.scenarios)
 
 
-def parse_pass_metrics(values: Iterable[str]) -> dict[str, float]:
-    """Parse ``--pass-metric NAME=MIN`` flags into ``{name: min}``.
-
-    Raises:
-        UsageError: not ``NAME=NUMBER``, a number outside [0, 1] (the metrics judged are rates
-            and 0/1 scores, as ``aau lab run --fail-under``), or a name given twice.
-    """
-    bars: dict[str, float] = {}
-    for raw in values:
-        name, sep, text = raw.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise UsageError(f"--pass-metric {raw!r}: expected NAME=MIN, e.g. route_correct=1")
-        try:
-            bar = float(text)
-        except ValueError:
-            raise UsageError(f"--pass-metric {raw!r}: {text!r} is not a number") from None
-        if not math.isfinite(bar):
-            raise UsageError(f"--pass-metric {raw!r}: the bar must be a finite number")
-        if not 0.0 <= bar <= 1.0:
-            raise UsageError(f"--pass-metric {raw!r}: the bar must be between 0 and 1 (a rate "
-                             "or a 0/1 score)")
-        if name in bars:
-            raise UsageError(f"--pass-metric {name!r} is given twice")
-        bars[name] = bar
-    return bars
-
-
 def detect_document_kind(doc: Any, source: str) -> str:
     """Return the kind of a parsed document (see the module docstring).
 

@@ -29,7 +29,6 @@ read them.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
+from aau_schemas import sha256_hex
 
 from .._errors import InputError, InvalidDocumentError, OutputError
 from .._files._writing import check_writable
@@ -126,7 +126,7 @@ def checkpoint_json(value: Any) -> str:
 
 def binding_sha256(binding: Mapping[str, Any]) -> str:
     """SHA-256 (64 lowercase hex) of ``checkpoint_json(binding)`` encoded as UTF-8."""
-    return hashlib.sha256(checkpoint_json(dict(binding)).encode("utf-8")).hexdigest()
+    return sha256_hex(checkpoint_json(dict(binding)).encode("utf-8"))
 
 
 def _validate(doc: Any, source: str) -> None:
@@ -363,16 +363,9 @@ def _acquire(target: Path, producer: str) -> int:
 
 
 def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path.parent if str(path.parent) else ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    from .._files._staged_folder import fsync_folder
+
+    fsync_folder(path.parent if str(path.parent) else ".")
 
 
 def _mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:

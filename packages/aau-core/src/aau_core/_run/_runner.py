@@ -43,6 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
+from aau_schemas import sha256_hex
 
 from .._errors import AauError, Interrupted
 from ._execution import run_units
@@ -471,15 +472,13 @@ def result_from_json(doc: Mapping[str, Any]) -> ScenarioResult:
 
 
 def _scenarios_digest(scenarios: Sequence[Any]) -> str:
-    import hashlib
-
     from ._checkpoint import checkpoint_json
 
     try:
         text = checkpoint_json(list(scenarios))
     except (TypeError, ValueError):
         text = checkpoint_json([_scenario_id(sc, i) for i, sc in enumerate(scenarios)])
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return "sha256:" + sha256_hex(text.encode("utf-8"))
 
 
 def _run_checkpointed(execute: Callable[..., list[Any]], units: list[Any], one: Callable[..., Any],

@@ -20,13 +20,12 @@ the JSON path, or read a string artifact value as one name; see docs/trace-gates
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from aau_schemas import json_path
+from aau_schemas import json_path, sha256_hex
 
 TOOL_CALL_KEYS = ("tool_calls", "tool_trace", "tools")
 ARTIFACT_KEYS = ("artifacts", "files", "outputs")
@@ -193,7 +192,7 @@ def schema_hash(tool_schema: Any) -> str | None:
     text = canonical_schema_text(tool_schema)
     if text is None:
         return None
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:SCHEMA_HASH_LENGTH]
+    return sha256_hex(text.encode("utf-8"))[:SCHEMA_HASH_LENGTH]
 
 
 def judge_value(raw: Any) -> tuple[bool, float | None]:

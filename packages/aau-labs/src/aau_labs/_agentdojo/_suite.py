@@ -28,8 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
-from aau_core import MissingExtraError
-from aau_core._errors import UsageError
+from aau_core import MissingExtraError, UsageError
 
 AGENTDOJO_PIN = "0.1.35"
 """The AgentDojo release aau's extra pins and its tests run against."""

@@ -9,12 +9,11 @@ missing ``aau-labs[agentdojo]`` extra); nothing is half-written; nothing is repl
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import click
-from aau_core import UsageError, store_options
+from aau_core import UsageError, force_option, json_option, out_option, print_json, store_options
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 _SUITES = ("banking", "slack", "travel", "workspace")  # == AGENTDOJO_SUITES (kept import-free)
@@ -69,12 +68,12 @@ def _parse_tasks(value: str | None) -> list[str] | None:
               help="AgentDojo benchmark version (default: v1.2.2, the newest in 0.1.35).")
 @click.option("--max-turns", type=click.IntRange(min=1, max=200), default=20,
               show_default=True, help="Most model calls per run.")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Folder for agentdojo-<suite>_<tag>.json and .md.")
-@click.option("--force", is_flag=True, help="Replace existing result files.")
+@out_option("Folder for agentdojo-<suite>_<tag>.json and .md.",
+            name="out_dir", required=True, kind="folder")
+@force_option("Replace existing result files.")
 @click.option("--quiet", is_flag=True, help="No progress on stderr (a bar on a terminal, else one "
               "line per run).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@json_option()
 @store_options("result")
 def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
                       base_url: str | None, text_tool_calls: str, ground_truth: bool,
@@ -155,7 +154,7 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
             "utility_wilson_ci95": [round(w_low, 4), round(w_high, 4)],
             "total_cost_usd": round(agg.total_cost_usd, 4),
         }
-        click.echo(json.dumps(summary, sort_keys=True))
+        print_json(summary)
     sys.stderr.flush()
     return outcome.exit_code
 

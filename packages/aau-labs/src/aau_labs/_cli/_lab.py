@@ -11,12 +11,11 @@ metric's mean is below its value (exit 1).
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import click
-from aau_core import EXIT_OK, store_options
+from aau_core import EXIT_OK, force_option, json_option, out_option, print_json, store_options
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -49,10 +48,9 @@ def _progress(line: str) -> None:
               help="Scenarios to generate, 1 to 10,000 (default: the lab's, 32).")
 @click.option("--seed", type=click.IntRange(min=0, max=2**53 - 1), default=None,
               help="Generator seed (default: the config's seed).")
-@click.option("--out", required=True, type=click.Path(dir_okay=False),
-              help="Scenario file to write.")
-@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@out_option("Scenario file to write.", required=True, kind="file")
+@force_option("Replace OUT if it exists.")
+@json_option()
 def generate_command(config: str, n: int | None, seed: int | None, out: str, force: bool,
                      as_json: bool) -> int:
     """Generate N seeded scenarios from a lab CONFIG and write them to OUT.
@@ -78,8 +76,8 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
     path = write_scenarios(out, spec, doc, scenarios, used_seed, count, force=force)
     click.echo(f"{path}: {count} {spec.name} scenario(s), seed {used_seed}", err=True)
     if as_json:
-        click.echo(json.dumps({"lab": spec.name, "out": str(path), "n": count,
-                               "seed": used_seed}, sort_keys=True))
+        print_json({"lab": spec.name, "out": str(path), "n": count,
+                    "seed": used_seed})
     return EXIT_OK
 
 
@@ -94,14 +92,14 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
 @click.option("--model", default=None, help="The model id for --backend.")
 @click.option("--repeats", type=click.IntRange(min=1, max=1000), default=3, show_default=True,
               help="Runs per scenario.")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Folder for eval_<tag>.json and eval_<tag>.md.")
-@click.option("--force", is_flag=True, help="Replace existing result files.")
+@out_option("Folder for eval_<tag>.json and eval_<tag>.md.",
+            name="out_dir", required=True, kind="folder")
+@force_option("Replace existing result files.")
 @click.option("--fail-under", "fail_under", multiple=True, metavar="METRIC=VALUE",
               help="Exit 1 when METRIC's mean is below VALUE (repeatable).")
 @click.option("--quiet", is_flag=True, help="No progress on stderr (a bar on a terminal, else one "
               "line per run).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+@json_option()
 @store_options("result")
 def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kind: str | None,
                 model: str | None, repeats: int, out_dir: str, force: bool,
@@ -128,14 +126,16 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     from .._frame._bench_run import (
         BenchmarkPlan,
         backend_choice,
-        parse_fail_under,
         run_benchmark,
     )
     from .._frame._lab_spec import digest, lab_result_paths, load_lab_config, write_lab_result
 
     kind = backend_choice(mock, backend_kind, mock_flag="--mock", mock_kind="mock",
                           backend_only={"--model": model})
-    bars = parse_fail_under(fail_under)
+    from aau_core import parse_metric_bars
+
+    bars = parse_metric_bars(fail_under, option="--fail-under",
+                             example="decision_gate_exact=0.8")
     shown = "mock" if mock else (model or kind)
     json_path, md_path = lab_result_paths(out_dir, kind, shown)
 
@@ -182,7 +182,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
             "total_cost_usd": round(agg.total_cost_usd, 4),
             "fail_under": bars, "passed": not outcome.failed,
         }
-        click.echo(json.dumps(summary, sort_keys=True))
+        print_json(summary)
     sys.stderr.flush()
     return outcome.exit_code
 

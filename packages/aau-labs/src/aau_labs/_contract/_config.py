@@ -18,8 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
-from aau_core import check_document
-from aau_core._errors import InputError
+from aau_core import InputError, check_document
 
 from .._frame._lab_spec import ARCHETYPE_ORDER
 

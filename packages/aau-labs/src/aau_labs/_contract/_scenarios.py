@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
-from aau_core._errors import InputError
+from aau_core import InputError
 
 from .._frame._lab_spec import ARCHETYPE_ORDER, lab_scenario_id
 from ._config import FLAGS, ContractConfig, as_contract_config

@@ -20,12 +20,11 @@ way, in this order, and ``run_benchmark`` is that order:
    (exit 1); otherwise exit 0 (a benchmark measures; it has no bar of its own).
 
 The commands keep the flags, the summary line and the ``--json`` summary (presentation). The
-option checks they share are ``backend_choice`` and ``parse_fail_under``.
+option checks they share are ``backend_choice`` and ``aau_core.parse_metric_bars``.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -63,28 +62,6 @@ def backend_choice(mock: bool, backend_kind: str | None, *, mock_flag: str, mock
         verb = "goes" if len(backend_only) == 1 else "go"
         raise UsageError(f"{names} {verb} with --backend, not {mock_flag}")
     return mock_kind if mock else str(backend_kind)
-
-
-def parse_fail_under(values: Iterable[str]) -> dict[str, float]:
-    """The ``--fail-under METRIC=VALUE`` bars: metric name -> value in [0, 1] (a later bar for
-    the same metric replaces an earlier one).
-
-    Raises:
-        UsageError: an item without ``=``, with an empty name, or whose value is not a finite
-            number in [0, 1] (``--fail-under 'x=2': expected METRIC=VALUE with VALUE in
-            [0, 1]``).
-    """
-    bars: dict[str, float] = {}
-    for raw in values:
-        name, sep, number = raw.partition("=")
-        try:
-            value = float(number)
-        except ValueError:
-            value = math.nan
-        if not sep or not name or not math.isfinite(value) or not 0 <= value <= 1:
-            raise UsageError(f"--fail-under {raw!r}: expected METRIC=VALUE with VALUE in [0, 1]")
-        bars[name] = value
-    return bars
 
 
 @attrs.frozen
@@ -171,7 +148,7 @@ def run_benchmark(
         measured: whether a real backend ran (then ``check_results_are_measurements``); the
             mocks and the ground-truth replay are not checked.
         progress: called with each progress line when there is no terminal bar.
-        bars: the ``--fail-under`` bars (``parse_fail_under``); empty or ``None``: none.
+        bars: the ``--fail-under`` bars (``aau_core.parse_metric_bars``); empty or ``None``: none.
         quiet: no progress at all.
 
     Returns:
@@ -253,6 +230,6 @@ def write_result_files(json_path: Path, md_path: Path, *, kind: str,
 
 
 __all__ = [
-    "BenchmarkOutcome", "BenchmarkPlan", "backend_choice", "parse_fail_under", "run_benchmark",
+    "BenchmarkOutcome", "BenchmarkPlan", "backend_choice", "run_benchmark",
     "write_result_files",
 ]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 
-from aau_core._errors import UsageError
+from aau_core import UsageError
 
 from ._lab_spec import LabSpec
 

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 import attrs
-from aau_core._errors import InputError
+from aau_core import InputError
 
 from .._frame._lab_spec import ARCHETYPE_ORDER, lab_scenario_id
 

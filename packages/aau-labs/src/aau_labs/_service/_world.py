@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
-from aau_core._errors import InputError
+from aau_core import InputError
 
 from .._frame._lab_spec import lab_scenario_id
 from .._public_value import PublicValueContract

@@ -2,7 +2,8 @@
 
 A public name that leaves a package's export table, or a module that moves, must take every user
 with it: source, tests, tools, benchmarks and examples are read with ``ast`` (imports inside
-functions included, so a lazily imported name cannot hide) and each imported name is looked up.
+functions included, so a lazily imported name cannot hide; relative imports of package sources
+resolved from the file's place) and each imported name is looked up.
 """
 
 from __future__ import annotations
@@ -21,11 +22,29 @@ def _aau_imports():
             if "fixtures" in path.parts or any(p.startswith(".") for p in path.parts):
                 continue
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            package = _package_of(path)
             for node in ast.walk(tree):
-                if (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
-                        and node.module.split(".")[0].startswith("aau_")):
+                if not isinstance(node, ast.ImportFrom):
+                    continue
+                if node.level:  # relative: only inside a package's sources
+                    if package is None:
+                        continue
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                if module.split(".")[0].startswith("aau_"):
                     for alias in node.names:
-                        yield path.relative_to(REPO), node.lineno, node.module, alias.name
+                        yield path.relative_to(REPO), node.lineno, module, alias.name
+
+
+def _package_of(path):
+    """The dotted package a source file under ``packages/*/src`` belongs to, else ``None``."""
+    parts = path.relative_to(REPO).parts
+    if len(parts) < 4 or parts[0] != "packages" or parts[2] != "src":
+        return None
+    inner = list(parts[3:-1])
+    return ".".join(inner)
 
 
 def _resolves(module: str, name: str) -> str | None:

@@ -41,7 +41,7 @@ def _divergence_ids_in_doc() -> set[str]:
 
 
 def _test_divergences() -> dict:
-    path = REPO / "packages" / "aau-core" / "tests" / "test_trace_gates.py"
+    path = REPO / "packages" / "aau-core" / "tests" / "test_harness_eval_vectors.py"
     spec = importlib.util.spec_from_file_location("_trace_gates_for_docs", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

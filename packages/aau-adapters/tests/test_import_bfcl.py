@@ -23,7 +23,7 @@ from aau_adapters import (
     score,
     tool_name_map,
 )
-from aau_adapters import _import_bfcl as imp
+from aau_adapters import _bfcl_source as source
 from aau_core import InputError, UsageError, run
 
 REPO = Path(__file__).resolve().parents[3]
@@ -213,7 +213,7 @@ def test_out_naming_a_file_it_reads_is_refused_even_with_force(
     (src / "bfcl_v4_parallel.answers.head5.jsonl").write_text('{"id": "a"}\n')
     cache = tmp_path / "c2"
     (cache / "bfcl").mkdir(parents=True)
-    wheel = cache / "bfcl" / imp.BFCL_WHEEL
+    wheel = cache / "bfcl" / source.BFCL_WHEEL
     wheel.write_bytes(b"wheel")
     for extra in (["--source", str(src), "--out", str(src / "bfcl_v4_simple_python.head5.jsonl")],
                   ["--source", str(src), "--out",
@@ -266,7 +266,7 @@ def test_download_failure_says_give_source(tmp_path: Path, monkeypatch: pytest.M
     def offline(dest: Path) -> None:
         raise UsageError("pip download bfcl-eval==2026.3.23 failed: no network; give --source")
 
-    monkeypatch.setattr(imp, "_pip_download", offline)
+    monkeypatch.setattr(source, "_pip_download", offline)
     code = run(["import", "bfcl", "--category", "simple_python", "--cache-dir", str(tmp_path),
                 "--out", str(tmp_path / "s.json")])
     assert code == 2
@@ -277,30 +277,30 @@ def test_download_failure_says_give_source(tmp_path: Path, monkeypatch: pytest.M
 def test_downloaded_wheel_with_another_hash_is_refused(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     def fake(dest: Path) -> None:
-        _fake_wheel(dest / imp.BFCL_WHEEL, "simple_python", ['{"id": "x"}'], ['{"id": "x"}'])
+        _fake_wheel(dest / source.BFCL_WHEEL, "simple_python", ['{"id": "x"}'], ['{"id": "x"}'])
 
-    monkeypatch.setattr(imp, "_pip_download", fake)
+    monkeypatch.setattr(source, "_pip_download", fake)
     with pytest.raises(InputError, match="SHA-256 is .*, not the 3bb6dfa5"):
-        imp.cached_bfcl_wheel(tmp_path)
-    assert not (tmp_path / "bfcl" / imp.BFCL_WHEEL).exists()  # never moved into the cache
+        source.cached_bfcl_wheel(tmp_path)
+    assert not (tmp_path / "bfcl" / source.BFCL_WHEEL).exists()  # never moved into the cache
     assert list((tmp_path / "bfcl").iterdir()) == []  # and the temp folder is gone
 
 
 def test_cached_wheel_is_rechecked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "bfcl").mkdir()
-    (tmp_path / "bfcl" / imp.BFCL_WHEEL).write_bytes(b"tampered")
-    monkeypatch.setattr(imp, "_pip_download", lambda dest: pytest.fail("must not download"))
+    (tmp_path / "bfcl" / source.BFCL_WHEEL).write_bytes(b"tampered")
+    monkeypatch.setattr(source, "_pip_download", lambda dest: pytest.fail("must not download"))
     with pytest.raises(InputError, match="delete it to download again"):
-        imp.read_bfcl("simple_python", cache_dir=tmp_path)
+        source.read_bfcl("simple_python", cache_dir=tmp_path)
 
 
 def test_default_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch,
                                                    tmp_path: Path) -> None:
     monkeypatch.setenv("AAU_CACHE_DIR", str(tmp_path / "c"))
-    assert imp.default_cache_dir() == tmp_path / "c"
+    assert source.default_cache_dir() == tmp_path / "c"
     monkeypatch.delenv("AAU_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
-    assert imp.default_cache_dir() == tmp_path / "x" / "aau"
+    assert source.default_cache_dir() == tmp_path / "x" / "aau"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,7 +399,7 @@ def test_input_errors_are_one_line_with_file_and_line(tmp_path: Path,
 # The whole pinned wheel, when a previous `aau import bfcl` has cached it
 
 
-CACHED_WHEEL = imp.default_cache_dir() / "bfcl" / imp.BFCL_WHEEL
+CACHED_WHEEL = source.default_cache_dir() / "bfcl" / source.BFCL_WHEEL
 FULL_COUNTS = {  # records in the file, imported (docs/import.md's table)
     "simple_python": (400, 400), "multiple": (200, 200), "parallel": (200, 200),
     "parallel_multiple": (200, 196), "live_simple": (258, 256), "live_multiple": (1053, 1042),
@@ -416,7 +416,7 @@ def test_whole_categories_of_the_pinned_wheel(tmp_path: Path, category: str) -> 
     doc = json.loads(out.read_text())
     src = doc["source"]
     assert (src["records_in_file"], src["imported"]) == FULL_COUNTS[category]
-    assert src["version"] == "2026.3.23" and src["wheel"]["sha256"] == imp.BFCL_WHEEL_SHA256
+    assert src["version"] == "2026.3.23" and src["wheel"]["sha256"] == source.BFCL_WHEEL_SHA256
     assert len(src["skipped"]) == src["records_in_file"] - src["imported"]
     receipt = tmp_path / "r.json"
     assert run(["evaluate", str(out), "--mock", "--max-suite-bytes", "20000000", "--out",
@@ -435,7 +435,7 @@ def test_a_renamed_pinned_wheel_records_the_version_its_hash_proves(tmp_path: Pa
     assert run(["import", "bfcl", "--category", "irrelevance", "--limit", "1", "--source",
                 str(wheel), "--out", str(out)]) == 0
     src = json.loads(out.read_text())["source"]
-    assert src["version"] == imp.BFCL_VERSION and src["wheel"]["name"] == wheel.name
+    assert src["version"] == source.BFCL_VERSION and src["wheel"]["name"] == wheel.name
 
 
 def test_tool_name_encoding_round_trip_and_refusals() -> None:
@@ -471,7 +471,7 @@ def test_a_download_is_announced_unless_quiet(tmp_path: Path, monkeypatch: pytes
     def offline(dest: Path) -> None:
         raise UsageError("pip download bfcl-eval==2026.3.23 failed: no network; give --source")
 
-    monkeypatch.setattr(imp, "_pip_download", offline)
+    monkeypatch.setattr(source, "_pip_download", offline)
     args = ["import", "bfcl", "--category", "simple_python", "--cache-dir", str(tmp_path),
             "--out", str(tmp_path / "s.json")]
     assert run(args) == 2

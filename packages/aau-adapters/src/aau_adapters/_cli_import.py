@@ -95,7 +95,8 @@ def bfcl_command(category: str, limit: int | None, source: str | None,
     """
     from pathlib import Path
 
-    from ._import_bfcl import BFCL_VERSION, BFCL_WHEEL, default_cache_dir, import_bfcl
+    from ._bfcl_source import BFCL_VERSION, BFCL_WHEEL, default_cache_dir
+    from ._import_bfcl import import_bfcl
 
     cached = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     # Every file the import may read is an input --out must not name: a wheel given as

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[1]
 SUITE = REPO / "examples" / "suites" / "public-service-routing.json"
 AGENT = REPO / "examples" / "agents" / "command_agent.py"
 LAB = REPO / "examples" / "labs" / "river-permit-desk.json"

@@ -14,11 +14,11 @@ from aau_baseline import (
     build_report,
     build_study,
     document_converter,
+    model_schema_drift,
     pack_files,
     read_pack,
 )
 from aau_baseline._converter import converter, field, optional, structure, unstructure
-from aau_baseline._model_drift import model_schema_drift
 from aau_baseline._models import MODELS, HumanProtections, StudyCase
 from aau_core import render_json
 

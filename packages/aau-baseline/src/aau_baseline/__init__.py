@@ -6,7 +6,8 @@ back checked (``read_pack``), summarize anonymous sessions into an aggregate-onl
 (``build_report``, ``summarize_responses``) and check every document (``check_*``). Each document
 kind has a frozen attrs model (``Study``, ``AnswerKey``, ``Session``, ``PackManifest``,
 ``Report`` and their parts); ``document_converter()`` builds the preconfigured cattrs converter
-they go through, after their schema check. ``baseline_group`` is the click group behind
+they go through, after their schema check; ``model_schema_drift`` reports where a model and its
+schema differ (the drift tests of every package use it). ``baseline_group`` is the click group behind
 ``aau baseline``.
 
 Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
@@ -30,6 +31,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "check_report",
         "check_session",
         "check_study",
+    ),
+    "._model_drift": (
+        "model_schema_drift",
     ),
     "._models": (
         "AgentComparison",

@@ -10,8 +10,8 @@ are joined to the ``$id`` of the file they appear in), and reports every differe
 - an object pinned by ``const``: the fields must be its keys and the class's defaults must
   unstructure to exactly the constant;
 - a field typed with another model (directly, ``| None``, ``list[...]`` or ``dict[str, ...]``):
-  the walk goes on into the property's schema (the object branch of a ``oneOf``/``anyOf``,
-  ``items``, ``additionalProperties``).
+  the walk goes on into the property's schema (the object branch of a ``oneOf``/``anyOf``/
+  ``allOf`` or the ``then`` of a nullable ``if``, ``items``, ``additionalProperties``).
 """
 
 from __future__ import annotations
@@ -61,8 +61,11 @@ def _resolve(node: dict[str, Any], base: str) -> tuple[dict[str, Any], str]:
 
 def _object_node(node: dict[str, Any], base: str) -> tuple[dict[str, Any], str]:
     node, base = _resolve(node, base)
-    for combinator in ("oneOf", "anyOf", "allOf"):
-        for branch in node.get(combinator, []):
+    if "properties" in node or isinstance(node.get("const"), dict):
+        return node, base
+    for combinator in ("oneOf", "anyOf", "allOf", "then"):
+        branches = node.get(combinator, [])
+        for branch in [branches] if isinstance(branches, dict) else branches:
             found, found_base = _resolve(branch, base)
             if "properties" in found or isinstance(found.get("const"), dict):
                 return found, found_base

@@ -14,11 +14,13 @@ from aau_baseline import (
     build_report,
     build_study,
     document_converter,
+    document_field,
     model_schema_drift,
+    optional_field,
     pack_files,
     read_pack,
 )
-from aau_baseline._converter import converter, field, optional, structure, unstructure
+from aau_baseline._converter import converter, structure, unstructure
 from aau_baseline._models import MODELS, HumanProtections, StudyCase
 from aau_core import render_json
 
@@ -62,7 +64,7 @@ class LooseProtections:  # the right keys, one fixed value loosened
 class WrongStudy:
     study_id: str
     cases: list[Renamed]
-    extra: int = optional()
+    extra: int = optional_field()
     human_protections: LooseProtections = attrs.Factory(LooseProtections)
 
 
@@ -70,9 +72,10 @@ class WrongStudy:
 class Doc:
     rate: float
     interval: tuple[float, float]
-    given: str | None = optional()
-    from_: str = field(json="from", default="a")
-    note: str | None = field(document=False, default=None)
+    given: str | None = optional_field()
+    legacy: str | None = optional_field(nullable=True)
+    from_: str = document_field(json="from", default="a")
+    note: str | None = document_field(document=False, default=None)
 
 
 def test_drift_is_reported_for_a_wrong_model():
@@ -146,5 +149,10 @@ def test_converter_passes_numbers_through_and_honours_field_rules():
     assert model == Doc(rate=1, interval=(0, 1), given=None, from_="b")
     assert type(model.rate) is int  # a schema number holding 1 stays 1, never 1.0
     assert conv.unstructure(model) == {"rate": 1, "interval": [0, 1], "from": "b"}
-    assert conv.unstructure(Doc(rate=0.5, interval=(0.1, 0.9), given="g", note="n")) == {
-        "rate": 0.5, "interval": [0.1, 0.9], "given": "g", "from": "a"}
+    assert repr(model.legacy) == "ABSENT"  # missing, not null
+    nulls = conv.structure({"rate": 1, "interval": [0, 1], "legacy": None}, Doc)
+    assert nulls.legacy is None
+    assert conv.unstructure(nulls) == {"rate": 1, "interval": [0, 1], "from": "a", "legacy": None}
+    assert conv.unstructure(Doc(rate=0.5, interval=(0.1, 0.9), given="g", legacy="l",
+                                note="n")) == {
+        "rate": 0.5, "interval": [0.1, 0.9], "given": "g", "legacy": "l", "from": "a"}

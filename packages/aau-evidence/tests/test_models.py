@@ -20,11 +20,17 @@ from aau_evidence import (
 )
 from aau_evidence._capsule import render
 from aau_evidence._converter import converter, structure, unstructure
-from aau_evidence._models import MODELS
+from aau_evidence._models import MODELS as CAPSULE_MODELS
+from aau_evidence._submission_models import MODELS as SUBMISSION_MODELS
 
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "schemas" / "evidence" / "v1" / "examples" / "valid"
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))
+SUBMISSION_EXAMPLES = REPO / "schemas" / "submission" / "v1" / "examples" / "valid"
+MODELS = {**CAPSULE_MODELS, **SUBMISSION_MODELS}
+ROUND_TRIP_FILES = EXAMPLE_FILES + sorted(
+    p for p in SUBMISSION_EXAMPLES.glob("*.json") if p.name.startswith(("validation-",
+                                                                        "manifest-")))
 
 
 @pytest.mark.parametrize("kind", sorted(MODELS))
@@ -34,12 +40,12 @@ def test_model_fields_and_required_sets_equal_the_schema(kind):
 
 def test_every_schema_kind_of_the_family_has_a_model():
     family = {info.kind for info in aau_schemas.kinds() if info.path.startswith("evidence/v1/")}
-    assert family == set(MODELS)
+    assert family == set(CAPSULE_MODELS)
     assert {aau_schemas.detect_kind(json.loads(p.read_text(encoding="utf-8")))
-            for p in EXAMPLE_FILES} == set(MODELS)
+            for p in ROUND_TRIP_FILES} == set(MODELS)
 
 
-@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=[p.name for p in EXAMPLE_FILES])
+@pytest.mark.parametrize("path", ROUND_TRIP_FILES, ids=[p.name for p in ROUND_TRIP_FILES])
 def test_every_valid_example_round_trips(path):
     doc = json.loads(path.read_text(encoding="utf-8"))
     kind = aau_schemas.detect_kind(doc)
@@ -76,3 +82,15 @@ def test_a_written_pack_manifest_and_comparison_are_their_models(chain: Any, tmp
     comparison = json.loads((tmp_path / "pack" / "comparison.json").read_text(encoding="utf-8"))
     aau_schemas.validate("capsule-comparison", comparison)
     assert comparison == unstructure(comparison_model(chain.capsule()))
+
+
+def test_a_submission_verdict_is_its_model_written(tmp_path: Path):
+    """``aau submit --json``'s verdict: every key written (nulls included), and it validates."""
+    from aau_evidence import SubmissionReport
+
+    report = SubmissionReport(str(tmp_path), ("x: $: broken",), file_count=3)
+    doc = unstructure(report.verdict())
+    aau_schemas.validate("submission-validation", doc)
+    assert doc["declared_level"] is None and doc["declared_checks_version"] is None
+    assert doc["problems"] == ["x: $: broken"] and doc["ready"] is False
+    assert set(doc) == set(aau_schemas.schema("submission-validation")["properties"])

@@ -23,7 +23,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "baseline_group",
     ),
     "._converter": (
+        "ABSENT",
         "document_converter",
+        "document_field",
+        "optional_field",
     ),
     "._documents": (
         "check_agent_receipt",

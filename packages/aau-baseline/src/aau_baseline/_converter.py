@@ -10,12 +10,14 @@ The converter is preconfigured for JSON documents that already passed their sche
   ``75`` stays the int ``75`` (cattrs' default ``float(75)`` would write ``75.0`` and change the
   bytes and the legacy hashes of aau-harness 1.6 documents);
 - tuples unstructure to JSON arrays (lists), so a document round-trips to an equal dict;
-- ``optional()`` marks a field the schema does not require: its default is ``None`` and it is
-  **omitted** from the document when ``None`` (a schema that requires a nullable field uses a plain
-  ``X | None`` field, which is written as ``null``);
-- ``field(json=...)`` renames a field whose JSON key is not a Python name;
-- ``field(document=False)`` keeps a computed value on the model that its document never holds
-  (``HumanMetrics.fleiss_kappa_note``).
+- ``optional_field()`` marks a field the schema does not require: its default is ``None`` and it
+  is **omitted** from the document when ``None`` (a schema that requires a nullable field uses a
+  plain ``X | None`` field, which is written as ``null``); ``optional_field(nullable=True)`` is a
+  field the schema neither requires nor keeps from ``null``: ``ABSENT`` when the key is missing
+  (omitted again when written), ``None`` for ``null``;
+- ``document_field(json=...)`` renames a field whose JSON key is not a Python name;
+- ``document_field(document=False)`` keeps a computed value on the model that its document never
+  holds (``HumanMetrics.fleiss_kappa_note``).
 
 ``document_converter()`` builds a converter with these hooks (aau-evidence builds its own from it);
 ``converter`` is aau-baseline's.
@@ -36,13 +38,42 @@ _JSON_KEY = "aau_json_key"
 _DOCUMENT = "aau_document"
 
 
-def optional(**kwargs: Any) -> Any:
-    """An attrs field the schema does not require: default ``None``, omitted from the document
-    when ``None``. ``kwargs`` go to ``attrs.field`` (not ``default``)."""
-    return attrs.field(default=None, metadata={_OPTIONAL: True}, **kwargs)
+class _Absent:
+    """The type of ``ABSENT``."""
+
+    _instance: _Absent | None = None
+
+    def __new__(cls) -> _Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
 
 
-def field(*, json: str | None = None, document: bool = True, **kwargs: Any) -> Any:
+ABSENT = _Absent()
+"""The value of an ``optional_field(nullable=True)`` its document does not hold (not ``None``,
+which is the document's ``null``)."""
+
+
+def optional_field(*, nullable: bool = False, **kwargs: Any) -> Any:
+    """An attrs field the schema does not require, omitted from the document when absent.
+
+    Args:
+        nullable: the schema also allows ``null`` here. Then a missing key is ``ABSENT`` (the
+            default) and ``None`` is written as ``null``; otherwise a missing key is ``None``
+            (the default) and ``None`` is never written.
+        kwargs: passed to ``attrs.field`` (not ``default``).
+    """
+    return attrs.field(default=ABSENT if nullable else None, metadata={_OPTIONAL: True},
+                       **kwargs)
+
+
+def document_field(*, json: str | None = None, document: bool = True, **kwargs: Any) -> Any:
     """An attrs field with a document-side rule.
 
     Args:
@@ -79,7 +110,7 @@ def document_converter() -> cattrs.Converter:
 
     Returns:
         a ``cattrs.Converter``; attrs classes get generated structure and unstructure functions
-        honouring ``optional()`` and ``field(json=, document=)``.
+        honouring ``optional_field()`` and ``document_field(json=, document=)``.
     """
     conv = cattrs.Converter()
     for scalar in (str, int, float, bool):

@@ -5,7 +5,7 @@ together, resolving ``$ref`` through aau-schemas' registry (``schema_by_id``; re
 are joined to the ``$id`` of the file they appear in), and reports every difference:
 
 - an object schema: the document's field names (after renames, without ``document=False``
-  fields) must equal its ``properties``, and the fields that are not ``optional()`` must equal
+  fields) must equal its ``properties``, and the fields that are not ``optional_field()`` must equal
   its ``required`` set;
 - an object pinned by ``const``: the fields must be its keys and the class's defaults must
   unstructure to exactly the constant;

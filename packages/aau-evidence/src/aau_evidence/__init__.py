@@ -26,6 +26,8 @@ Public API::
     scan_text(text, field) -> [Finding], scan_fields({field: text}), luhn_valid, ssn_valid,
     card_network                                          the validated sensitive-data scan
     submit_group (the click command behind `aau submit`)
+    SubmissionReport.verdict() -> SubmissionVerdict    SubmissionManifest, SubmissionClaims,
+    SubmissionScore                                     the verdict and manifest as models
 
     release gate (docs/release.md):
     capture_snapshot(manifest_path) -> snapshot      diff_snapshots(baseline, candidate) -> diff
@@ -148,6 +150,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SubmissionReport",
         "build_submission",
         "validate_pack",
+    ),
+    "._submission_models": (
+        "SubmissionClaims",
+        "SubmissionManifest",
+        "SubmissionScore",
+        "SubmissionVerdict",
     ),
     "._submit_documents": (
         "resolve_metadata",

@@ -136,7 +136,9 @@ def _print(report: SubmissionReport, as_json: bool) -> None:
         click.echo(f"{report.path}: invalid submission pack ({len(report.problems)} problem(s))",
                    err=True)
     if as_json:
-        click.echo(json.dumps(report.as_dict(), indent=2, sort_keys=True))
+        from ._converter import unstructure
+
+        click.echo(json.dumps(unstructure(report.verdict()), indent=2, sort_keys=True))
 
 
 submit_group = submit_command

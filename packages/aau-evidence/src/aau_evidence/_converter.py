@@ -1,10 +1,11 @@
 """The one cattrs converter of aau-evidence.
 
 Built by ``aau_baseline.document_converter()``, so it has the same preconfiguration (scalars
-pass through unchanged after the schema check, tuples become arrays, ``optional()`` fields are
-omitted when ``None``, ``field(json=)`` renames, ``field(document=False)`` values are never
-written); see ``aau_baseline._converter``. It structures aau-evidence's models (``_models``) and
-the human-baseline models a capsule binds, always after the document passed its schema.
+pass through unchanged after the schema check, tuples become arrays, ``optional_field()`` fields
+are omitted when ``None``, ``document_field(json=)`` renames, ``document_field(document=False)``
+values are never written); see ``aau_baseline._converter``. It structures aau-evidence's models
+(``_models``, ``_submission_models``) and the human-baseline models a capsule binds, always after
+the document passed its schema.
 """
 
 from __future__ import annotations

@@ -196,13 +196,13 @@ def test_validate_an_extra_file_is_invalid(tmp_path, capsys):
 
 
 def test_validate_a_study_leaking_expected_answers_is_invalid(tmp_path, capsys):
-    from aau_baseline._documents import check_study
+    from aau_baseline._documents import check_study, load_model
     from aau_core import InvalidDocumentError
 
     study = _load(PACK / "study.json")
     study["cases"][1]["input"]["meta"] = {"expected": "route_current_official_source"}
     with pytest.raises(InvalidDocumentError) as info:
-        check_study(study, "study.json")
+        check_study(load_model("human-baseline-study", study, "study.json"), "study.json")
     assert str(info.value) == ("study.json: $.cases[1].input.meta.expected: a participant file "
                                "must not carry an expected answer")
 

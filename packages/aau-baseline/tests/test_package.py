@@ -13,7 +13,9 @@ import click
 def test_lazy_exports() -> None:
     assert "baseline_group" in dir(aau_baseline)
     assert isinstance(aau_baseline.baseline_group, click.Group)
-    assert sorted(aau_baseline.__all__) == sorted(aau_baseline._EXPORTS)
+    exported = [name for names in aau_baseline._EXPORTS.values() for name in names]
+    assert aau_baseline.__all__ == sorted(exported)
+    assert len(set(exported)) == len(exported)
     for name in aau_baseline.__all__:
         assert getattr(aau_baseline, name) is not None
 

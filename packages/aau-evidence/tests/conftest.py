@@ -51,7 +51,8 @@ class Chain:
 
     def __init__(self, root: Path):
         import aau_schemas
-        from aau_baseline import build_report
+        from aau_baseline import AnswerKey, Session, Study, build_report
+        from aau_evidence._converter import converter
 
         self.root = root
         (root / "docs").mkdir(parents=True)
@@ -69,7 +70,10 @@ class Chain:
             s.update(session_kind="human_observed",
                      protection_basis="institutional_review_recorded")
             sessions.append(s)
-        report, _ = build_report(study, answer_key, sessions)
+        report, _ = build_report(converter.structure(study, Study),
+                                 converter.structure(answer_key, AnswerKey),
+                                 [converter.structure(s, Session) for s in sessions])
+        report = converter.unstructure(report)
         self.report = report
         self._put("human/report.json", render(report))
         receipt = json.loads(RECEIPT.read_text())

@@ -13,7 +13,9 @@ import click
 def test_lazy_exports() -> None:
     assert "evidence_group" in dir(aau_evidence)
     assert isinstance(aau_evidence.evidence_group, click.Group)
-    assert sorted(aau_evidence.__all__) == sorted(aau_evidence._EXPORTS)
+    exported = [name for names in aau_evidence._EXPORTS.values() for name in names]
+    assert aau_evidence.__all__ == sorted(exported)
+    assert len(set(exported)) == len(exported)
     for name in aau_evidence.__all__:
         assert getattr(aau_evidence, name) is not None
 

@@ -1,86 +1,85 @@
 """aau-baseline: blinded human-baseline studies (the aau-harness 1.6 ``aau-human-baseline-*/1.0``
 formats).
 
-Public API::
+Prepare a participant pack from a suite (``build_study``, ``pack_files``, ``write_study_pack``), read it
+back checked (``read_pack``), summarize anonymous sessions into an aggregate-only report
+(``build_report``, ``summarize_responses``) and check every document (``check_*``). Each document
+kind has a frozen attrs model (``Study``, ``AnswerKey``, ``Session``, ``PackManifest``,
+``Report`` and their parts); ``document_converter()`` builds the preconfigured cattrs converter
+they go through, after their schema check; ``model_schema_drift`` reports where a model and its
+schema differ (the drift tests of every package use it). ``baseline_group`` is the click group behind
+``aau baseline``.
 
-    build_study(suite, study_id=, title=, purpose=) -> (study, answer_key)
-    pack_files(study, answer_key) -> {name: bytes}   write_pack(dest, files) -> Path
-    read_pack(path) -> Pack                       a checked pack folder (study, answer key, manifest)
-    session_template(study) -> dict               the session participants fill in
-    build_report(study, answer_key, sessions, agent_receipt=None) -> (report, HumanMetrics)
-    summarize_responses(case_ids, outcomes, answers, sessions) -> (HumanMetrics, [ScenarioSummary])
-    Response, HumanMetrics, ScenarioSummary
-    check_study / check_answer_key / check_session / check_agent_receipt / check_baseline_report
-    ABSTAIN
-    baseline_group (the click group behind `aau baseline`)
+Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
+from it and names load on first use (PEP 562), so ``aau --help`` stays fast.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from aau_core._lazy import lazy_exports
 
-# Names load on first use (PEP 562), so `aau --help` stays fast.
-_EXPORTS = {
-    "ABSTAIN": "._protocol",
-    "HumanMetrics": "._summary",
-    "Pack": "._pack",
-    "Response": "._summary",
-    "ScenarioSummary": "._summary",
-    "baseline_group": "._cli",
-    "build_report": "._report",
-    "build_study": "._prepare",
-    "pack_files": "._prepare",
-    "write_pack": "._prepare",
-    "check_agent_receipt": "._documents",
-    "check_answer_key": "._documents",
-    "check_baseline_report": "._documents",
-    "check_session": "._documents",
-    "check_study": "._documents",
-    "read_pack": "._pack",
-    "session_template": "._pack",
-    "summarize_responses": "._summary",
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "._cli": (
+        "baseline_group",
+    ),
+    "._converter": (
+        "ABSENT",
+        "document_converter",
+        "document_field",
+        "optional_field",
+    ),
+    "._documents": (
+        "check_agent_receipt",
+        "check_answer_key",
+        "check_baseline_report",
+        "check_session",
+        "check_study",
+    ),
+    "._model_drift": (
+        "model_schema_drift",
+    ),
+    "._models": (
+        "AgentComparison",
+        "AnswerKey",
+        "HumanProtectionSummary",
+        "HumanProtections",
+        "ManifestClaims",
+        "ManifestFile",
+        "PackManifest",
+        "Report",
+        "ReportPrivacy",
+        "ReportSource",
+        "Session",
+        "SessionKinds",
+        "Study",
+        "StudyCase",
+    ),
+    "._pack": (
+        "Pack",
+        "read_pack",
+        "session_template",
+    ),
+    "._prepare": (
+        "build_study",
+        "pack_files",
+        "write_study_pack",
+    ),
+    "._protocol": (
+        "ABSTAIN",
+    ),
+    "._report": (
+        "build_report",
+    ),
+    "._summary": (
+        "HumanMetrics",
+        "Response",
+        "ScenarioSummary",
+        "summarize_responses",
+    ),
 }
 
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-
-if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from ._cli import baseline_group
-    from ._documents import (
-        check_agent_receipt,
-        check_answer_key,
-        check_baseline_report,
-        check_session,
-        check_study,
-    )
-    from ._pack import Pack, read_pack, session_template
-    from ._prepare import build_study, pack_files, write_pack
-    from ._protocol import ABSTAIN
-    from ._report import build_report
-    from ._summary import HumanMetrics, Response, ScenarioSummary, summarize_responses
-
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __version__ = "2.0.0.dev0"
 
-__all__ = [
-    "ABSTAIN",
-    "HumanMetrics",
-    "Pack",
-    "Response",
-    "ScenarioSummary",
-    "baseline_group",
-    "build_report",
-    "build_study",
-    "check_agent_receipt",
-    "check_answer_key",
-    "check_baseline_report",
-    "check_session",
-    "check_study",
-    "pack_files",
-    "read_pack",
-    "session_template",
-    "summarize_responses",
-    "write_pack",
-]
+__getattr__, __dir__ = lazy_exports(
+    __name__, {name: module for module, names in _EXPORTS.items() for name in names})

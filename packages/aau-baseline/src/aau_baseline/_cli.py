@@ -62,20 +62,20 @@ def prepare_command(suite: Path, study_id: str, title: str, purpose: str, out: P
     """
     from aau_adapters import load_suite
 
-    from ._prepare import build_study, pack_files, write_pack
+    from ._prepare import build_study, pack_files, write_study_pack
 
     if out.exists() or out.is_symlink():
         raise UsageError(f"--out {out}: exists; choose a new folder for the pack")
     study, answer_key = build_study(load_suite(suite), study_id=study_id, title=title,
                                     purpose=purpose)
-    write_pack(out, pack_files(study, answer_key))
-    click.echo(f"{study_id}: {len(study['cases'])} case(s) in blinded order, "
-               f"{len(study['outcomes'])} outcome(s); review_status not_determined", err=True)
+    write_study_pack(out, pack_files(study, answer_key))
+    click.echo(f"{study_id}: {len(study.cases)} case(s) in blinded order, "
+               f"{len(study.outcomes)} outcome(s); review_status not_determined", err=True)
     click.echo(f"pack: {out} (keep answer-key.json away from participants)", err=True)
     if as_json:
         print_json({"path": str(out), "study_id": study_id,
-                    "case_count": len(study["cases"]),
-                    "outcome_count": len(study["outcomes"]),
+                    "case_count": len(study.cases),
+                    "outcome_count": len(study.outcomes),
                     "review_status": "not_determined"})
     return EXIT_OK
 
@@ -105,6 +105,7 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
       aau baseline summarize pack/ --session sessions/s1.json --session sessions/s2.json \\
           --agent-receipt receipt.json --out report.json
     """
+    from ._converter import unstructure
     from ._documents import (
         REPORT_KIND,
         SESSION_KIND,
@@ -132,7 +133,7 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
     seen: dict[str, Path] = {}
     for path in sessions:
         doc = check_session(load(SESSION_KIND, path), study, str(path))
-        sid = doc["anonymous_session_id"]
+        sid = doc.anonymous_session_id
         if sid in seen:
             raise InputError(f"same anonymous_session_id as {seen[sid]}", source=str(path),
                              path="$.anonymous_session_id")
@@ -142,13 +143,14 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
     if agent_receipt is not None:
         receipt = check_agent_receipt(load_receipt(agent_receipt), study,
                                       str(agent_receipt))
-    report, metrics = build_report(study, checked.answer_key, docs, receipt)
-    check_baseline_report(check_schema(REPORT_KIND, report, "<report>"), "<report>")
+    model, metrics = build_report(study, checked.answer_key, docs, receipt)
+    report = check_schema(REPORT_KIND, unstructure(model), "<report>")
+    check_baseline_report(model, "<report>")
     atomic_write_json(out, report, ensure_ascii=True, force=force)
     m = report["metrics"]
     low, high = m["outcome_exact_wilson_95"]
     lines = [
-        f"{study['study_id']}: {len(docs)} session(s) x {len(study['cases'])} case(s) = "
+        f"{study.study_id}: {len(docs)} session(s) x {len(study.cases)} case(s) = "
         f"{m['response_count']} response(s)",
         f"  outcome_exact_rate   {m['outcome_exact_rate']:.4f}  95% Wilson [{low:.4f}, {high:.4f}]",
         f"  abstain_rate         {m['abstain_rate']:.4f}",
@@ -209,10 +211,10 @@ def _validate(path: Path, study_path: Path | None) -> tuple[str, list[str], dict
         SESSION_KIND,
         STUDY_KIND,
         check_baseline_report,
-        check_schema,
         check_session,
         check_study,
         load,
+        load_model,
         read_document,
     )
     from ._pack import read_pack
@@ -222,9 +224,9 @@ def _validate(path: Path, study_path: Path | None) -> tuple[str, list[str], dict
             pack = read_pack(path)
         except InputError as exc:
             return "human-baseline pack", str(exc).splitlines(), {}
-        return "human-baseline pack", [], {"study_id": pack.study["study_id"],
-                                           "case_count": len(pack.study["cases"]),
-                                           "outcome_count": len(pack.study["outcomes"])}
+        return "human-baseline pack", [], {"study_id": pack.study.study_id,
+                                           "case_count": len(pack.study.cases),
+                                           "outcome_count": len(pack.study.outcomes)}
     doc = read_document(path)
     kind = detect_kind(doc) if isinstance(doc, dict) else None
     if kind not in (REPORT_KIND, SESSION_KIND):
@@ -233,11 +235,11 @@ def _validate(path: Path, study_path: Path | None) -> tuple[str, list[str], dict
         raise UsageError(f"{path}: a session is validated against its study: add --study FILE")
     try:
         if kind == REPORT_KIND:
-            check_baseline_report(check_schema(kind, doc, str(path)), str(path))
+            check_baseline_report(load_model(kind, doc, str(path)), str(path))
         else:
             assert study_path is not None
             study = check_study(load(STUDY_KIND, study_path), str(study_path))
-            check_session(check_schema(kind, doc, str(path)), study, str(path))
+            check_session(load_model(kind, doc, str(path)), study, str(path))
     except InputError as exc:
         return kind, str(exc).splitlines(), {}
     return kind, [], {}

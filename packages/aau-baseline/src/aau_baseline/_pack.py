@@ -10,24 +10,26 @@ organiser.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import attrs
 from aau_core import InputError, InvalidDocumentError
 from aau_core._files._manifest import manifest_row_violations  # internal to the monorepo
 
+from ._converter import unstructure
 from ._documents import (
     ANSWER_KEY_KIND,
     MANIFEST_KIND,
     STUDY_KIND,
     check_answer_key,
-    check_schema,
     check_study,
     load,
+    load_model,
     read_document,
     study_sha256,
 )
-from ._protocol import ABSTAIN, SESSION_BOUNDARY, SESSION_VERSION
+from ._models import AnswerKey, PackManifest, Session, Study
+from ._protocol import ABSTAIN
+from ._summary import Response
 
 PACK_FILES = ("README.md", "answer-key.json", "session-template.json", "study.json")
 """The files the manifest lists, in manifest order; ``manifest.json`` completes the pack."""
@@ -35,31 +37,29 @@ MANIFEST_NAME = "manifest.json"
 PLACEHOLDER_SESSION_ID = "replace-with-12-to-64-lowercase-hex-characters"
 
 
-def session_template(study: dict[str, Any]) -> dict[str, Any]:
+def session_template(study: Study) -> Session:
     """The session a participant fills in: every case in study order, answered ``__abstain__``
     with confidence 0 and 1000 ms, and a placeholder id (invalid until replaced)."""
-    return {
-        "session_version": SESSION_VERSION,
-        "study_id": study["study_id"],
-        "study_sha256": study_sha256(study),
-        "anonymous_session_id": PLACEHOLDER_SESSION_ID,
-        "session_kind": "synthetic_reference",
-        "participant_role": study["participant_roles"][0],
-        "protection_basis": "synthetic_only",
-        "responses": [{"scenario_id": c["scenario_id"], "outcome": ABSTAIN, "confidence": 0,
-                       "elapsed_ms": 1000} for c in study["cases"]],
-        "boundary": SESSION_BOUNDARY,
-    }
+    return Session(
+        study_id=study.study_id,
+        study_sha256=study_sha256(study),
+        anonymous_session_id=PLACEHOLDER_SESSION_ID,
+        session_kind="synthetic_reference",
+        participant_role=study.participant_roles[0],
+        protection_basis="synthetic_only",
+        responses=[Response(scenario_id=c.scenario_id, outcome=ABSTAIN, confidence=0,
+                            elapsed_ms=1000) for c in study.cases],
+    )
 
 
 @attrs.frozen
 class Pack:
-    """A checked pack: its folder and the parsed study, answer key and manifest."""
+    """A checked pack: its folder and the study, answer key and manifest models."""
 
     path: Path
-    study: dict[str, Any]
-    answer_key: dict[str, Any]
-    manifest: dict[str, Any]
+    study: Study
+    answer_key: AnswerKey
+    manifest: PackManifest
 
 
 def read_pack(path: str | Path) -> Pack:
@@ -92,19 +92,20 @@ def read_pack(path: str | Path) -> Pack:
     for name in sorted(found - expected):
         raise InputError("not a file of a human-baseline pack", source=str(root / name))
     manifest = load(MANIFEST_KIND, root / MANIFEST_NAME)
-    problems = manifest_row_violations(root, manifest["files"], MANIFEST_NAME)
+    problems = manifest_row_violations(root, [unstructure(row) for row in manifest.files],
+                                       MANIFEST_NAME)
     if problems:
         raise InvalidDocumentError(problems, source=str(root / MANIFEST_NAME))
     study_path = root / "study.json"
     study = check_study(load(STUDY_KIND, study_path), str(study_path))
-    if manifest["study_id"] != study["study_id"]:
+    if manifest.study_id != study.study_id:
         raise InputError("does not match the study", source=str(root / MANIFEST_NAME),
                          path="$.study_id")
     key_path = root / "answer-key.json"
     answer_key = check_answer_key(load(ANSWER_KEY_KIND, key_path), study, str(key_path))
     template_path = root / "session-template.json"
-    template = check_schema("human-baseline-session-template", read_document(template_path),
-                            str(template_path))
+    template = load_model("human-baseline-session-template", read_document(template_path),
+                          str(template_path))
     if template != session_template(study):
         raise InputError("differs from the template derived from study.json (edited or stale)",
                          source=str(template_path), path="$")

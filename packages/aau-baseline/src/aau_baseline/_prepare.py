@@ -23,6 +23,7 @@ import aau_schemas
 from aau_core import InputError, InvalidDocumentError, UsageError
 from aau_schemas import sha256_hex
 
+from ._converter import structure, unstructure
 from ._documents import (
     ANSWER_KEY_KIND,
     STUDY_KIND,
@@ -31,17 +32,11 @@ from ._documents import (
     check_schema,
     check_study,
     leaked_answers,
+    study_sha256,
 )
+from ._models import AnswerKey, ManifestFile, PackManifest, Study, StudyCase
 from ._pack import MANIFEST_NAME, read_pack, session_template
-from ._protocol import (
-    ANSWER_KEY_VERSION,
-    MANIFEST_VERSION,
-    MEASURES,
-    PARTICIPANT_ROLES,
-    STUDY_BOUNDARY,
-    STUDY_VERSION,
-    human_protections,
-)
+from ._protocol import MANIFEST_VERSION
 
 _SLUG_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
 
@@ -58,9 +53,10 @@ def _check_flags(study_id: str, title: str, purpose: str) -> None:
 
 
 def build_study(suite: Any, *, study_id: str, title: str,
-                purpose: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The study and answer key for a loaded ``aau_adapters.Suite`` (v1, or v2 whose cases
-    all expect an outcome and no tool calls: ``check_outcome_suite``).
+                purpose: str) -> tuple[Study, AnswerKey]:
+    """The study and answer key models for a loaded ``aau_adapters.Suite`` (v1, or v2 whose
+    cases all expect an outcome and no tool calls: ``check_outcome_suite``), each checked
+    against its schema and its code rules.
 
     Raises:
         UsageError: a bad ``study_id`` (slug), ``title`` (<= 120) or ``purpose`` (<= 500).
@@ -82,42 +78,37 @@ def build_study(suite: Any, *, study_id: str, title: str,
         raise InvalidDocumentError(leaks, source=suite.source)
     blinded = sorted(suite.cases, key=lambda c: sha256_hex(
         f"{study_id}:{c.scenario_id}".encode()))
-    study = {
-        "study_version": STUDY_VERSION,
-        "study_id": study_id,
-        "suite_id": suite.suite_id,
-        "suite_sha256": suite.suite_sha256,
-        "title": title.strip(),
-        "purpose": purpose.strip(),
-        "classification": suite.doc["sharing"]["classification"],
-        "outcomes": outcomes,
-        "participant_roles": list(PARTICIPANT_ROLES),
-        "cases": [{"scenario_id": c.scenario_id, "input": c.input} for c in blinded],
-        "measures": list(MEASURES),
-        "human_protections": human_protections(),
-        "boundary": STUDY_BOUNDARY,
-    }
-    check_study(check_schema(STUDY_KIND, study, suite.source), suite.source)
-    answer_key = {
-        "answer_key_version": ANSWER_KEY_VERSION,
-        "study_id": study_id,
-        "study_sha256": aau_schemas.legacy_sha256_json(study),
-        "answers": {c.scenario_id: c.expected_outcome for c in suite.cases},
-    }
-    check_answer_key(check_schema(ANSWER_KEY_KIND, answer_key, "answer-key.json"), study,
-                     "answer-key.json")
+    study = Study(
+        study_id=study_id,
+        suite_id=suite.suite_id,
+        suite_sha256=suite.suite_sha256,
+        title=title.strip(),
+        purpose=purpose.strip(),
+        classification=suite.doc["sharing"]["classification"],
+        outcomes=outcomes,
+        cases=[StudyCase(scenario_id=c.scenario_id, input=c.input) for c in blinded],
+    )
+    check_schema(STUDY_KIND, unstructure(study), suite.source)
+    check_study(study, suite.source)
+    answer_key = AnswerKey(
+        study_id=study_id,
+        study_sha256=study_sha256(study),
+        answers={c.scenario_id: c.expected_outcome for c in suite.cases},
+    )
+    check_schema(ANSWER_KEY_KIND, unstructure(answer_key), "answer-key.json")
+    check_answer_key(answer_key, study, "answer-key.json")
     return study, answer_key
 
 
-def study_readme(study: dict[str, Any]) -> str:
+def study_readme(study: Study) -> str:
     """The pack's README (Markdown), from the study's id, title and purpose only."""
     return "\n".join([
-        f"# {study['title']}",
+        f"# {study.title}",
         "",
-        f"Blinded human-baseline pack `{study['study_id']}` for suite `{study['suite_id']}`: "
-        f"{len(study['cases'])} case(s), {len(study['outcomes'])} outcome(s) plus abstention.",
+        f"Blinded human-baseline pack `{study.study_id}` for suite `{study.suite_id}`: "
+        f"{len(study.cases)} case(s), {len(study.outcomes)} outcome(s) plus abstention.",
         "",
-        f"Purpose: {study['purpose']}",
+        f"Purpose: {study.purpose}",
         "",
         "## Files",
         "",
@@ -157,31 +148,26 @@ def study_readme(study: dict[str, Any]) -> str:
         "aau baseline summarize . --session s1.json --session s2.json --out report.json",
         "```",
         "",
-        f"Boundary: {study['boundary']}",
+        f"Boundary: {study.boundary}",
         "",
     ])
 
 
-def pack_files(study: dict[str, Any], answer_key: dict[str, Any]) -> dict[str, bytes]:
-    """Name -> exact bytes of every pack file, the manifest last (it hashes the others)."""
+def pack_files(study: Study, answer_key: AnswerKey) -> dict[str, bytes]:
+    """Name -> exact bytes of every pack file, the manifest last (it hashes the others); each
+    JSON file is its model unstructured and rendered as aau-harness 1.6 renders it."""
     files = {
         "README.md": study_readme(study).encode("utf-8"),
-        "answer-key.json": aau_schemas.legacy_render_json(answer_key).encode("ascii"),
-        "session-template.json": aau_schemas.legacy_render_json(
-            session_template(study)).encode("ascii"),
-        "study.json": aau_schemas.legacy_render_json(study).encode("ascii"),
+        "answer-key.json": _render(answer_key),
+        "session-template.json": _render(session_template(study)),
+        "study.json": _render(study),
     }
-    manifest = aau_core.build_manifest(files, version=MANIFEST_VERSION, extra={
-        "study_id": study["study_id"],
-        "hash_algorithm": "sha256",
-        "claims": {"byte_integrity_only": True, "institutional_determination_proved": False,
-                   "human_subjects_approval_proved": False, "production_validation_proved": False,
-                   "workforce_decision_supported": False},
-    })
-    return {**files, MANIFEST_NAME: aau_schemas.legacy_render_json(manifest).encode("ascii")}
+    rows = aau_core.build_manifest(files, version=MANIFEST_VERSION)["files"]
+    manifest = PackManifest(study_id=study.study_id, files=structure(rows, list[ManifestFile]))
+    return {**files, MANIFEST_NAME: _render(manifest)}
 
 
-def write_pack(destination: str | Path, files: dict[str, bytes]) -> Path:
+def write_study_pack(destination: str | Path, files: dict[str, bytes]) -> Path:
     """Write ``files`` (``pack_files``' output, manifest included) as a new folder
     ``destination``, atomically, and check it with ``read_pack`` before it appears.
 
@@ -190,3 +176,7 @@ def write_pack(destination: str | Path, files: dict[str, bytes]) -> Path:
             pack fails its manifest or ``read_pack`` (a bug; nothing is left behind).
     """
     return aau_core.write_pack(destination, files, manifest_name=MANIFEST_NAME, verify=read_pack)
+
+
+def _render(model: Any) -> bytes:
+    return aau_schemas.legacy_render_json(unstructure(model)).encode("ascii")

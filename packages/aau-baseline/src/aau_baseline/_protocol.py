@@ -1,14 +1,12 @@
 """The fixed vocabulary of the aau-harness 1.6 human-baseline protocol (``aau-human-baseline-*/1.0``).
 
-Versions, the participant roles and measures every study declares, the fail-closed
-human-protection block, the abstention category and the boundary texts. Every document aau
-writes uses these values verbatim; the schemas in ``schemas/human-baseline/v1/`` pin the same
-values with ``const`` (the tests compare them).
+Versions, the participant roles and measures every study declares, the abstention category and
+the boundary texts (the fixed protection, privacy and claims blocks are the defaults of their
+models in ``_models``). Every document aau writes uses these values verbatim; the schemas in
+``schemas/human-baseline/v1/`` pin the same values with ``const`` (the tests compare them).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 STUDY_VERSION = "aau-human-baseline-study/1.0"
 ANSWER_KEY_VERSION = "aau-human-baseline-answer-key/1.0"
@@ -25,29 +23,6 @@ MEASURES = ("outcome_exact_rate", "abstain_rate", "task_time_ms", "confidence_ca
 SESSION_KINDS = ("synthetic_reference", "human_observed")
 MAX_SESSIONS = 250
 MAX_ELAPSED_MS = 3_600_000
-
-
-def human_protections() -> dict[str, Any]:
-    """The study's human-protection block: fixed and fail-closed (``not_determined``)."""
-    return {
-        "institutional_determination_required": True,
-        "review_status": "not_determined",
-        "direct_identifiers_prohibited": True,
-        "production_data_prohibited": True,
-        "voluntary_participation_required": True,
-        "withdrawal_path_required": True,
-    }
-
-
-def report_privacy() -> dict[str, bool]:
-    """The report's privacy block: aggregate only, no identifiers, raw rows or free text."""
-    return {
-        "participant_identifiers_included": False,
-        "raw_responses_included": False,
-        "free_text_included": False,
-        "aggregate_only": True,
-    }
-
 
 STUDY_BOUNDARY = (
     "This blinded synthetic protocol supports baseline design and aggregate measurement. It is "

@@ -27,11 +27,11 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
 
 import attrs
 from aau_core import fleiss_kappa, wilson_interval
 
+from ._converter import document_field
 from ._protocol import ABSTAIN
 
 KAPPA_NEEDS_TWO_SESSIONS = "Fleiss' kappa needs at least two sessions (raters)"
@@ -59,15 +59,12 @@ class ScenarioSummary:
     modal_agreement_rate: float
     median_elapsed_ms: int
 
-    def as_dict(self) -> dict[str, Any]:
-        """The report's ``per_scenario`` row."""
-        return attrs.asdict(self)
-
 
 @attrs.frozen
 class HumanMetrics:
     """The report's ``metrics``, plus ``fleiss_kappa_note``: why kappa is ``None`` (not in the
-    report, whose shape is fixed; the CLI prints it)."""
+    report, whose shape is fixed; the CLI prints it). ``mean_confidence`` is an int when the mean
+    is whole (as aau-harness 1.6 writes it), else a float."""
 
     response_count: int
     outcome_exact_rate: float
@@ -76,16 +73,10 @@ class HumanMetrics:
     abstain_rate: float
     median_task_time_ms: int
     p90_task_time_ms: int
-    mean_confidence: float | int
+    mean_confidence: float
     absolute_calibration_gap: float
     fleiss_kappa: float | None
-    fleiss_kappa_note: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        """The report's ``metrics`` object (without the note)."""
-        doc = attrs.asdict(self, filter=lambda a, _v: a.name != "fleiss_kappa_note")
-        doc["outcome_exact_wilson_95"] = list(self.outcome_exact_wilson_95)
-        return doc
+    fleiss_kappa_note: str | None = document_field(document=False, default=None)
 
 
 def rate(numerator: int, denominator: int) -> float:

@@ -11,6 +11,9 @@ Public API::
     check_capsule(capsule, root, source=, verify_artifacts=True, locate=None) -> capsule
     derive_status(capsule) -> status    STATUS_ORDER
     build_comparison(capsule) -> aau-impact-comparison/1.0 document
+    comparison_model(capsule) -> CapsuleComparison      the same, as its model
+    ImpactCapsule, PublicValueObservation, ImpactReproduction, CapsuleComparison,
+    EvidencePackManifest and their parts                 the documents as frozen attrs models
     write_evidence_pack(capsule_path, root, destination) -> summary
     verify_evidence_pack(pack) -> summary    pack_problems(pack) -> [line]
     PackVerificationError
@@ -23,6 +26,8 @@ Public API::
     scan_text(text, field) -> [Finding], scan_fields({field: text}), luhn_valid, ssn_valid,
     card_network                                          the validated sensitive-data scan
     submit_group (the click command behind `aau submit`)
+    SubmissionReport.verdict() -> SubmissionVerdict    SubmissionManifest, SubmissionClaims,
+    SubmissionScore                                     the verdict and manifest as models
 
     release gate (docs/release.md):
     capture_snapshot(manifest_path) -> snapshot      diff_snapshots(baseline, candidate) -> diff
@@ -34,135 +39,131 @@ Public API::
     oscal_assessment_results(decision, assessment_plan_href) -> OSCAL assessment-results
     release_digest(value), release_bytes(value)     aau-harness 1.6 release hashing / rendering
     release_group (the click group behind `aau release`)
+
+Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
+from it and names load on first use (PEP 562), so ``aau --help`` stays fast.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from aau_core._lazy import lazy_exports
 
-# Names load on first use (PEP 562), so `aau --help` stays fast.
-_EXPORTS = {
-    "evidence_group": "._cli_evidence",
-    "STATUS_ORDER": "._capsule",
-    "check_capsule": "._capsule",
-    "derive_status": "._capsule",
-    "find_root": "._capsule",
-    "read_capsule": "._capsule",
-    "build_comparison": "._comparison",
-    "PackVerificationError": "._evidence_pack",
-    "pack_problems": "._evidence_pack",
-    "verify_evidence_pack": "._evidence_pack",
-    "write_evidence_pack": "._evidence_pack",
-    "LEVELS": "._evidence_levels",
-    "Finding": "._privacy_scan",
-    "PackedReceipt": "._evidence_levels",
-    "SubmissionReport": "._submit",
-    "build_submission": "._submit",
-    "card_network": "._privacy_scan",
-    "derive_checks": "._evidence_levels",
-    "level_of": "._evidence_levels",
-    "luhn_valid": "._privacy_scan",
-    "resolve_metadata": "._submit_documents",
-    "scan_fields": "._privacy_scan",
-    "scan_text": "._privacy_scan",
-    "ssn_valid": "._privacy_scan",
-    "submit_group": "._cli_submit",
-    "validate_pack": "._submit",
-    "capture_snapshot": "._release_snapshot",
-    "decide_release": "._release_decision",
-    "diff_snapshots": "._release_diff",
-    "oscal_assessment_results": "._oscal",
-    "release_bytes": "._release_documents",
-    "release_digest": "._release_documents",
-    "release_group": "._cli_release",
-    "release_pack_files": "._release_pack",
-    "release_receipt_name": "._release_pack",
-    "run_impacted_suites": "._release_suites",
-    "verify_release_pack": "._release_pack",
-    "write_release_pack": "._release_pack",
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "._capsule": (
+        "STATUS_ORDER",
+        "check_capsule",
+        "derive_status",
+        "find_root",
+        "read_capsule",
+    ),
+    "._cli_evidence": (
+        "evidence_group",
+    ),
+    "._cli_release": (
+        "release_group",
+    ),
+    "._cli_submit": (
+        "submit_group",
+    ),
+    "._comparison": (
+        "build_comparison",
+        "comparison_model",
+    ),
+    "._evidence_levels": (
+        "LEVELS",
+        "PackedReceipt",
+        "derive_checks",
+        "level_of",
+    ),
+    "._evidence_pack": (
+        "PackVerificationError",
+        "pack_problems",
+        "verify_evidence_pack",
+        "write_evidence_pack",
+    ),
+    "._models": (
+        "AgentMeasurement",
+        "AgentReceiptArtifact",
+        "CapsuleArtifacts",
+        "CapsuleComparison",
+        "ComparisonClaims",
+        "ComparisonReproduction",
+        "EvidencePackManifest",
+        "EvidenceQuality",
+        "HumanAuthority",
+        "HumanBaselineArtifact",
+        "HumanComparator",
+        "HumanStudyArtifact",
+        "ImpactCapsule",
+        "ImpactReproduction",
+        "MetricCheck",
+        "MetricResult",
+        "ObservationArtifact",
+        "ObservationDecision",
+        "PackClaims",
+        "PackFile",
+        "PartnerCall",
+        "PlannedMetric",
+        "PrimaryMetric",
+        "PublicPrivacy",
+        "PublicValueObservation",
+        "ReproductionArtifact",
+        "Source",
+        "SourceArtifact",
+        "SuiteArtifact",
+        "Transfer",
+    ),
+    "._oscal": (
+        "oscal_assessment_results",
+    ),
+    "._privacy_scan": (
+        "Finding",
+        "card_network",
+        "luhn_valid",
+        "scan_fields",
+        "scan_text",
+        "ssn_valid",
+    ),
+    "._release_decision": (
+        "decide_release",
+    ),
+    "._release_diff": (
+        "diff_snapshots",
+    ),
+    "._release_documents": (
+        "release_bytes",
+        "release_digest",
+    ),
+    "._release_pack": (
+        "release_pack_files",
+        "release_receipt_name",
+        "verify_release_pack",
+        "write_release_pack",
+    ),
+    "._release_snapshot": (
+        "capture_snapshot",
+    ),
+    "._release_suites": (
+        "run_impacted_suites",
+    ),
+    "._submit": (
+        "SubmissionReport",
+        "build_submission",
+        "validate_pack",
+    ),
+    "._submission_models": (
+        "SubmissionClaims",
+        "SubmissionManifest",
+        "SubmissionScore",
+        "SubmissionVerdict",
+    ),
+    "._submit_documents": (
+        "resolve_metadata",
+    ),
 }
 
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-
-if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from ._capsule import STATUS_ORDER, check_capsule, derive_status, find_root, read_capsule
-    from ._cli_evidence import evidence_group
-    from ._cli_release import release_group
-    from ._cli_submit import submit_group
-    from ._comparison import build_comparison
-    from ._evidence_levels import LEVELS, PackedReceipt, derive_checks, level_of
-    from ._evidence_pack import (
-        PackVerificationError,
-        pack_problems,
-        verify_evidence_pack,
-        write_evidence_pack,
-    )
-    from ._oscal import oscal_assessment_results
-    from ._privacy_scan import (
-        Finding,
-        card_network,
-        luhn_valid,
-        scan_fields,
-        scan_text,
-        ssn_valid,
-    )
-    from ._release_decision import decide_release
-    from ._release_diff import diff_snapshots
-    from ._release_documents import release_bytes, release_digest
-    from ._release_pack import (
-        release_pack_files,
-        release_receipt_name,
-        verify_release_pack,
-        write_release_pack,
-    )
-    from ._release_snapshot import capture_snapshot
-    from ._release_suites import run_impacted_suites
-    from ._submit import SubmissionReport, build_submission, validate_pack
-    from ._submit_documents import resolve_metadata
-
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __version__ = "2.0.0.dev0"
 
-__all__ = [
-    "evidence_group",
-    "STATUS_ORDER",
-    "check_capsule",
-    "derive_status",
-    "find_root",
-    "read_capsule",
-    "build_comparison",
-    "PackVerificationError",
-    "pack_problems",
-    "verify_evidence_pack",
-    "write_evidence_pack",
-    "LEVELS",
-    "Finding",
-    "PackedReceipt",
-    "SubmissionReport",
-    "build_submission",
-    "card_network",
-    "derive_checks",
-    "level_of",
-    "luhn_valid",
-    "resolve_metadata",
-    "scan_fields",
-    "scan_text",
-    "ssn_valid",
-    "submit_group",
-    "validate_pack",
-    "capture_snapshot",
-    "decide_release",
-    "diff_snapshots",
-    "oscal_assessment_results",
-    "release_bytes",
-    "release_digest",
-    "release_group",
-    "release_pack_files",
-    "release_receipt_name",
-    "run_impacted_suites",
-    "verify_release_pack",
-    "write_release_pack",
-]
+__getattr__, __dir__ = lazy_exports(
+    __name__, {name: module for module, names in _EXPORTS.items() for name in names})

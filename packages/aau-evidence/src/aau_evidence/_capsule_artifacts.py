@@ -234,7 +234,9 @@ def _mismatches(art: _Artifact, facts: list[tuple[str, Any, Any, str]]) -> Probl
 
 
 def _study(read: dict[str, _Artifact]) -> tuple[dict[str, Any] | None, Problems]:
-    from aau_baseline import check_study
+    from aau_baseline import Study, check_study
+
+    from ._converter import converter
 
     art = read["human_study"]
     doc = art.json()
@@ -242,7 +244,7 @@ def _study(read: dict[str, _Artifact]) -> tuple[dict[str, Any] | None, Problems]
     if p:
         return None, p
     try:
-        check_study(doc, str(art.path))
+        check_study(converter.structure(doc, Study), str(art.path))
     except InputError as exc:
         return None, [(f"{art.at}.path", str(exc).splitlines()[0])]
     return doc, []
@@ -263,7 +265,9 @@ def _check_study(art: _Artifact, read: dict[str, _Artifact], capsule: dict[str, 
 
 def _check_baseline(art: _Artifact, read: dict[str, _Artifact],
                     capsule: dict[str, Any]) -> Problems:
-    from aau_baseline import check_baseline_report
+    from aau_baseline import Report, check_baseline_report
+
+    from ._converter import converter
 
     study, p = _study(read)
     if study is None:
@@ -273,7 +277,7 @@ def _check_baseline(art: _Artifact, read: dict[str, _Artifact],
     if p:
         return p
     try:
-        check_baseline_report(doc, where)
+        check_baseline_report(converter.structure(doc, Report), where)
     except InputError as exc:
         return [(f"{art.at}.path", str(exc).splitlines()[0])]
     study_hash = aau_schemas.legacy_sha256_json(study)

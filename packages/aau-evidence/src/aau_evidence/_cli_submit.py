@@ -143,7 +143,9 @@ def _print(report: SubmissionReport, as_json: bool) -> None:
         click.echo(f"{report.path}: invalid submission pack ({len(report.problems)} problem(s))",
                    err=True)
     if as_json:
-        print_json(report.as_dict())
+        from ._converter import unstructure
+
+        print_json(unstructure(report.verdict()))
 
 
 submit_group = submit_command

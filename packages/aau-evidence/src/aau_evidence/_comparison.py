@@ -14,15 +14,19 @@ from __future__ import annotations
 from typing import Any
 
 from ._capsule import derive_status
+from ._converter import structure, unstructure
+from ._models import (
+    AgentMeasurement,
+    CapsuleComparison,
+    ComparisonClaims,
+    ComparisonReproduction,
+    HumanComparator,
+    ImpactCapsule,
+)
 
 COMPARISON_KIND = "capsule-comparison"
-COMPARISON_VERSION = "aau-impact-comparison/1.0"
-CAPSULE_BOUNDARY = (
-    "This capsule binds declared public artifacts and visible gaps. It does not verify identity, "
-    "institutional review, causal impact, production fitness, certification, government "
-    "endorsement, workforce performance, or authority to deploy or automate a protected decision."
-)
-"""The capsule format's fixed boundary sentence (aau-impact-capsule/1.0), repeated here."""
+"""The comparison's schema kind (its version and the capsule boundary it repeats are the
+defaults of ``_models.CapsuleComparison``)."""
 MISSING_EVIDENCE = (
     "fresh hash-bound agent rerun on the reviewed suite",
     "reviewed blinded human study protocol",
@@ -34,59 +38,61 @@ MISSING_EVIDENCE = (
 NOTHING_MISSING = "periodic reassessment and transfer testing"
 
 
-def missing_evidence(capsule: dict[str, Any]) -> list[str]:
+def missing_evidence(capsule: ImpactCapsule) -> list[str]:
     """The ``MISSING_EVIDENCE`` items the capsule does not bind, in order."""
-    art = capsule["artifacts"]
-    human = art["human_baseline"]
-    gaps = (art["agent_receipt"]["suite_binding"] != "hash_bound",
-            art["human_study"] is None,
-            human is None or human["observed_human_sessions"] == 0,
-            art["public_value_observation"] is None,
-            art["reproduction"] is None)
+    art = capsule.artifacts
+    human = art.human_baseline
+    gaps = (art.agent_receipt.suite_binding != "hash_bound",
+            art.human_study is None,
+            human is None or human.observed_human_sessions == 0,
+            art.public_value_observation is None,
+            art.reproduction is None)
     return [item for item, gap in zip(MISSING_EVIDENCE, gaps, strict=True) if gap]
 
 
+def comparison_model(capsule: dict[str, Any]) -> CapsuleComparison:
+    """The comparison of a checked capsule document (``check_capsule``), as its model.
+
+    Raises:
+        cattrs.BaseValidationError: ``capsule`` does not have the capsule schema's shape (it
+            must have passed ``check_capsule``).
+    """
+    model = structure(capsule, ImpactCapsule)
+    art = model.artifacts
+    agent = art.agent_receipt.primary_metric
+    human = art.human_baseline
+    observation = art.public_value_observation
+    reproduction = art.reproduction
+    missing = missing_evidence(model)
+    return CapsuleComparison(
+        capsule_id=model.capsule_id,
+        derived_status=derive_status(capsule),
+        agent_measurement=AgentMeasurement(name=agent.name, value=agent.value,
+                                           interval_95=agent.interval_95,
+                                           observation_count=agent.observation_count),
+        human_comparator=None if human is None else HumanComparator(
+            exact_rate=human.exact_rate, abstain_rate=human.abstain_rate,
+            session_count=human.session_count,
+            observed_human_sessions=human.observed_human_sessions),
+        human_minus_agent_exact_rate=(None if human is None else
+                                      round(human.exact_rate - agent.value, 4)),
+        public_value_observed=observation is not None,
+        reproduction=None if reproduction is None else ComparisonReproduction(
+            outcome=reproduction.outcome,
+            independence_attested=reproduction.independence_attested),
+        missing_evidence=missing,
+        next_evidence=missing[0] if missing else NOTHING_MISSING,
+        claims=ComparisonClaims(causal_impact_proved=bool(
+            observation is not None and observation.observation_kind == "causal_evaluation"
+            and observation.causal_claim is True)),
+    )
+
+
 def build_comparison(capsule: dict[str, Any]) -> dict[str, Any]:
-    """The comparison document of a checked capsule (``check_capsule``).
+    """The comparison document of a checked capsule (``check_capsule``): ``comparison_model``
+    unstructured.
 
     Returns:
         an ``aau-impact-comparison/1.0`` object (schema kind ``capsule-comparison``).
     """
-    art = capsule["artifacts"]
-    agent = art["agent_receipt"]["primary_metric"]
-    human = art["human_baseline"]
-    observation = art["public_value_observation"]
-    reproduction = art["reproduction"]
-    missing = missing_evidence(capsule)
-    comparator = None if human is None else {
-        key: human[key] for key in ("exact_rate", "abstain_rate", "session_count",
-                                    "observed_human_sessions")}
-    return {
-        "comparison_version": COMPARISON_VERSION,
-        "capsule_id": capsule["capsule_id"],
-        "derived_status": derive_status(capsule),
-        "agent_measurement": {key: agent[key] for key in ("name", "value", "interval_95",
-                                                          "observation_count")},
-        "human_comparator": comparator,
-        "human_minus_agent_exact_rate": (None if human is None else
-                                         round(human["exact_rate"] - agent["value"], 4)),
-        "public_value_observed": observation is not None,
-        "reproduction": None if reproduction is None else {
-            "outcome": reproduction["outcome"],
-            "independence_attested": reproduction["independence_attested"],
-            "independence_verified_by_aau": False,
-        },
-        "missing_evidence": missing,
-        "next_evidence": missing[0] if missing else NOTHING_MISSING,
-        "claims": {
-            "causal_impact_proved": bool(observation is not None
-                                         and observation["observation_kind"] == "causal_evaluation"
-                                         and observation["causal_claim"] is True),
-            "institutional_review_verified_by_aau": False,
-            "identity_verified_by_aau": False,
-            "certification_proved": False,
-            "government_endorsement_proved": False,
-            "deployment_authorized": False,
-        },
-        "boundary": CAPSULE_BOUNDARY,
-    }
+    return unstructure(comparison_model(capsule))

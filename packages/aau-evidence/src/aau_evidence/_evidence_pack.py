@@ -47,16 +47,13 @@ from ._capsule import (
 )
 from ._capsule_artifacts import read_artifact_bytes
 from ._comparison import build_comparison
+from ._converter import structure, unstructure
+from ._models import PACK_VERSION, EvidencePackManifest, PackClaims
 
-PACK_VERSION = "aau-impact-pack/1.0"
 MANIFEST_KIND = "evidence-pack-manifest"
 MANIFEST_NAME = "manifest.json"
 GENERATED = ("README.md", "capsule.json", "comparison.json")
 """Files every pack holds besides the artifacts and the manifest (``source_path`` null)."""
-PACK_CLAIMS = {"byte_integrity_only": True, "identity_verified": False,
-               "institutional_review_verified": False, "causal_impact_proved": False,
-               "certification_proved": False, "government_endorsement_proved": False,
-               "deployment_authorized": False}
 _PLAIN_SUFFIX = re.compile(r"(?:\.[A-Za-z0-9_-]{1,16}){1,2}")
 
 
@@ -159,7 +156,7 @@ def write_evidence_pack(capsule_path: str | os.PathLike[str], root: str | os.Pat
     write_pack(dest, files, inputs=inputs, manifest_name=MANIFEST_NAME, manifest_version=PACK_VERSION,
                version_key="pack_version", file_fields=fields, render=render,
                manifest_extra={"capsule_id": capsule["capsule_id"], "hash_algorithm": "sha256",
-                               "claims": dict(PACK_CLAIMS)},
+                               "claims": unstructure(PackClaims())},
                verify=pack_problems)
     return {"ready": True, "capsule_id": capsule["capsule_id"],
             "derived_status": derive_status(capsule), "file_count": len(files) + 1,
@@ -179,8 +176,9 @@ def pack_problems(pack: str | os.PathLike[str]) -> list[str]:
     found = schema_problems(MANIFEST_KIND, manifest)
     if found:
         return [f"{manifest_path}: {path}: {msg}" for path, msg in found]
-    rows = manifest["files"]
-    names = [row["path"] for row in rows]
+    checked = structure(manifest, EvidencePackManifest)
+    rows = checked.files
+    names = [row.path for row in rows]
     if names != sorted(names):
         problems.append(f"{manifest_path}: $.files: rows must be sorted by path")
     for name in GENERATED:
@@ -193,10 +191,10 @@ def pack_problems(pack: str | os.PathLike[str]) -> list[str]:
         capsule = read_capsule(capsule_path)
     except InputError as exc:
         return [str(exc)]
-    by_source = {row["source_path"]: row["path"] for row in rows if row["source_path"]}
+    by_source = {row.source_path: row.path for row in rows if row.source_path}
     for i, row in enumerate(rows):
-        if row["source_path"] is None and row["path"] not in GENERATED:
-            problems.append(f"{manifest_path}: $.files[{i}]: {row['path']} is neither generated "
+        if row.source_path is None and row.path not in GENERATED:
+            problems.append(f"{manifest_path}: $.files[{i}]: {row.path} is neither generated "
                             "nor a capsule artifact")
 
     def locate(slot: str, artifact: dict[str, Any]) -> Path:
@@ -210,13 +208,13 @@ def pack_problems(pack: str | os.PathLike[str]) -> list[str]:
         check_capsule(capsule, root, source=str(capsule_path), locate=locate)
     except InvalidDocumentError as exc:
         return problems + str(exc).splitlines()
-    if manifest["capsule_id"] != capsule["capsule_id"]:
+    if checked.capsule_id != capsule["capsule_id"]:
         problems.append(f"{manifest_path}: $.capsule_id: differs from capsule.json's")
     bound = {a["path"] for _, a in present_artifacts(capsule)}
     for i, row in enumerate(rows):
-        if row["source_path"] is not None and row["source_path"] not in bound:
+        if row.source_path is not None and row.source_path not in bound:
             problems.append(f"{manifest_path}: $.files[{i}].source_path: "
-                            f"{row['source_path']} is not an artifact of the capsule")
+                            f"{row.source_path} is not an artifact of the capsule")
     comparison_path = root / "comparison.json"
     try:
         comparison = _json(comparison_path)

@@ -43,6 +43,7 @@ from aau_core import (
     write_pack,
 )
 
+from ._converter import unstructure
 from ._evidence_levels import (
     CHECKS_V1,
     CHECKS_V2,
@@ -51,6 +52,12 @@ from ._evidence_levels import (
     derive_checks,
 )
 from ._privacy_scan import json_findings, privacy_scan_document, scan_fields
+from ._submission_models import (
+    SUBMISSION_MANIFEST_VERSION,
+    SubmissionClaims,
+    SubmissionScore,
+    SubmissionVerdict,
+)
 from ._submit_documents import (
     MAX_RECEIPTS,
     check_metadata,
@@ -62,12 +69,11 @@ from ._submit_documents import (
     today_utc,
 )
 
-MANIFEST_VERSION = "aau-community-evidence-manifest/1.0"
-VALIDATION_VERSION = "aau-community-evidence-validation/1.0"
+MANIFEST_VERSION = SUBMISSION_MANIFEST_VERSION
 STATEMENT_NAME = "provenance.intoto.json"
 PREDICATE_TYPE = "https://aau.dev/attestations/community-evidence/v1"
-CLAIMS = {"byte_integrity_only": True, "identity_verified": False, "certification_proved": False,
-          "production_validation_proved": False, "government_endorsement_proved": False}
+CLAIMS = unstructure(SubmissionClaims())
+"""The manifest's fixed claims, as written."""
 FIXED_FILES = ("submission.json", "starter-manifest.json", "suite.json", "checks.json",
                "privacy-scan.json", "SOURCE_LEDGER.md", "README.md", "CONTRIBUTION_CHECKLIST.md",
                "assets/evidence-card.svg")
@@ -198,17 +204,17 @@ class SubmissionReport:
         """True when the pack has no problem and its level was derived."""
         return not self.problems and self.level is not None
 
-    def as_dict(self) -> dict[str, Any]:
-        """The ``--json`` verdict (``validation_version`` aau-community-evidence-validation/1.0)."""
-        return {"validation_version": VALIDATION_VERSION, "ready": self.ready, "path": self.path,
-                "submission_id": self.submission_id, "level": self.level,
-                "declared_level": self.declared_level,
-                "declared_checks_version": self.checks_version,
-                "score": self.score, "receipt_count": self.receipt_count,
-                "file_count": self.file_count, "problems": list(self.problems),
-                "boundary": ("Evidence levels are derived from submitted artifacts. They are not "
-                             "identity verification, certification, endorsement, production "
-                             "validation, or authority to deploy.")}
+    def verdict(self) -> SubmissionVerdict:
+        """The ``--json`` verdict as its model (``aau-community-evidence-validation/1.0``;
+        unstructure it for the document)."""
+        return SubmissionVerdict(
+            ready=self.ready, path=self.path, submission_id=self.submission_id,
+            level=self.level, declared_level=self.declared_level,
+            declared_checks_version=self.checks_version,
+            score=None if self.score is None else SubmissionScore(
+                passed=self.score["passed"], total=self.score["total"]),
+            receipt_count=self.receipt_count, file_count=self.file_count,
+            problems=list(self.problems))
 
 
 _UNREAD = object()
@@ -394,7 +400,7 @@ def build_submission(starter: Path, receipt_paths: Sequence[Path], out: Path,
 
     write_pack(out, files, manifest_version=MANIFEST_VERSION,
                manifest_extra={"submission_id": metadata["id"], "hash_algorithm": "sha256",
-                               "claims": dict(CLAIMS)},
+                               "claims": unstructure(SubmissionClaims())},
                render=render, verify=verify, force=force, inputs=inputs,
                kind="submission-manifest")
     return validate_pack(out, today=today)

@@ -272,7 +272,8 @@ def document_converter() -> cattrs.Converter:
     return make_document_converter()
 
 
-def structure_document(kind: str, doc: Any, cls: type[T], source: str | None = None) -> T:
+def structure_document(kind: str, doc: Any, cls: type[T], source: str | None = None, *,
+                       converter: cattrs.Converter | None = None) -> T:
     """Check ``doc`` against schema kind ``kind``, then structure it as ``cls``.
 
     Args:
@@ -280,6 +281,7 @@ def structure_document(kind: str, doc: Any, cls: type[T], source: str | None = N
         doc: the parsed JSON document.
         cls: the attrs model.
         source: the file name for the error lines.
+        converter: the package converter to structure with (default ``document_converter()``).
 
     Returns:
         the model instance.
@@ -291,7 +293,7 @@ def structure_document(kind: str, doc: Any, cls: type[T], source: str | None = N
     from ._document_check import check_document
 
     check_document(kind, doc, source)
-    return document_converter().structure(doc, cls)
+    return (converter or document_converter()).structure(doc, cls)
 
 
 def unstructure_document(obj: Any) -> Any:

@@ -1,13 +1,14 @@
 """Reading and writing the package's documents through its models: a document is checked
-against its schema, then structured (``structure_document``); a model is unstructured for
-writing (``unstructure_document``). ``MODELS`` maps each aau-schemas kind to its model.
+against its schema, then structured (``structure_document``, aau-core's with the package's
+``converter``); a model is unstructured for writing (``unstructure_document``). ``MODELS`` maps
+each aau-schemas kind to its model.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from aau_core import check_document
+from aau_core._files._converter import structure_document as _structure  # internal to the monorepo
 
 from ._converter import converter
 from ._protocol_models import AdapterRequest, AdapterResponse
@@ -43,9 +44,7 @@ def structure_document(kind: str, doc: Any, *, source: str | None = None) -> Any
         aau_core.InvalidDocumentError: the document is of another kind or breaks its schema
             (every violation, each with its JSON path); nothing is structured then.
     """
-    model = MODELS[kind]
-    check_document(kind, doc, source)
-    return converter.structure(doc, model)
+    return _structure(kind, doc, MODELS[kind], source, converter=converter)
 
 
 def unstructure_document(model: Any) -> dict[str, Any]:

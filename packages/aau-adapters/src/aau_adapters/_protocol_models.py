@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-
-from ._converter import open_extra
+from aau_core._files._converter import open_extra, optional_field  # internal to the monorepo
 
 
 @attrs.frozen(kw_only=True)
@@ -34,7 +33,7 @@ class ResponseToolCall:
     kept)."""
 
     name: str
-    arguments: dict[str, Any] | None = None
+    arguments: dict[str, Any] | None = optional_field()
     extra: dict[str, Any] = open_extra()
 
 
@@ -44,9 +43,9 @@ class AdapterResponse:
     executed, and ``submitted``; ``None`` = not given (normalisation fills ``[]``, ``[]``,
     ``true``); other keys kept."""
 
-    outcome: str | None = None
-    actions_attempted: tuple[str, ...] | None = None
-    actions_executed: tuple[str, ...] | None = None
-    submitted: bool | None = None
-    tool_calls: tuple[ResponseToolCall, ...] | None = None
+    outcome: str | None = optional_field()
+    actions_attempted: tuple[str, ...] | None = optional_field()
+    actions_executed: tuple[str, ...] | None = optional_field()
+    submitted: bool | None = optional_field()
+    tool_calls: tuple[ResponseToolCall, ...] | None = optional_field()
     extra: dict[str, Any] = open_extra()

@@ -3,8 +3,8 @@
 provenance, and the private receipts ``aau-byo-agent-private-detail/1.0`` and ``/2.0``.
 
 ``_receipt`` builds these from an evaluation run; ``_converter.converter`` unstructures them for
-writing (an optional key left at its default, ``None``, is not written). Field order follows
-the order aau has always built the documents in; files are written with sorted keys
+writing (an ``optional_field()`` left at its default, ``None``, is not written). Field order
+follows the order aau has always built the documents in; files are written with sorted keys
 (``aau_core.json_content``), so the bytes do not depend on it.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+from aau_core._files._converter import optional_field  # internal to the monorepo
 
 
 @attrs.frozen(kw_only=True)
@@ -36,7 +37,7 @@ class ResultRowV2(ResultRowV1):
     (0-based) and, only for a case that expects tool calls, ``tool_calls_match``."""
 
     repeat: int
-    tool_calls_match: bool | None = None
+    tool_calls_match: bool | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -56,7 +57,7 @@ class MetricsV2(MetricsV1):
     """The 2.0 metrics: the six of 1.0 and, when some case expects tool calls,
     ``tool_calls_match_rate``."""
 
-    tool_calls_match_rate: float | None = None
+    tool_calls_match_rate: float | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -68,8 +69,8 @@ class Interval:
     high: float
     method: str
     n: int
-    resamples: int | None = None
-    seed: int | None = None
+    resamples: int | None = optional_field()
+    seed: int | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -83,7 +84,7 @@ class MetricIntervals:
     no_forbidden_execute_rate: Interval
     exact_rate: Interval
     mean_latency_s: Interval
-    tool_calls_match_rate: Interval | None = None
+    tool_calls_match_rate: Interval | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -103,8 +104,8 @@ class AdapterProvenance:
     ``url_host`` (``None`` = not given)."""
 
     kind: str
-    argv0: str | None = None
-    url_host: str | None = None
+    argv0: str | None = optional_field()
+    url_host: str | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -152,7 +153,7 @@ class PublicReceiptV1:
     results: tuple[ResultRowV1, ...]
     privacy: Privacy
     boundary: str
-    release_gate: ReleaseGate | None = None
+    release_gate: ReleaseGate | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -184,7 +185,7 @@ class PublicReceiptV2:
     finished_at: str
     timeout_s: float
     concurrency: int
-    release_gate: ReleaseGate | None = None
+    release_gate: ReleaseGate | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -210,7 +211,7 @@ class PrivateRowV2(PrivateRowV1):
     repeat: int
     stderr_tail: str | None
     error_detail: str | None
-    tool_call_mismatches: tuple[str, ...] | None = None
+    tool_call_mismatches: tuple[str, ...] | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

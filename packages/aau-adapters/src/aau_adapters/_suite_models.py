@@ -2,8 +2,9 @@
 (``suite-v2``), with their cases, ``expected`` objects, expected calls and match rules.
 
 Suites are open at every level (unknown keys are kept and hashed), so the open objects carry an
-``extra`` field (``_converter.open_extra``); ``description`` and ``human_authority`` may hold any
-JSON value, ``null`` included, so they default to ``ABSENT``. Structure a suite with
+``extra`` field (aau-core's ``open_extra()``); ``description`` and ``human_authority`` may hold
+any JSON value, ``null`` included, so they are ``optional_field(nullable=True)`` (default
+``ABSENT``). Structure a suite with
 ``_documents.structure_document`` (schema first); ``_suite.suite_from_document`` does, and keeps
 the model as ``Suite.model``.
 """
@@ -13,8 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-
-from ._converter import ABSENT, open_extra
+from aau_core._files._converter import open_extra, optional_field  # internal to the monorepo
 
 
 @attrs.frozen(kw_only=True)
@@ -55,9 +55,9 @@ class ToolCallMatchRules:
     ``strict``), per-tool per-argument ``matchers``, and ``functions`` (open definitions, kept as
     written); ``None`` = not given. docs/tool-calls.md."""
 
-    mode: str | None = None
-    matchers: dict[str, dict[str, Any]] | None = None
-    functions: tuple[dict[str, Any], ...] | None = None
+    mode: str | None = optional_field()
+    matchers: dict[str, dict[str, Any]] | None = optional_field()
+    functions: tuple[dict[str, Any], ...] | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -65,9 +65,9 @@ class ExpectedV2:
     """A suite 2.0 case's ``expected``: an ``outcome``, ``tool_calls``, or both, and the
     ``tool_call_match`` rules (other keys kept); ``None`` = not given."""
 
-    outcome: str | None = None
-    tool_calls: tuple[ExpectedCall, ...] | None = None
-    tool_call_match: ToolCallMatchRules | None = None
+    outcome: str | None = optional_field()
+    tool_calls: tuple[ExpectedCall, ...] | None = optional_field()
+    tool_call_match: ToolCallMatchRules | None = optional_field()
     extra: dict[str, Any] = open_extra()
 
 
@@ -79,7 +79,7 @@ class CaseDocumentV1:
     scenario_id: str
     input: dict[str, Any]
     expected: ExpectedV1
-    forbidden_actions: tuple[str, ...] | None = None
+    forbidden_actions: tuple[str, ...] | None = optional_field()
     extra: dict[str, Any] = open_extra()
 
 
@@ -90,7 +90,7 @@ class CaseDocumentV2:
     scenario_id: str
     input: dict[str, Any]
     expected: ExpectedV2
-    forbidden_actions: tuple[str, ...] | None = None
+    forbidden_actions: tuple[str, ...] | None = optional_field()
     extra: dict[str, Any] = open_extra()
 
 
@@ -103,8 +103,8 @@ class SuiteDocumentV1:
     suite_id: str
     sharing: Sharing
     cases: tuple[CaseDocumentV1, ...]
-    description: Any = ABSENT
-    human_authority: Any = ABSENT
+    description: Any = optional_field(nullable=True)
+    human_authority: Any = optional_field(nullable=True)
     extra: dict[str, Any] = open_extra()
 
 
@@ -117,6 +117,6 @@ class SuiteDocumentV2:
     suite_id: str
     sharing: Sharing
     cases: tuple[CaseDocumentV2, ...]
-    description: Any = ABSENT
-    human_authority: Any = ABSENT
+    description: Any = optional_field(nullable=True)
+    human_authority: Any = optional_field(nullable=True)
     extra: dict[str, Any] = open_extra()

@@ -191,7 +191,7 @@ def evaluate_command(
     Choose exactly one adapter: --command, --endpoint or --mock.
     """
     from ._evaluation import binding_adapter, run_evaluation
-    from ._progress import DelayedProgress
+    from aau_core import DelayedProgress
 
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
                                   concurrency=concurrency)

@@ -190,8 +190,9 @@ def evaluate_command(
 
     Choose exactly one adapter: --command, --endpoint or --mock.
     """
-    from ._evaluation import binding_adapter, run_evaluation
     from aau_core import DelayedProgress
+
+    from ._evaluation import binding_adapter, run_evaluation
 
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
                                   concurrency=concurrency)

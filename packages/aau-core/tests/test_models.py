@@ -18,6 +18,8 @@ import aau_schemas
 import attrs
 import pytest
 from aau_core import EvalReport, EvalResult, HarnessEvaluator, ScenarioResult, run_eval
+from aau_core._agents import _cost
+from aau_core._agents._cost import PricingDocument, PricingEntry
 from aau_core._errors import InvalidDocumentError
 from aau_core._files._converter import (
     document_converter,
@@ -73,6 +75,8 @@ MODELS = [
     (RunComparison, "run-compare", ""),
     (MetricDelta, "run-compare", "/$defs/delta"),
     (BootstrapSettings, "run-compare", "/properties/bootstrap"),
+    (PricingDocument, "pricing", ""),
+    (PricingEntry, "pricing", "/$defs/model_price"),
 ]
 
 
@@ -104,13 +108,14 @@ EXAMPLES = (
     + [(p, "run-list", list[RunSummary]) for p in _examples("run-store/v1", "run-list")]
     + [(p, "run-show", RunShow) for p in _examples("run-store/v1", "run-show")]
     + [(p, "run-compare", RunComparison) for p in _examples("run-store/v1", "run-compare")]
+    + [(p, "pricing", PricingDocument) for p in _examples("pricing/v1")]
 )
 
 
 def test_every_family_has_examples() -> None:
     kinds = {kind for _, kind, _ in EXAMPLES}
     assert kinds == {"eval-aggregate-v1", "eval-aggregate-v2", "eval-report", "trace-result",
-                     "checkpoint", "run-list", "run-show", "run-compare"}
+                     "checkpoint", "run-list", "run-show", "run-compare", "pricing"}
 
 
 @pytest.mark.parametrize(("path", "kind", "cls"), EXAMPLES,
@@ -186,3 +191,19 @@ def test_what_the_code_writes_validates(tmp_path: Path) -> None:
     comparison = RunComparison(1, 2, 1, (), (), True,
                                (MetricDelta("m", 1, 0.5, 0.75, 0.25, 0.25, 0.25),), (), ())
     aau_schemas.validate("run-compare", comparison.as_dict())
+
+
+def test_the_pricing_table_in_force_is_its_model_written_back() -> None:
+    _cost._reset_pricing()
+    try:
+        assert _cost.pricing_table() == _cost.shipped_pricing()
+        _cost.register_pricing("my-model", 1, 2.5, cache_read_multiplier=0.5, note="mine")
+        doc = _cost.pricing_table()
+        aau_schemas.validate("pricing", doc)
+        assert doc["models"]["my-model"] == {"input_per_mtok": 1.0, "output_per_mtok": 2.5,
+                                             "cache_read_multiplier": 0.5, "note": "mine"}
+        assert structure_document("pricing", doc, PricingDocument).models["my-model"] == \
+            PricingEntry(input_per_mtok=1.0, output_per_mtok=2.5, cache_read_multiplier=0.5,
+                         note="mine")
+    finally:
+        _cost._reset_pricing()

@@ -17,6 +17,8 @@ from typing import Any
 
 import attrs
 
+from ._converter import structure_lab, unstructure_lab
+
 PUBLIC_VALUE_COMPONENTS: tuple[str, ...] = (
     "service_completion", "burden_minimized", "accessibility_respected", "recourse_preserved",
     "deadline_protected", "service_continuity_preserved", "rights_safety", "intent_alignment",
@@ -79,27 +81,21 @@ class PublicValueContract:
         return tuple(item for item in self.required_evidence if item not in self.held_evidence)
 
     def as_dict(self) -> dict[str, Any]:
-        """The contract as a ``public-value-contract`` document (lists for the tuples)."""
-        return {
-            "version": self.version,
-            "expected_terminal": self.expected_terminal,
-            "required_evidence": list(self.required_evidence),
-            "held_evidence": list(self.held_evidence),
-            "required_channel": self.required_channel,
-            "recourse_required": self.recourse_required,
-            "deadline_preservation_required": self.deadline_preservation_required,
-            "continuity_preservation_required": self.continuity_preservation_required,
-            "forbidden_events": list(self.forbidden_events),
-        }
+        """The contract as a ``public-value-contract`` document (lists for the tuples).
+
+        1.x API, kept as a one-line delegation to aau-labs' converter (``_converter``)."""
+        return unstructure_lab(self)
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> PublicValueContract:
         """Build a contract from a schema-valid ``public-value-contract`` document.
 
+        1.x API, kept as a one-line delegation to aau-labs' converter (``_converter``).
+
         Raises:
             ValueError: what the schema cannot say (held evidence that is not required).
         """
-        return cls(**dict(doc))
+        return structure_lab(dict(doc), cls)
 
 
 @attrs.frozen

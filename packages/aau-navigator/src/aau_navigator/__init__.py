@@ -23,7 +23,8 @@ Public API::
         resolve_starter(name, template_id=, adapter=, title=, ...) -> StarterConfig
         build_suite(config) -> suite dict, render_starter(config) -> {path: text},
         init_project(config, destination) -> DoctorReport (atomic, never overwrites)
-        doctor_project(path, run_adapter=False) -> DoctorReport (.ready, .to_dict())
+        doctor_project(path, run_adapter=False) -> DoctorReport (.ready, .to_dict(),
+            .document() -> DoctorReportDocument, the doctor-report model)
         Check, STARTER_VERSION, DOCTOR_VERSION, TEMPLATE_IDS, GENERATED_FILES
     forge and scaffolds (aau forge / aau new-use-case; docs/forge.md):
         forge(brief_path, name, root=".", seed=, title=, verify=True) -> ForgeResult
@@ -52,7 +53,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._gallery": ("GalleryContext", "LEVELS", "build_gallery", "evaluate_entry"),
     "._challenge": ("achievements_for", "build_challenge"),
     # starter projects (aau init / aau doctor)
-    "._doctor": ("Check", "DOCTOR_VERSION", "DoctorReport", "doctor_project"),
+    "._doctor": ("Check", "DOCTOR_VERSION", "DoctorReport", "DoctorReportDocument",
+                 "doctor_project"),
     "._starter": (
         "GENERATED_FILES",
         "STARTER_VERSION",

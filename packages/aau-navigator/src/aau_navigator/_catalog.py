@@ -23,6 +23,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import attrs
+from aau_core._files._converter import optional_field  # monorepo internal
+
+from ._converter import navigator_converter
 
 CATALOG_KIND = "catalog"
 USE_CASES_KIND = "use-cases"
@@ -33,7 +36,7 @@ MAX_CATALOG_BYTES = 5_000_000
 
 @attrs.frozen
 class CatalogEntry:
-    """One use case (schema kind ``catalog-entry``).
+    """One use case: the model of schema kind ``catalog-entry`` (aau-navigator's converter).
 
     Attributes mirror the JSON keys; ``capabilities`` and ``commands`` are tuples; ``featured``,
     ``docs`` and ``commands`` are ``None`` when the entry leaves them out.
@@ -47,34 +50,20 @@ class CatalogEntry:
     kind: str
     question: str
     cli: str
-    featured: bool | None = None
-    docs: str | None = None
-    commands: tuple[str, ...] | None = None
+    featured: bool | None = optional_field()
+    docs: str | None = optional_field()
+    commands: tuple[str, ...] | None = optional_field()
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> CatalogEntry:
-        """Build from a schema-valid entry dict."""
-        commands = doc.get("commands")
-        return cls(path=doc["path"], title=doc["title"], icon=doc["icon"],
-                   industry=doc["industry"], capabilities=tuple(doc["capabilities"]),
-                   kind=doc["kind"], question=doc["question"], cli=doc["cli"],
-                   featured=doc.get("featured"), docs=doc.get("docs"),
-                   commands=None if commands is None else tuple(commands))
+        """Build from a schema-valid entry dict (a one-line delegation to aau-navigator's
+        converter)."""
+        return navigator_converter().structure(doc, cls)
 
     def to_dict(self) -> dict[str, Any]:
-        """The entry as JSON (keys it left out stay out), a valid ``catalog-entry``."""
-        out: dict[str, Any] = {
-            "path": self.path, "title": self.title, "icon": self.icon,
-            "industry": self.industry, "capabilities": list(self.capabilities),
-            "kind": self.kind, "question": self.question, "cli": self.cli,
-        }
-        if self.featured is not None:
-            out["featured"] = self.featured
-        if self.docs is not None:
-            out["docs"] = self.docs
-        if self.commands is not None:
-            out["commands"] = list(self.commands)
-        return out
+        """The entry as JSON (keys it left out stay out), a valid ``catalog-entry`` (a one-line
+        delegation to aau-navigator's converter)."""
+        return navigator_converter().unstructure(self)
 
     def haystack(self) -> str:
         """The lower-cased text a query searches (1.6's fields, in 1.6's order)."""

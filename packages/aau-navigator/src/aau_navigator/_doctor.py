@@ -42,6 +42,7 @@ from typing import Any
 import attrs
 from aau_schemas import sha256_hex
 
+from ._converter import navigator_converter
 from ._doctor_workflow import workflow_problems
 from ._starter import GENERATED_FILES, INSTALL_PACKAGE, MANIFEST_NAME
 
@@ -59,15 +60,38 @@ WORKFLOW = ".github/workflows/aau-evaluation.yml"
 @attrs.frozen
 class Check:
     """One doctor check: ``id`` (one of ``CHECK_IDS``), ``status`` (``pass``/``warn``/``fail``)
-    and a one-line ``message``."""
+    and a one-line ``message`` (an item of a ``doctor-report``'s ``checks``)."""
 
     id: str
     status: str
     message: str
 
     def to_dict(self) -> dict[str, str]:
-        """``{"id", "status", "message"}``."""
-        return {"id": self.id, "status": self.status, "message": self.message}
+        """``{"id", "status", "message"}`` (a one-line delegation to aau-navigator's
+        converter)."""
+        return navigator_converter().unstructure(self)
+
+
+@attrs.frozen
+class DoctorReportDocument:
+    """The ``doctor-report`` document (``aau-agent-evidence-doctor/1.0``) as a model: what
+    ``DoctorReport.to_dict()`` writes, and what a written report structures back into.
+
+    Attributes:
+        doctor_version: ``DOCTOR_VERSION``.
+        path: the folder checked (absolute).
+        ready: no check failed.
+        counts: ``{"pass": n, "warn": n, "fail": n}``.
+        checks: the checks run, in ``CHECK_IDS`` order.
+        boundary: ``DOCTOR_BOUNDARY``.
+    """
+
+    doctor_version: str
+    path: str
+    ready: bool
+    counts: dict[str, int]
+    checks: tuple[Check, ...]
+    boundary: str
 
 
 @attrs.frozen
@@ -91,16 +115,16 @@ class DoctorReport:
         """``{"pass": n, "warn": n, "fail": n}``."""
         return {s: sum(c.status == s for c in self.checks) for s in STATUSES}
 
+    def document(self) -> DoctorReportDocument:
+        """The verdict as its ``doctor-report`` model."""
+        return DoctorReportDocument(doctor_version=DOCTOR_VERSION, path=self.path,
+                                    ready=self.ready, counts=self.counts(), checks=self.checks,
+                                    boundary=DOCTOR_BOUNDARY)
+
     def to_dict(self) -> dict[str, Any]:
-        """The ``doctor-report`` document (``aau-agent-evidence-doctor/1.0``)."""
-        return {
-            "doctor_version": DOCTOR_VERSION,
-            "path": self.path,
-            "ready": self.ready,
-            "counts": self.counts(),
-            "checks": [c.to_dict() for c in self.checks],
-            "boundary": DOCTOR_BOUNDARY,
-        }
+        """The ``doctor-report`` document (``aau-agent-evidence-doctor/1.0``): ``document()``
+        unstructured by aau-navigator's converter."""
+        return navigator_converter().unstructure(self.document())
 
 
 class _Unsafe(Exception):

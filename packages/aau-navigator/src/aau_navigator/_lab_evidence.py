@@ -22,9 +22,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
+
+from ._converter import navigator_converter
 
 PLACEHOLDER_MARKS = ("TODO(domain)", "TODO-DOMAIN", "TODO_DOMAIN")
 PLACEHOLDER_SUFFIXES = frozenset({".py", ".md", ".json", ".toml"})
@@ -102,7 +104,9 @@ def result_summary(doc: Any) -> dict[str, Any] | None:
 
 @attrs.frozen
 class ResultEvidence:
-    """The run results of a lab (``results/eval_*.json``).
+    """The run results of a lab (``results/eval_*.json``): the run-result keys of a gallery
+    entry's ``evidence`` (kind ``gallery-report``; the gallery adds ``scenario_count``,
+    ``observed_failure_modes`` and ``source_links``), ``model_count`` derived.
 
     Attributes:
         mock_available: at least one mock result is committed.
@@ -118,13 +122,19 @@ class ResultEvidence:
     minimum_repeats: int
     real_scenario_runs: int
 
+    __aau_document_keys__: ClassVar[tuple[str, ...]] = (
+        "mock_available", "real_result_artifacts", "models", "model_count", "minimum_repeats",
+        "real_scenario_runs")
+
+    @property
+    def model_count(self) -> int:
+        """How many distinct real models (``len(models)``)."""
+        return len(self.models)
+
     def to_dict(self) -> dict[str, Any]:
-        """1.6's ``evidence`` keys, with ``model_count``."""
-        return {"mock_available": self.mock_available,
-                "real_result_artifacts": self.real_result_artifacts,
-                "models": list(self.models), "model_count": len(self.models),
-                "minimum_repeats": self.minimum_repeats,
-                "real_scenario_runs": self.real_scenario_runs}
+        """1.6's ``evidence`` keys, with ``model_count`` (a one-line delegation to
+        aau-navigator's converter)."""
+        return navigator_converter().unstructure(self)
 
 
 def result_evidence(lab: Path) -> ResultEvidence:

@@ -31,6 +31,7 @@ from typing import Any
 import attrs
 
 from .._errors import AauError
+from .._files._converter import document_converter, optional_field, unstructure_document
 
 PRICING_RESOURCE = "pricing.json"
 """File name of the shipped pricing table inside the ``aau_core`` package."""
@@ -70,8 +71,43 @@ class ModelPrice:
     cache_read_multiplier: float
 
 
+@attrs.frozen(kw_only=True)
+class PricingEntry:
+    """One model's published rates: the model of a ``models`` value of kind ``pricing``.
+
+    Attributes:
+        input_per_mtok, output_per_mtok: USD per million input / output tokens (>= 0).
+        cache_write_multiplier, cache_read_multiplier: this model's own multipliers of the
+            input rate, or ``None`` (absent: the table's, or its family's, apply).
+        provider: who serves this id at this price (informative), or ``None``.
+        note: free text (approximations, free tiers, aliases), or ``None``.
+    """
+
+    input_per_mtok: float
+    output_per_mtok: float
+    cache_write_multiplier: float | None = optional_field()
+    cache_read_multiplier: float | None = optional_field()
+    provider: str | None = optional_field()
+    note: str | None = optional_field()
+
+
+@attrs.frozen(kw_only=True)
+class PricingDocument:
+    """A pricing table (kind ``pricing``, ``aau-pricing/1.0``) as a model; field meanings in
+    the schema. Structured by aau-core's converter after the schema check."""
+
+    pricing_version: str
+    as_of: str
+    source: str
+    currency: str
+    cache_write_multiplier: float
+    cache_read_multiplier: float
+    cache_read_multiplier_by_family: dict[str, float] | None = optional_field()
+    models: dict[str, PricingEntry]
+
+
 _lock = threading.Lock()
-_table: dict[str, Any] | None = None  # the parsed pricing document, registrations merged in
+_table: PricingDocument | None = None  # the shipped table, registrations merged in
 
 
 def _validated(doc: Any, source: str) -> dict[str, Any]:
@@ -97,17 +133,22 @@ def shipped_pricing() -> dict[str, Any]:
     return _validated(json.loads(text), f"aau_core/{PRICING_RESOURCE}")
 
 
-def _current() -> dict[str, Any]:
+def _structured(doc: dict[str, Any]) -> PricingDocument:
+    """A ``pricing`` document that passed ``_validated``, as its model."""
+    return document_converter().structure(doc, PricingDocument)
+
+
+def _current() -> PricingDocument:
     global _table
     if _table is None:
-        _table = shipped_pricing()
+        _table = _structured(shipped_pricing())
     return _table
 
 
 def pricing_table() -> dict[str, Any]:
     """Return a copy of the pricing document in force (shipped table plus registrations)."""
     with _lock:
-        return json.loads(json.dumps(_current()))
+        return unstructure_document(_current())
 
 
 def _check_rate(name: str, value: Any) -> float:
@@ -141,22 +182,21 @@ def register_pricing(
     Raises:
         PricingError: an empty model id, or a rate that is not a finite number >= 0.
     """
+    global _table
     if not isinstance(model, str) or not model:
         raise PricingError(f"model must be a non-empty string, got {model!r}")
-    entry: dict[str, Any] = {
-        "input_per_mtok": _check_rate("input_per_mtok", input_per_mtok),
-        "output_per_mtok": _check_rate("output_per_mtok", output_per_mtok),
-    }
-    if cache_write_multiplier is not None:
-        entry["cache_write_multiplier"] = _check_rate(
-            "cache_write_multiplier", cache_write_multiplier
-        )
-    if cache_read_multiplier is not None:
-        entry["cache_read_multiplier"] = _check_rate("cache_read_multiplier", cache_read_multiplier)
-    if note is not None and note.strip():
-        entry["note"] = note
+    entry = PricingEntry(
+        input_per_mtok=_check_rate("input_per_mtok", input_per_mtok),
+        output_per_mtok=_check_rate("output_per_mtok", output_per_mtok),
+        cache_write_multiplier=None if cache_write_multiplier is None
+        else _check_rate("cache_write_multiplier", cache_write_multiplier),
+        cache_read_multiplier=None if cache_read_multiplier is None
+        else _check_rate("cache_read_multiplier", cache_read_multiplier),
+        note=note if note is not None and note.strip() else None,
+    )
     with _lock:
-        _current()["models"][model] = entry
+        current = _current()
+        _table = attrs.evolve(current, models={**current.models, model: entry})
 
 
 def register_pricing_file(path: str | os.PathLike[str]) -> int:
@@ -174,28 +214,34 @@ def register_pricing_file(path: str | os.PathLike[str]) -> int:
     """
     from .._files._strict_json import read_json_file
 
-    doc = _validated(read_json_file(path, max_bytes=10_000_000), os.fspath(path))
-    for model, entry in doc["models"].items():
+    doc = _structured(_validated(read_json_file(path, max_bytes=10_000_000), os.fspath(path)))
+    for model, entry in doc.models.items():
         register_pricing(
             model,
-            entry["input_per_mtok"],
-            entry["output_per_mtok"],
-            cache_write_multiplier=entry.get(
-                "cache_write_multiplier", doc["cache_write_multiplier"]
-            ),
-            cache_read_multiplier=entry.get(
-                "cache_read_multiplier", _family_read_multiplier(doc, model)
-            ),
-            note=entry.get("note"),
+            entry.input_per_mtok,
+            entry.output_per_mtok,
+            cache_write_multiplier=_write_multiplier(doc, entry),
+            cache_read_multiplier=_read_multiplier(doc, model, entry),
+            note=entry.note,
         )
-    return len(doc["models"])
+    return len(doc.models)
 
 
-def _family_read_multiplier(doc: Mapping[str, Any], model: str) -> float:
-    for family, mult in (doc.get("cache_read_multiplier_by_family") or {}).items():
+def _write_multiplier(doc: PricingDocument, entry: PricingEntry) -> float:
+    if entry.cache_write_multiplier is not None:
+        return entry.cache_write_multiplier
+    return doc.cache_write_multiplier
+
+
+def _read_multiplier(doc: PricingDocument, model: str, entry: PricingEntry) -> float:
+    """The model's own read multiplier, else its family's, else the table's (the schema's
+    order)."""
+    if entry.cache_read_multiplier is not None:
+        return entry.cache_read_multiplier
+    for family, mult in (doc.cache_read_multiplier_by_family or {}).items():
         if model.startswith(family) or f"/{family}" in model:
             return float(mult)
-    return float(doc["cache_read_multiplier"])
+    return float(doc.cache_read_multiplier)
 
 
 def price_for(model: str) -> ModelPrice:
@@ -206,18 +252,14 @@ def price_for(model: str) -> ModelPrice:
     """
     with _lock:
         doc = _current()
-        entry = doc["models"].get(model)
+        entry = doc.models.get(model)
         if entry is None:
             raise UnknownModelPricingError(model)
         return ModelPrice(
-            input_per_mtok=float(entry["input_per_mtok"]),
-            output_per_mtok=float(entry["output_per_mtok"]),
-            cache_write_multiplier=float(
-                entry.get("cache_write_multiplier", doc["cache_write_multiplier"])
-            ),
-            cache_read_multiplier=float(
-                entry.get("cache_read_multiplier", _family_read_multiplier(doc, model))
-            ),
+            input_per_mtok=float(entry.input_per_mtok),
+            output_per_mtok=float(entry.output_per_mtok),
+            cache_write_multiplier=float(_write_multiplier(doc, entry)),
+            cache_read_multiplier=float(_read_multiplier(doc, model, entry)),
         )
 
 
@@ -307,7 +349,10 @@ class CostTracker:
 
     def as_dict(self) -> dict[str, Any]:
         """Return ``{model, api_calls, <four token counts>, cost_usd}``, cost rounded to 6 places
-        (the ``usage`` shape aau-harness 1.6 stores in a result's ``detail``)."""
+        (the ``usage`` shape aau-harness 1.6 stores in a result's ``detail``).
+
+        Stays a dict built here: it is no document of a schema kind (a value inside a result's
+        free-form ``detail``), and ``cost_usd`` is derived and rounded, not a field."""
         return {
             "model": self.model,
             "api_calls": self.api_calls,

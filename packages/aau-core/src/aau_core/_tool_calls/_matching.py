@@ -105,7 +105,11 @@ class ToolCallMatch:
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"matched", "mode", "expected_count", "actual_count", "pairs", "reasons"}``
-        (pairs as two-element lists), JSON-ready."""
+        (pairs as two-element lists), JSON-ready.
+
+        Stays a dict built here: the verdict is no document of a schema kind (it is written
+        inside a bench result's free-form ``detail``), and its pairs are lists where the
+        document converter would keep two-element tuples."""
         return {
             "matched": self.matched,
             "mode": self.mode,

@@ -118,7 +118,11 @@ class EvalSuiteResult:
                 "errors": self.error_count}
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON: nested results as their ``to_dict()`` (1.7.17 writes ``repr`` strings)."""
+        """Plain JSON: nested results as their ``to_dict()`` (1.7.17 writes ``repr`` strings).
+
+        Stays a dict built here: PraisonAI 1.7.17's ``EvalSuite`` result shape is no document
+        of an aau schema kind (``to_eval_report()`` gives the ``eval-report`` model), and its
+        values are whatever objects the evaluators returned."""
         return {"suite_name": self.suite_name, "start_time": self.start_time,
                 "end_time": self.end_time, "duration": self.duration_s,
                 "evaluator_results": {k: _as_dict(v) for k, v in self.evaluator_results.items()},

@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 from aau_core import InputError
 
+from .._converter import structure_lab, unstructure_lab
 from .._frame._lab_spec import ARCHETYPE_ORDER, lab_scenario_id
 from ._config import FLAGS, ContractConfig, as_contract_config
 
@@ -35,7 +36,8 @@ NODE_FIELDS = ("id", "trigger", "clock", "recipient", "channel", "owner", "recei
 
 @attrs.frozen
 class CompiledContract:
-    """The machine-checkable gold contract of one scenario (1.6's ``CompiledContract``).
+    """The machine-checkable gold contract of one scenario (1.6's ``CompiledContract``; the
+    model of the ``compiled_contract`` of kind ``contract-scenarios``).
 
     Attributes:
         family: the config's family.
@@ -64,38 +66,21 @@ class CompiledContract:
     forbidden_events: tuple[str, ...] = (PROTECTED_TOOL,)
 
     def as_dict(self) -> dict[str, Any]:
-        """The contract as JSON (tuples as lists; node dicts copied)."""
-        return {
-            "family": self.family,
-            "version": self.version,
-            "expected_outcome": self.expected_outcome,
-            "expected_reason_code": self.expected_reason_code,
-            "required_evidence": list(self.required_evidence),
-            "held_evidence": list(self.held_evidence),
-            "nodes": [dict(node) for node in self.nodes],
-            **{flag: getattr(self, flag) for flag in FLAGS},
-            "forbidden_events": list(self.forbidden_events),
-        }
+        """The contract as JSON (the ``compiled_contract`` of kind ``contract-scenarios``; tuples
+        as lists). 1.x API, kept as a one-line delegation to aau-labs' converter."""
+        return unstructure_lab(self)
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> CompiledContract:
-        """Inverse of ``as_dict`` (``doc`` already schema-valid)."""
-        return cls(
-            family=doc["family"],
-            version=doc["version"],
-            expected_outcome=doc["expected_outcome"],
-            expected_reason_code=doc["expected_reason_code"],
-            required_evidence=tuple(doc["required_evidence"]),
-            held_evidence=tuple(doc["held_evidence"]),
-            nodes=tuple(dict(node) for node in doc["nodes"]),
-            **{flag: bool(doc[flag]) for flag in FLAGS},
-            forbidden_events=tuple(doc["forbidden_events"]),
-        )
+        """Inverse of ``as_dict`` (``doc`` already schema-valid). 1.x API, kept as a one-line
+        delegation to aau-labs' converter."""
+        return structure_lab(dict(doc), cls)
 
 
 @attrs.frozen
 class ContractScenario:
-    """One synthetic case: what the tools show the agent, plus its gold contract.
+    """One synthetic case: what the tools show the agent, plus its gold contract (the model of
+    one item of a ``contract-scenarios`` file; the tool payloads stay JSON objects).
 
     Attributes:
         scenario_id: ``<scenario_prefix>-<index:03d>``.
@@ -125,8 +110,9 @@ class ContractScenario:
         return self.compiled_contract
 
     def as_dict(self) -> dict[str, Any]:
-        """The scenario as one item of a ``contract-scenarios`` file."""
-        return contract_scenario_to_dict(self)
+        """The scenario as one item of a ``contract-scenarios`` file. 1.x API, kept as a
+        one-line delegation to aau-labs' converter."""
+        return unstructure_lab(self)
 
 
 def _expected_nodes(config: ContractConfig, template: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -215,18 +201,9 @@ def generate_contract_scenarios(config: ContractConfig | Mapping[str, Any], n: i
 
 
 def contract_scenario_to_dict(scenario: ContractScenario) -> dict[str, Any]:
-    """A scenario as one item of a ``contract-scenarios`` file (1.6's ``as_dict`` shape)."""
-    return {
-        "scenario_id": scenario.scenario_id,
-        "case_text": scenario.case_text,
-        "case_id": scenario.case_id,
-        "record": scenario.record,
-        "evidence_registry": scenario.evidence_registry,
-        "policy_snapshot": scenario.policy_snapshot,
-        "archetype": scenario.archetype,
-        "compiled_contract": scenario.compiled_contract.as_dict(),
-        "detail": scenario.detail,
-    }
+    """A scenario as one item of a ``contract-scenarios`` file (1.6's ``as_dict`` shape), by
+    aau-labs' converter (the lab's ``scenario_to_dict``)."""
+    return unstructure_lab(scenario)
 
 
 def _consistency(doc: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -264,14 +241,4 @@ def contract_scenario_from_dict(doc: Mapping[str, Any]) -> ContractScenario:
     problem = _consistency(doc)
     if problem is not None:
         raise InputError(f"{problem[1]}: {problem[0]}")
-    return ContractScenario(
-        scenario_id=doc["scenario_id"],
-        case_text=doc["case_text"],
-        case_id=doc["case_id"],
-        record=dict(doc["record"]),
-        evidence_registry=dict(doc["evidence_registry"]),
-        policy_snapshot=dict(doc["policy_snapshot"]),
-        archetype=doc["archetype"],
-        compiled_contract=CompiledContract.from_dict(doc["compiled_contract"]),
-        detail=dict(doc["detail"]),
-    )
+    return structure_lab(dict(doc), ContractScenario)

@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 from aau_core import InputError
 
+from .._converter import structure_lab, unstructure_lab
 from .._frame._lab_spec import ARCHETYPE_ORDER, lab_scenario_id
 
 PROTECTED_TOOL = "claim_protected_decision"
@@ -33,7 +34,8 @@ DEFAULT_VERIFIED_AT = "2026-08-09T15:00:00Z"
 
 @attrs.frozen
 class GateContract:
-    """What a correct run of one case does (scored by ``score_gate_run``).
+    """What a correct run of one case does (scored by ``score_gate_run``); the model of the
+    ``contract`` of kind ``gate-scenarios``.
 
     Attributes:
         version: the policy version the case was generated under.
@@ -62,19 +64,24 @@ class GateContract:
     forbidden_events: tuple[str, ...] = (PROTECTED_TOOL,)
 
     def as_dict(self) -> dict[str, Any]:
-        """The contract as a JSON object (tuples as lists)."""
-        return {k: list(v) if isinstance(v, tuple) else v
-                for k, v in attrs.asdict(self).items()}
+        """The contract as a JSON object (the ``contract`` of kind ``gate-scenarios``; tuples as
+        lists). 1.x API, kept as a one-line delegation to aau-labs' converter."""
+        return unstructure_lab(self)
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> GateContract:
-        """Inverse of ``as_dict`` (``doc`` is schema-valid)."""
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in doc.items()})
+        """Inverse of ``as_dict`` (``doc`` is schema-valid). 1.x API, kept as a one-line
+        delegation to aau-labs' converter."""
+        return structure_lab(doc, cls)
 
 
 @attrs.frozen
 class GateScenario:
     """One fictional case: the agent's message, the trusted data its tools return, the contract.
+
+    The model of one item of a ``gate-scenarios`` file (its ``scenario``), converted by
+    aau-labs' converter; the tool payloads (``record``, ``evidence_registry``, ...) stay the JSON
+    objects the tools serve.
 
     Attributes:
         scenario_id: ``<scenario_prefix>-<index, 3 digits>``.
@@ -84,7 +91,8 @@ class GateScenario:
         evidence_registry: what ``get_evidence_registry`` returns (required, held, missing).
         policy_snapshot: policy version, source note and rule code.
         archetype: one of ``ARCHETYPE_ORDER``.
-        gate_contract: ``GateContract.as_dict()``.
+        gate_contract: ``GateContract.as_dict()`` (a dict, as in aau-harness 1.6; ``contract()``
+            structures it).
         detail: ``{"engineered_missing": str | None, "rule_code": str}``.
     """
 
@@ -99,8 +107,9 @@ class GateScenario:
     detail: dict[str, Any] = attrs.field(factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        """The scenario as a JSON object (an item of a gate-scenarios file)."""
-        return attrs.asdict(self)
+        """The scenario as a JSON object (an item of a gate-scenarios file). 1.x API, kept as a
+        one-line delegation to aau-labs' converter."""
+        return unstructure_lab(self)
 
     def contract(self) -> GateContract:
         """The ``GateContract`` of this case."""
@@ -309,4 +318,4 @@ def gate_scenario_from_dict(doc: dict[str, Any]) -> GateScenario:
     for ok, where, message in checks:
         if not ok:
             raise InputError(message, path=f"$.{where}")
-    return GateScenario(**doc)
+    return structure_lab(doc, GateScenario)

@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 from aau_core import InputError
 
+from .._converter import structure_lab, unstructure_lab
 from .._frame._lab_spec import lab_scenario_id
 from .._public_value import PublicValueContract
 
@@ -119,7 +120,8 @@ def load_service_config(doc: dict[str, Any]) -> ServiceConfig:
 
 @attrs.frozen
 class ServiceScenario:
-    """One generated case (shape: the ``scenario`` of the ``service-scenarios`` schema).
+    """One generated case: the model of the ``scenario`` of the ``service-scenarios`` schema,
+    converted by aau-labs' converter (the tool payloads stay the JSON objects the tools serve).
 
     Attributes:
         scenario_id, case_text, case_id, subject_id, archetype: identity and the person's
@@ -128,7 +130,8 @@ class ServiceScenario:
         evidence_vault: what ``get_evidence_vault`` serves (held items).
         service_preference: what ``get_service_preference`` serves (the verified channel).
         policy_snapshot: ``{"version", "source_note"}``.
-        public_value_contract: the gold contract, as a ``public-value-contract`` document.
+        public_value_contract: the gold contract, as a ``public-value-contract`` document (a
+            dict, as in aau-harness 1.6; ``contract()`` structures it).
         detail: ``{"engineered_missing": item or None, "domain_facts": {...}}``.
     """
 
@@ -149,18 +152,20 @@ class ServiceScenario:
         return PublicValueContract.from_dict(self.public_value_contract)
 
     def as_dict(self) -> dict[str, Any]:
-        """The scenario as a JSON object (an item of a scenario file)."""
-        return attrs.asdict(self, recurse=False)
+        """The scenario as a JSON object (an item of a scenario file). 1.x API, kept as a
+        one-line delegation to aau-labs' converter."""
+        return unstructure_lab(self)
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> ServiceScenario:
-        """Inverse of ``as_dict`` for a schema-valid item.
+        """Inverse of ``as_dict`` for a schema-valid item (1.x API: aau-labs' converter, then
+        the contract's own check).
 
         Raises:
             InputError: the contract breaks a rule the schema cannot say (held evidence that is
                 not required), at ``$.public_value_contract``.
         """
-        scenario = cls(**doc)
+        scenario = structure_lab(doc, cls)
         try:
             scenario.contract()
         except ValueError as exc:

@@ -149,7 +149,7 @@ def test_resume_refuses_another_suite_adapter_or_configuration(tmp_path: Path) -
     suite = _suite(tmp_path, 4)
     out = tmp_path / "r.json"
     ckpt = Path(str(out) + ".checkpoint.jsonl")
-    from aau_adapters._cli import evaluate_binding
+    from aau_adapters._evaluation import evaluate_binding
     from aau_adapters._suite import load_suite
     from aau_core import open_checkpoint
 
@@ -186,7 +186,7 @@ def test_torn_last_line_is_discarded_and_corrupt_middle_line_refused(tmp_path: P
     ckpt = Path(str(out) + ".checkpoint.jsonl")
     full = _run([str(suite), "--mock", "--out", str(tmp_path / "full.json")])
     assert full.returncode == 0
-    from aau_adapters._cli import evaluate_binding
+    from aau_adapters._evaluation import evaluate_binding
     from aau_adapters._suite import load_suite
     from aau_core import open_checkpoint
 

@@ -54,7 +54,7 @@ def test_command_agent_from_python_both_formats(tmp_path):
     binding = aau_adapters.binding_adapter(command=AGENT, endpoint=None)
     v2 = run_evaluation(load_suite(SUITE), factory, out=str(tmp_path / "v2.json"),
                         adapter_binding=binding, store="none", concurrency=2,
-                        fail_under=[FailUnder("exact_rate", 1.01)])
+                        fail_under=[FailUnder("exact_rate", 0.9)])
     assert v2.receipt.adapter_kind == "command" and v2.receipt.provenance.adapter.argv0
     assert v2.receipt.metrics.exact_rate == 0.875  # the example agent gets 7 of the 8 cases
     assert not v2.passed and v2.verdicts[0].value == 0.875
@@ -74,9 +74,44 @@ def test_usage_errors_are_raised_before_anything_runs(tmp_path):
     with pytest.raises(ValueError, match="adapter_binding"):
         run_evaluation(str(SUITE), choose_adapter(mock=True), out=str(tmp_path / "r.json"),
                        store="none")
-    with pytest.raises(ValueError, match="format"):
+    with pytest.raises(UsageError, match="format"):
         run_evaluation(str(SUITE), MockAdapter(), format="v3", store="none")
     assert list(tmp_path.iterdir()) == []
+
+
+class _CountingAdapter(MockAdapter):
+    """The mock, counting its calls: a refused argument must leave it uncalled."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def invoke(self, *args, **kwargs):
+        self.calls += 1
+        return super().invoke(*args, **kwargs)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"repeats": 0}, "repeats must be an integer >= 1, not 0"),
+    ({"repeats": 1.5}, "repeats must be an integer >= 1"),
+    ({"concurrency": 0}, r"concurrency must be an integer in \[1, 1024\], not 0"),
+    ({"concurrency": 2000}, "concurrency must be an integer"),
+    ({"timeout_s": -1}, "timeout_s must be a positive number of seconds, not -1"),
+    ({"timeout_s": float("nan")}, "timeout_s must be a positive number"),
+    ({"executor": "bogus"}, "executor must be 'local' or 'ray', not 'bogus'"),
+    ({"fail_under": [FailUnder("exact_rat", 0.5)]}, "unknown metric 'exact_rat'; one of "
+                                                   "submitted_rate, "),
+    ({"fail_under": [FailUnder("exact_rate", 2)]}, r"must be a number in \[0, 1\], not 2"),
+    ({"fail_under": [FailUnder("exact_rate", 0.5), FailUnder("exact_rate", 0.6)]},
+     "'exact_rate' is given twice"),
+])
+def test_bad_arguments_are_refused_before_any_unit_runs(tmp_path, kwargs, message):
+    adapter = _CountingAdapter()
+    with pytest.raises(UsageError, match=message):
+        run_evaluation(str(SUITE), adapter, out=str(tmp_path / "r.json"), store="none",
+                       **kwargs)
+    assert adapter.calls == 0
+    assert list(tmp_path.iterdir()) == []  # no receipt, no checkpoint, no lock
 
 
 def test_progress_sees_every_unit():

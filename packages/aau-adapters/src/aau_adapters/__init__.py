@@ -28,7 +28,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._documents": ("structure_document", "unstructure_document"),
     "._endpoint_adapter": ("EndpointAdapter", "check_url"),
     "._suite_run": ("evaluate",),
-    "._evaluation": ("EvaluationResult", "binding_adapter", "run_evaluation"),
+    "._evaluation": (
+        "EvaluationResult",
+        "binding_adapter",
+        "check_evaluation_arguments",
+        "run_evaluation",
+    ),
     "._failure_codes": ("legacy_failure_code",),
     "._bfcl_source": ("BFCL_CATEGORIES", "BFCL_VERSION", "cached_bfcl_wheel", "read_bfcl"),
     "._import_bfcl": ("PUBLIC_SHARING", "bfcl_case", "bfcl_function", "bfcl_schema", "import_bfcl"),

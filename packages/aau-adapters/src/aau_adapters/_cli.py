@@ -23,14 +23,7 @@ from aau_core import (
 )
 
 from ._adapter_choice import choose_adapter
-from ._documents import unstructure_document
-from ._evaluation import checkpoint_path, evaluate_binding  # noqa: F401 - named here since 2.0
 from ._suite import DEFAULT_MAX_SUITE_BYTES
-
-_RATE_NAMES = (
-    "submitted_rate", "outcome_exact_rate", "no_forbidden_attempt_rate",
-    "no_forbidden_execute_rate", "exact_rate", "tool_calls_match_rate",
-)
 
 
 def parse_fail_under(values: tuple[str, ...]) -> list[Any]:
@@ -45,9 +38,9 @@ def parse_fail_under(values: tuple[str, ...]) -> list[Any]:
     """
     from aau_core import parse_metric_bars
 
-    from ._receipt import FailUnder
+    from ._receipt import FAIL_UNDER_METRICS, FailUnder
 
-    bars = parse_metric_bars(values, option="--fail-under", metrics=_RATE_NAMES)
+    bars = parse_metric_bars(values, option="--fail-under", metrics=FAIL_UNDER_METRICS)
     return [FailUnder(metric=metric, threshold=value) for metric, value in bars.items()]
 
 
@@ -211,6 +204,8 @@ def evaluate_command(
     if not out and not as_json:
         sys.stdout.write(render_json(receipt, ensure_ascii=result.ensure_ascii))
         sys.stdout.flush()
+
+    from ._documents import unstructure_document
 
     verdicts = [unstructure_document(v) for v in result.verdicts]
     bars_ok = result.passed

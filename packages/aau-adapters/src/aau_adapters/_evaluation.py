@@ -13,6 +13,7 @@ they concern (``--out``, ``--resume``, ...), since that is where most users meet
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import sys
@@ -149,6 +150,48 @@ def _load(suite: str | os.PathLike[str], max_bytes: int) -> Suite:
                          path=exc.path) from None
 
 
+def check_evaluation_arguments(*, repeats: int, concurrency: int, timeout_s: float, format: str,  # noqa: A002
+                               executor: str, fail_under: Sequence[FailUnder]) -> None:
+    """Refuse ``run_evaluation`` arguments before anything runs, with the command's rules.
+
+    What ``aau evaluate``'s option types check (``--repeats`` >= 1, ``--concurrency`` in
+    [1, 1024], ``--timeout`` a positive number of seconds, ``--format``, ``--executor``) and what
+    ``parse_fail_under`` checks (a known rate metric, a bar in [0, 1], each metric once) hold for
+    Python callers too, so no unit runs (no paid call is made) on arguments the receipt could not
+    hold.
+
+    Raises:
+        aau_core.UsageError: the first argument that breaks its rule, named.
+    """
+    from ._receipt import FAIL_UNDER_METRICS as known
+
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise UsageError(f"repeats must be an integer >= 1, not {repeats!r}")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) \
+            or not 1 <= concurrency <= 1024:
+        raise UsageError(f"concurrency must be an integer in [1, 1024], not {concurrency!r}")
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) \
+            or not math.isfinite(timeout_s) or timeout_s <= 0:
+        raise UsageError(f"timeout_s must be a positive number of seconds, not {timeout_s!r}")
+    if format not in FORMATS:
+        raise UsageError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+    if executor not in ("local", "ray"):
+        raise UsageError(f"executor must be 'local' or 'ray', not {executor!r}")
+    seen: set[str] = set()
+    for bar in fail_under:
+        if bar.metric not in known:
+            raise UsageError(f"fail_under: unknown metric {bar.metric!r}; one of "
+                             + ", ".join(known))
+        threshold = bar.threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
+                or not math.isfinite(threshold) or not 0.0 <= threshold <= 1.0:
+            raise UsageError(f"fail_under: the bar of {bar.metric!r} must be a number in [0, 1], "
+                             f"not {threshold!r}")
+        if bar.metric in seen:
+            raise UsageError(f"fail_under: {bar.metric!r} is given twice")
+        seen.add(bar.metric)
+
+
 def run_evaluation(
     suite: str | os.PathLike[str] | Suite,
     adapter: Adapter | Callable[[], Adapter],
@@ -207,9 +250,11 @@ def run_evaluation(
         where the files went).
 
     Raises:
-        ValueError: an unknown ``format`` or ``executor``, ``executor="ray"`` with an adapter
-            instance, or ``out`` with a factory and no ``adapter_binding``.
-        aau_core.UsageError: ``aau-1.0`` with repeats or a suite 2.0, ``resume`` without
+        ValueError: ``out`` with a factory and no ``adapter_binding``.
+        aau_core.UsageError: an argument ``check_evaluation_arguments`` refuses (repeats,
+            concurrency, timeout, format, executor, an unknown or out-of-range bar), before
+            anything runs; ``executor="ray"`` with an adapter instance; ``aau-1.0`` with repeats
+            or a suite 2.0, ``resume`` without
             ``out``, a checkpoint in the way (neither ``resume`` nor ``force``), ``ray_address``
             without Ray, a ``tool_calls_match_rate`` bar on a suite without expected calls,
             ``store`` and ``no_store`` together.
@@ -234,13 +279,11 @@ def run_evaluation(
     from ._receipt import private_receipt_v1, private_receipt_v2, receipt_v1, receipt_v2
     from ._suite_run import evaluate
 
-    if format not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
-    if executor not in ("local", "ray"):
-        raise ValueError(f"executor must be 'local' or 'ray', not {executor!r}")
+    check_evaluation_arguments(repeats=repeats, concurrency=concurrency, timeout_s=timeout_s,
+                               format=format, executor=executor, fail_under=fail_under)
     factory = None if hasattr(adapter, "invoke") else adapter
     if executor == "ray" and factory is None:
-        raise ValueError("executor='ray' needs an adapter factory (each worker builds its own)")
+        raise UsageError("executor='ray' needs an adapter factory (each worker builds its own)")
     if format == "aau-1.0" and repeats != 1:
         raise UsageError("--format aau-1.0 holds one repeat only; use --format v2 with --repeats")
     inputs = [] if isinstance(suite, Suite) else [suite]

@@ -83,6 +83,8 @@ PRIVATE_WARNING = (
 RATE_METRICS = RECEIPT_RATE_METRICS
 METRIC_NAMES = tuple(name for name, _ in RATE_METRICS) + ("mean_latency_s",)
 TOOL_CALLS_METRIC = RECEIPT_TOOL_CALLS_METRIC
+FAIL_UNDER_METRICS = tuple(name for name, _ in (*RATE_METRICS, TOOL_CALLS_METRIC))
+"""The metrics a ``--fail-under`` bar may name: every rate of a receipt."""
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 

@@ -8,7 +8,6 @@ store read-only; ``add`` validates every file first, then records each in its ow
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import click
@@ -147,6 +146,8 @@ def show_command(run_id: str, as_json: bool, html_path: str | None, force: bool,
         scenarios = run_store.scenarios(summary.id)
         source = str(run_store.path)
     if html_path:
+        from .._store._run_store import run_html
+
         write_outputs({html_path: run_html(summary, doc)}, force=force)
         click.echo(f"wrote {html_path}", err=True)
     if as_json:
@@ -170,17 +171,6 @@ def show_command(run_id: str, as_json: bool, html_path: str | None, force: bool,
           ", ".join(f"{c} ({n})" if n > 1 else c for c, n in s.failure_codes.items())]
          for s in scenarios]))
     return EXIT_OK
-
-
-def run_html(summary: Any, doc: Any, links: tuple[tuple[str, str], ...] = ()) -> str:
-    """The HTML report of one stored run (what ``aau runs show --html`` writes and ``aau view``
-    serves), titled ``run ID``."""
-    from .._reports._html import render_html_report
-    from .._store._run_store import document_report
-
-    label = f"run {summary.id}" + (f" ({Path(summary.source).name})" if summary.source else "")
-    report = document_report(doc, label)
-    return render_html_report([(report, doc)], title=f"aau run {summary.id}", links=links)
 
 
 @runs_group.command("compare")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from .._errors import EXIT_OK, UsageError
-from .._store._view import HOST, serve
 
 
 @click.command("view", context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,6 +21,7 @@ def view_command(store: str | None, port: int) -> int:
     Example:
       aau view --port 8765      # then open http://127.0.0.1:8765/
     """
+    from .._store._view import HOST, serve
     from ._runs import open_store
 
     with open_store(store) as run_store:  # fail now (exit 2) if there is no store

@@ -47,8 +47,8 @@ def _check_reproduces(study_path, key_path, session_paths, report_path):
     assert metrics.outcome_exact_wilson_95 == (0.7695, 0.9604)
     assert (metrics.median_task_time_ms, metrics.p90_task_time_ms) == (14485, 18090)
     # same JSON types as 1.6 (ints stay ints)
-    assert json.dumps(converter.unstructure(metrics), sort_keys=True) == json.dumps(report["metrics"],
-                                                                       sort_keys=True)
+    assert json.dumps(converter.unstructure(metrics), sort_keys=True) == json.dumps(
+        report["metrics"], sort_keys=True)
 
 
 def test_reproduces_the_reference_report_from_the_copied_examples():

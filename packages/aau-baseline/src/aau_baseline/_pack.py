@@ -92,8 +92,8 @@ def read_pack(path: str | Path) -> Pack:
     for name in sorted(found - expected):
         raise InputError("not a file of a human-baseline pack", source=str(root / name))
     manifest = load(MANIFEST_KIND, root / MANIFEST_NAME)
-    problems = manifest_row_violations(root, [converter.unstructure(row) for row in manifest.files],
-                                       MANIFEST_NAME)
+    rows = [converter.unstructure(row) for row in manifest.files]
+    problems = manifest_row_violations(root, rows, MANIFEST_NAME)
     if problems:
         raise InvalidDocumentError(problems, source=str(root / MANIFEST_NAME))
     study_path = root / "study.json"

@@ -163,7 +163,8 @@ def pack_files(study: Study, answer_key: AnswerKey) -> dict[str, bytes]:
         "study.json": _render(study),
     }
     rows = aau_core.build_manifest(files, version=MANIFEST_VERSION)["files"]
-    manifest = PackManifest(study_id=study.study_id, files=converter.structure(rows, list[ManifestFile]))
+    manifest = PackManifest(study_id=study.study_id,
+                            files=converter.structure(rows, list[ManifestFile]))
     return {**files, MANIFEST_NAME: _render(manifest)}
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from aau_baseline import HumanProtections, ManifestClaims, ReportPrivacy
 from aau_baseline import _protocol as p
-from aau_baseline._converter import unstructure
+from aau_baseline._converter import converter
 
 SCHEMAS = Path(__file__).resolve().parents[3] / "schemas" / "human-baseline" / "v1"
 
@@ -22,7 +22,7 @@ def test_constants_match_the_schemas():
     assert props["study_version"]["const"] == p.STUDY_VERSION
     assert props["participant_roles"]["const"] == list(p.PARTICIPANT_ROLES)
     assert props["measures"]["const"] == list(p.MEASURES)
-    assert props["human_protections"]["const"] == unstructure(HumanProtections())
+    assert props["human_protections"]["const"] == converter.unstructure(HumanProtections())
     assert props["boundary"]["const"] == p.STUDY_BOUNDARY
     assert session["properties"]["boundary"]["const"] == p.SESSION_BOUNDARY
     assert session["properties"]["session_kind"]["enum"] == list(p.SESSION_KINDS)
@@ -30,14 +30,14 @@ def test_constants_match_the_schemas():
     rp = report["properties"]
     assert rp["report_version"]["const"] == p.REPORT_VERSION
     assert rp["boundary"]["const"] == p.REPORT_BOUNDARY
-    assert rp["privacy"]["const"] == unstructure(ReportPrivacy())
+    assert rp["privacy"]["const"] == converter.unstructure(ReportPrivacy())
     comparison = rp["agent_comparison"]["oneOf"][1]["properties"]
     assert comparison["interpretation"]["const"] == p.COMPARISON_INTERPRETATION
     assert rp["source"]["properties"]["session_count"]["maximum"] == p.MAX_SESSIONS
     assert _schema("answer-key")["properties"]["answer_key_version"]["const"] == p.ANSWER_KEY_VERSION
     manifest = _schema("manifest")["properties"]
     assert manifest["manifest_version"]["const"] == p.MANIFEST_VERSION
-    assert manifest["claims"]["const"] == unstructure(ManifestClaims())
+    assert manifest["claims"]["const"] == converter.unstructure(ManifestClaims())
 
 
 def test_models_and_schemas_have_the_same_fields():

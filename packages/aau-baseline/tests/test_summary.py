@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from _helpers import SHARED, SHARED_MISSING
-from aau_baseline._converter import unstructure
+from aau_baseline._converter import converter
 from aau_baseline._summary import (
     KAPPA_NEEDS_TWO_SESSIONS,
     Response,
@@ -40,15 +40,15 @@ def _inputs(study_path, key_path, session_paths):
 def _check_reproduces(study_path, key_path, session_paths, report_path):
     metrics, rows = summarize_responses(*_inputs(study_path, key_path, session_paths))
     report = _load(report_path)
-    assert unstructure(metrics) == report["metrics"]
-    assert unstructure(rows) == report["per_scenario"]
+    assert converter.unstructure(metrics) == report["metrics"]
+    assert converter.unstructure(rows) == report["per_scenario"]
     # the numbers the issue names, spelled out
     assert metrics.fleiss_kappa == 0.6929
     assert metrics.outcome_exact_wilson_95 == (0.7695, 0.9604)
     assert (metrics.median_task_time_ms, metrics.p90_task_time_ms) == (14485, 18090)
     # same JSON types as 1.6 (ints stay ints)
-    assert json.dumps(unstructure(metrics), sort_keys=True) == json.dumps(report["metrics"],
-                                                                       sort_keys=True)
+    assert json.dumps(converter.unstructure(metrics), sort_keys=True) == json.dumps(
+        report["metrics"], sort_keys=True)
 
 
 def test_reproduces_the_reference_report_from_the_copied_examples():
@@ -71,8 +71,8 @@ def test_one_session_has_no_kappa_and_says_why():
         [EXAMPLES / "session-synthetic-01.json"])
     metrics, rows = summarize_responses(ids, outcomes, answers, sessions)
     assert metrics.fleiss_kappa is None and metrics.fleiss_kappa_note == KAPPA_NEEDS_TWO_SESSIONS
-    assert "fleiss_kappa_note" not in unstructure(metrics)
-    assert unstructure(metrics)["fleiss_kappa"] is None
+    assert "fleiss_kappa_note" not in converter.unstructure(metrics)
+    assert converter.unstructure(metrics)["fleiss_kappa"] is None
     assert all(r.responses == 1 and r.modal_agreement_rate == 1.0 for r in rows)
 
 

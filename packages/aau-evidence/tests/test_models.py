@@ -9,8 +9,8 @@ from typing import Any
 
 import aau_schemas
 import pytest
-from aau_baseline import model_schema_drift
 from aau_core import render_json
+from aau_core._files._model_drift import model_schema_drift
 from aau_evidence import (
     CapsuleComparison,
     EvidencePackManifest,
@@ -19,7 +19,7 @@ from aau_evidence import (
     write_evidence_pack,
 )
 from aau_evidence._capsule import render
-from aau_evidence._converter import converter, structure, unstructure
+from aau_evidence._converter import converter
 from aau_evidence._models import MODELS as CAPSULE_MODELS
 from aau_evidence._submission_models import MODELS as SUBMISSION_MODELS
 
@@ -35,7 +35,7 @@ ROUND_TRIP_FILES = EXAMPLE_FILES + sorted(
 
 @pytest.mark.parametrize("kind", sorted(MODELS))
 def test_model_fields_and_required_sets_equal_the_schema(kind):
-    assert model_schema_drift(MODELS[kind], kind, converter) == []
+    assert model_schema_drift(MODELS[kind], kind, converter=converter) == []
 
 
 def test_every_schema_kind_of_the_family_has_a_model():
@@ -50,13 +50,13 @@ def test_every_valid_example_round_trips(path):
     doc = json.loads(path.read_text(encoding="utf-8"))
     kind = aau_schemas.detect_kind(doc)
     aau_schemas.validate(kind, doc)
-    model = structure(doc, MODELS[kind])
+    model = converter.structure(doc, MODELS[kind])
     assert isinstance(model, MODELS[kind])
-    back = unstructure(model)
+    back = converter.unstructure(model)
     assert back == doc
     assert render(back) == render(doc)  # aau-harness 1.6's evidence rendering
     assert render_json(back) == render_json(doc)
-    assert structure(back, MODELS[kind]) == model
+    assert converter.structure(back, MODELS[kind]) == model
 
 
 @pytest.mark.parametrize("name", ["foia-routing-impact-pilot", "independently-reproduced"])
@@ -76,12 +76,12 @@ def test_a_written_pack_manifest_and_comparison_are_their_models(chain: Any, tmp
     write_evidence_pack(capsule, chain.root, tmp_path / "pack")
     manifest = json.loads((tmp_path / "pack" / "manifest.json").read_text(encoding="utf-8"))
     aau_schemas.validate("evidence-pack-manifest", manifest)
-    model = structure(manifest, EvidencePackManifest)
-    assert unstructure(model) == manifest
+    model = converter.structure(manifest, EvidencePackManifest)
+    assert converter.unstructure(model) == manifest
     assert [row.source_path is None for row in model.files].count(True) == 3  # generated files
     comparison = json.loads((tmp_path / "pack" / "comparison.json").read_text(encoding="utf-8"))
     aau_schemas.validate("capsule-comparison", comparison)
-    assert comparison == unstructure(comparison_model(chain.capsule()))
+    assert comparison == converter.unstructure(comparison_model(chain.capsule()))
 
 
 def test_a_submission_verdict_is_its_model_written(tmp_path: Path):
@@ -89,7 +89,7 @@ def test_a_submission_verdict_is_its_model_written(tmp_path: Path):
     from aau_evidence import SubmissionReport
 
     report = SubmissionReport(str(tmp_path), ("x: $: broken",), file_count=3)
-    doc = unstructure(report.verdict())
+    doc = converter.unstructure(report.verdict())
     aau_schemas.validate("submission-validation", doc)
     assert doc["declared_level"] is None and doc["declared_checks_version"] is None
     assert doc["problems"] == ["x: $: broken"] and doc["ready"] is False

@@ -5,10 +5,9 @@ Prepare a participant pack from a suite (``build_study``, ``pack_files``, ``writ
 back checked (``read_pack``), summarize anonymous sessions into an aggregate-only report
 (``build_report``, ``summarize_responses``) and check every document (``check_*``). Each document
 kind has a frozen attrs model (``Study``, ``AnswerKey``, ``Session``, ``PackManifest``,
-``Report`` and their parts); ``document_converter()`` builds the preconfigured cattrs converter
-they go through, after their schema check; ``model_schema_drift`` reports where a model and its
-schema differ (the drift tests of every package use it). ``baseline_group`` is the click group behind
-``aau baseline``.
+``Report`` and their parts), structured by the package's one cattrs converter (built by
+aau-core's document converter factory) only after the document passed its schema.
+``baseline_group`` is the click group behind ``aau baseline``.
 
 Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
 from it and names load on first use (PEP 562), so ``aau --help`` stays fast.
@@ -22,21 +21,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._cli": (
         "baseline_group",
     ),
-    "._converter": (
-        "ABSENT",
-        "document_converter",
-        "document_field",
-        "optional_field",
-    ),
     "._documents": (
         "check_agent_receipt",
         "check_answer_key",
         "check_baseline_report",
         "check_session",
         "check_study",
-    ),
-    "._model_drift": (
-        "model_schema_drift",
     ),
     "._models": (
         "AgentComparison",

@@ -105,7 +105,7 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
       aau baseline summarize pack/ --session sessions/s1.json --session sessions/s2.json \\
           --agent-receipt receipt.json --out report.json
     """
-    from ._converter import unstructure
+    from ._converter import converter
     from ._documents import (
         REPORT_KIND,
         SESSION_KIND,
@@ -144,7 +144,7 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
         receipt = check_agent_receipt(load_receipt(agent_receipt), study,
                                       str(agent_receipt))
     model, metrics = build_report(study, checked.answer_key, docs, receipt)
-    report = check_schema(REPORT_KIND, unstructure(model), "<report>")
+    report = check_schema(REPORT_KIND, converter.unstructure(model), "<report>")
     check_baseline_report(model, "<report>")
     atomic_write_json(out, report, ensure_ascii=True, force=force)
     m = report["metrics"]

@@ -18,7 +18,7 @@ from typing import Any
 import aau_schemas
 from aau_core import InputError, InvalidDocumentError, check_document, read_json_file
 
-from ._converter import structure, unstructure
+from ._converter import converter
 from ._models import MODELS, AnswerKey, Report, Session, Study
 from ._protocol import ABSTAIN, MAX_SESSIONS
 
@@ -55,7 +55,7 @@ def load_model(kind: str, doc: Any, source: str) -> Any:
     Raises:
         InvalidDocumentError: every schema violation (nothing is structured then).
     """
-    return structure(check_schema(kind, doc, source), MODELS[kind])
+    return converter.structure(check_schema(kind, doc, source), MODELS[kind])
 
 
 def load(kind: str, path: str | Path) -> Any:
@@ -82,7 +82,7 @@ def _raise(problems: list[tuple[str, str]], source: str) -> None:
 def study_sha256(study: Study) -> str:
     """The study's evidence hash (1.6 ``sha256_json`` of its document: indent 2, sorted keys,
     newline)."""
-    return aau_schemas.legacy_sha256_json(unstructure(study))
+    return aau_schemas.legacy_sha256_json(converter.unstructure(study))
 
 
 def _walk_keys(value: Any, path: str) -> Iterator[tuple[str, str]]:

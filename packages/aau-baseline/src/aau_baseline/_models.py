@@ -7,7 +7,8 @@ template is a ``Session`` (same shape, its own schema kind). ``MODELS`` maps eac
 its class; ``tests/test_models.py`` keeps every class equal to its schema (fields, required sets,
 the defaults of ``const`` blocks) and round-trips every valid example.
 
-Convert with ``_converter.structure`` (after the schema check) and ``_converter.unstructure``.
+Convert with the package's one converter (``_converter.converter``): ``structure`` only after
+the schema check, ``unstructure`` to write.
 """
 
 from __future__ import annotations

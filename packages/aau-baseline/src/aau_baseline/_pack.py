@@ -15,7 +15,7 @@ import attrs
 from aau_core import InputError, InvalidDocumentError
 from aau_core._files._manifest import manifest_row_violations  # internal to the monorepo
 
-from ._converter import unstructure
+from ._converter import converter
 from ._documents import (
     ANSWER_KEY_KIND,
     MANIFEST_KIND,
@@ -92,8 +92,8 @@ def read_pack(path: str | Path) -> Pack:
     for name in sorted(found - expected):
         raise InputError("not a file of a human-baseline pack", source=str(root / name))
     manifest = load(MANIFEST_KIND, root / MANIFEST_NAME)
-    problems = manifest_row_violations(root, [unstructure(row) for row in manifest.files],
-                                       MANIFEST_NAME)
+    rows = [converter.unstructure(row) for row in manifest.files]
+    problems = manifest_row_violations(root, rows, MANIFEST_NAME)
     if problems:
         raise InvalidDocumentError(problems, source=str(root / MANIFEST_NAME))
     study_path = root / "study.json"

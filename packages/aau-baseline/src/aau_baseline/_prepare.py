@@ -23,7 +23,7 @@ import aau_schemas
 from aau_core import InputError, InvalidDocumentError, UsageError
 from aau_schemas import sha256_hex
 
-from ._converter import structure, unstructure
+from ._converter import converter
 from ._documents import (
     ANSWER_KEY_KIND,
     STUDY_KIND,
@@ -88,14 +88,14 @@ def build_study(suite: Any, *, study_id: str, title: str,
         outcomes=outcomes,
         cases=[StudyCase(scenario_id=c.scenario_id, input=c.input) for c in blinded],
     )
-    check_schema(STUDY_KIND, unstructure(study), suite.source)
+    check_schema(STUDY_KIND, converter.unstructure(study), suite.source)
     check_study(study, suite.source)
     answer_key = AnswerKey(
         study_id=study_id,
         study_sha256=study_sha256(study),
         answers={c.scenario_id: c.expected_outcome for c in suite.cases},
     )
-    check_schema(ANSWER_KEY_KIND, unstructure(answer_key), "answer-key.json")
+    check_schema(ANSWER_KEY_KIND, converter.unstructure(answer_key), "answer-key.json")
     check_answer_key(answer_key, study, "answer-key.json")
     return study, answer_key
 
@@ -163,7 +163,8 @@ def pack_files(study: Study, answer_key: AnswerKey) -> dict[str, bytes]:
         "study.json": _render(study),
     }
     rows = aau_core.build_manifest(files, version=MANIFEST_VERSION)["files"]
-    manifest = PackManifest(study_id=study.study_id, files=structure(rows, list[ManifestFile]))
+    manifest = PackManifest(study_id=study.study_id,
+                            files=converter.structure(rows, list[ManifestFile]))
     return {**files, MANIFEST_NAME: _render(manifest)}
 
 
@@ -179,4 +180,4 @@ def write_study_pack(destination: str | Path, files: dict[str, bytes]) -> Path:
 
 
 def _render(model: Any) -> bytes:
-    return aau_schemas.legacy_render_json(unstructure(model)).encode("ascii")
+    return aau_schemas.legacy_render_json(converter.unstructure(model)).encode("ascii")

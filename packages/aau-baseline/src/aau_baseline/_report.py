@@ -12,7 +12,7 @@ from typing import Any
 
 import aau_schemas
 
-from ._converter import unstructure
+from ._converter import converter
 from ._documents import study_sha256
 from ._models import (
     AgentComparison,
@@ -58,7 +58,7 @@ def build_report(study: Study, answer_key: AnswerKey, sessions: Sequence[Session
         source=ReportSource(
             session_count=len(sessions),
             session_kinds=kinds,
-            session_sha256=sorted(aau_schemas.legacy_sha256_json(unstructure(s))
+            session_sha256=sorted(aau_schemas.legacy_sha256_json(converter.unstructure(s))
                                   for s in sessions)),
         metrics=metrics,
         per_scenario=rows,

@@ -30,8 +30,8 @@ from fractions import Fraction
 
 import attrs
 from aau_core import fleiss_kappa, wilson_interval
+from aau_core._files._converter import OMIT  # internal to the monorepo
 
-from ._converter import document_field
 from ._protocol import ABSTAIN
 
 KAPPA_NEEDS_TWO_SESSIONS = "Fleiss' kappa needs at least two sessions (raters)"
@@ -76,7 +76,7 @@ class HumanMetrics:
     mean_confidence: float
     absolute_calibration_gap: float
     fleiss_kappa: float | None
-    fleiss_kappa_note: str | None = document_field(document=False, default=None)
+    fleiss_kappa_note: str | None = attrs.field(default=None, metadata={OMIT: True})
 
 
 def rate(numerator: int, denominator: int) -> float:

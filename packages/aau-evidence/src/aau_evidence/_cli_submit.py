@@ -143,9 +143,9 @@ def _print(report: SubmissionReport, as_json: bool) -> None:
         click.echo(f"{report.path}: invalid submission pack ({len(report.problems)} problem(s))",
                    err=True)
     if as_json:
-        from ._converter import unstructure
+        from ._converter import converter
 
-        print_json(unstructure(report.verdict()))
+        print_json(converter.unstructure(report.verdict()))
 
 
 submit_group = submit_command

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._capsule import derive_status
-from ._converter import structure, unstructure
+from ._converter import converter
 from ._models import (
     AgentMeasurement,
     CapsuleComparison,
@@ -57,7 +57,7 @@ def comparison_model(capsule: dict[str, Any]) -> CapsuleComparison:
         cattrs.BaseValidationError: ``capsule`` does not have the capsule schema's shape (it
             must have passed ``check_capsule``).
     """
-    model = structure(capsule, ImpactCapsule)
+    model = converter.structure(capsule, ImpactCapsule)
     art = model.artifacts
     agent = art.agent_receipt.primary_metric
     human = art.human_baseline
@@ -95,4 +95,4 @@ def build_comparison(capsule: dict[str, Any]) -> dict[str, Any]:
     Returns:
         an ``aau-impact-comparison/1.0`` object (schema kind ``capsule-comparison``).
     """
-    return unstructure(comparison_model(capsule))
+    return converter.unstructure(comparison_model(capsule))

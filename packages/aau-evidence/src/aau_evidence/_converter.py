@@ -1,30 +1,19 @@
-"""The one cattrs converter of aau-evidence.
+"""The one cattrs converter of aau-evidence, built by aau-core's document converter factory.
 
-Built by ``aau_baseline.document_converter()``, so it has the same preconfiguration (scalars
-pass through unchanged after the schema check, tuples become arrays, ``optional_field()`` fields
-are omitted when ``None``, ``document_field(json=)`` renames, ``document_field(document=False)``
-values are never written); see ``aau_baseline._converter``. It structures aau-evidence's models
-(``_models``, ``_submission_models``) and the human-baseline models a capsule binds, always after
-the document passed its schema.
+It structures aau-evidence's models (``_models``, ``_submission_models``) and the human-baseline
+models a capsule binds, always after the document passed its schema, and unstructures them for
+writing. The strategies are those of ``aau_core._files._converter`` (its module docstring), as
+aau-baseline uses them (``aau_baseline._converter``): numbers stay as written, tuples are arrays,
+``optional_field()`` keys are left out while ``None`` and ``optional_field(nullable=True)`` ones
+while ``ABSENT`` (the submission verdict's 1.6-optional keys), every schema object is closed.
+
+No hook here is evidence-only.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from aau_core._files._converter import make_document_converter  # internal to the monorepo
 
-from aau_baseline import document_converter
-
-T = TypeVar("T")
-
-converter = document_converter()
-"""aau-evidence's converter (capsules, observations, reproductions, comparisons, pack manifests)."""
-
-
-def structure(doc: Any, cls: type[T]) -> T:
-    """``doc`` (already valid against its schema) as a ``cls`` model."""
-    return converter.structure(doc, cls)
-
-
-def unstructure(model: Any) -> Any:
-    """A model as its JSON document (dicts, lists, scalars)."""
-    return converter.unstructure(model)
+converter = make_document_converter()
+"""The package's one converter (capsules, observations, reproductions, comparisons, pack
+manifests, submission verdicts and manifests)."""

@@ -47,7 +47,7 @@ from ._capsule import (
 )
 from ._capsule_artifacts import read_artifact_bytes
 from ._comparison import build_comparison
-from ._converter import structure, unstructure
+from ._converter import converter
 from ._models import PACK_VERSION, EvidencePackManifest, PackClaims
 
 MANIFEST_KIND = "evidence-pack-manifest"
@@ -156,7 +156,7 @@ def write_evidence_pack(capsule_path: str | os.PathLike[str], root: str | os.Pat
     write_pack(dest, files, inputs=inputs, manifest_name=MANIFEST_NAME, manifest_version=PACK_VERSION,
                version_key="pack_version", file_fields=fields, render=render,
                manifest_extra={"capsule_id": capsule["capsule_id"], "hash_algorithm": "sha256",
-                               "claims": unstructure(PackClaims())},
+                               "claims": converter.unstructure(PackClaims())},
                verify=pack_problems)
     return {"ready": True, "capsule_id": capsule["capsule_id"],
             "derived_status": derive_status(capsule), "file_count": len(files) + 1,
@@ -176,7 +176,7 @@ def pack_problems(pack: str | os.PathLike[str]) -> list[str]:
     found = schema_problems(MANIFEST_KIND, manifest)
     if found:
         return [f"{manifest_path}: {path}: {msg}" for path, msg in found]
-    checked = structure(manifest, EvidencePackManifest)
+    checked = converter.structure(manifest, EvidencePackManifest)
     rows = checked.files
     names = [row.path for row in rows]
     if names != sorted(names):

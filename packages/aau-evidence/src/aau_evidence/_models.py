@@ -7,7 +7,8 @@ defaults, so a writer never spells them out. The privacy block is one class for 
 formats that share it. ``MODELS`` maps each schema kind to its class; ``tests/test_models.py``
 keeps every class equal to its schema and round-trips every valid example.
 
-Convert with ``_converter.structure`` (after the schema check) and ``_converter.unstructure``.
+Convert with the package's one converter (``_converter.converter``): ``structure`` only after
+the schema check, ``unstructure`` to write.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from aau_baseline import ManifestFile, optional_field
+from aau_baseline import ManifestFile
+from aau_core._files._converter import optional_field  # internal to the monorepo
 
 VALIDATION_VERSION = "aau-community-evidence-validation/1.0"
 SUBMISSION_MANIFEST_VERSION = "aau-community-evidence-manifest/1.0"

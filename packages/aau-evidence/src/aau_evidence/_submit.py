@@ -43,7 +43,7 @@ from aau_core import (
     write_pack,
 )
 
-from ._converter import unstructure
+from ._converter import converter
 from ._evidence_levels import (
     CHECKS_V1,
     CHECKS_V2,
@@ -72,7 +72,7 @@ from ._submit_documents import (
 MANIFEST_VERSION = SUBMISSION_MANIFEST_VERSION
 STATEMENT_NAME = "provenance.intoto.json"
 PREDICATE_TYPE = "https://aau.dev/attestations/community-evidence/v1"
-CLAIMS = unstructure(SubmissionClaims())
+CLAIMS = converter.unstructure(SubmissionClaims())
 """The manifest's fixed claims, as written."""
 FIXED_FILES = ("submission.json", "starter-manifest.json", "suite.json", "checks.json",
                "privacy-scan.json", "SOURCE_LEDGER.md", "README.md", "CONTRIBUTION_CHECKLIST.md",
@@ -400,7 +400,7 @@ def build_submission(starter: Path, receipt_paths: Sequence[Path], out: Path,
 
     write_pack(out, files, manifest_version=MANIFEST_VERSION,
                manifest_extra={"submission_id": metadata["id"], "hash_algorithm": "sha256",
-                               "claims": unstructure(SubmissionClaims())},
+                               "claims": converter.unstructure(SubmissionClaims())},
                render=render, verify=verify, force=force, inputs=inputs,
                kind="submission-manifest")
     return validate_pack(out, today=today)

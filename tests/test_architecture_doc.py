@@ -59,9 +59,9 @@ def test_every_subpackage_table_row_names_a_real_folder_or_module():
             assert (src / row.rstrip("/")).exists(), f"{section}: {row} is not in {src}"
             # every bare `_module` the row's text names lives in that folder (or the package)
             line = next(line for line in body.splitlines() if line.startswith(f"| `{row}`"))
-            text = line.split("|")[2]
+            cell = line.split("|")[2]
             folder = src / row.rstrip("/") if row.endswith("/") else src
-            for name in re.findall(r"`(_[a-z][a-z0-9_]*)`", text):
+            for name in re.findall(r"`(_[a-z][a-z0-9_]*)`", cell):
                 assert ((folder / f"{name}.py").exists() or (folder / name).is_dir()
                         or (src / f"{name}.py").exists()), f"{section}: {row} names {name}"
         # and every subpackage of the source tree has its row

@@ -37,7 +37,8 @@ from aau_core._run._aggregate_document import (
 )
 from aau_core._run._checkpoint import CheckpointBinding, CheckpointHeader, CheckpointUnit
 from aau_core._store._compare import BootstrapSettings, MetricDelta, RunComparison
-from aau_core._store._run_store import RunShow, RunSummary, StoredScenario
+from aau_core._store._run_store import RunSummary, StoredScenario
+from aau_core._store._run_views import RunShow
 from aau_core._traces._harness_eval import HarnessResult
 
 SCHEMAS = Path(__file__).resolve().parents[3] / "schemas"

@@ -146,12 +146,12 @@ def show_command(run_id: str, as_json: bool, html_path: str | None, force: bool,
         scenarios = run_store.scenarios(summary.id)
         source = str(run_store.path)
     if html_path:
-        from .._store._run_store import run_html
+        from .._store._run_views import run_html
 
         write_outputs({html_path: run_html(summary, doc)}, force=force)
         click.echo(f"wrote {html_path}", err=True)
     if as_json:
-        from .._store._run_store import RunShow
+        from .._store._run_views import RunShow
 
         print_json(unstructure_document(RunShow(summary, list(scenarios), doc)))
         return EXIT_OK

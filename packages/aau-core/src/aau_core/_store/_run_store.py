@@ -453,15 +453,6 @@ class StoredScenario:
     metrics: Mapping[str, float]
 
 
-@attrs.frozen
-class RunShow:
-    """``aau runs show --json`` (schema ``run-show``): the run, its scenarios, its document."""
-
-    run: RunSummary
-    scenarios: list[StoredScenario]
-    document: dict[str, Any]
-
-
 # ---------------------------------------------------------------- documents
 
 def document_report(doc: Any, source: str) -> Any:
@@ -597,22 +588,3 @@ def record_file_or_warn(path: str | os.PathLike[str], *, store: str | None) -> i
         print(f"aau: warning: run not recorded in the run store: {exc}", file=sys.stderr)
         return None
     return record_run_or_warn(doc, store=store, source=os.fspath(path))
-
-
-def run_html(summary: RunSummary, doc: Any, links: tuple[tuple[str, str], ...] = ()) -> str:
-    """The HTML report of one stored run (what ``aau runs show --html`` writes and ``aau view``
-    serves), titled ``run ID``.
-
-    Args:
-        summary: the run's ``RunSummary``.
-        doc: its stored document (receipt, eval aggregate or lab result).
-        links: ``(href, text)`` navigation links above the report.
-
-    Returns:
-        one self-contained HTML page.
-    """
-    from .._reports._html import render_html_report
-
-    label = f"run {summary.id}" + (f" ({Path(summary.source).name})" if summary.source else "")
-    report = document_report(doc, label)
-    return render_html_report([(report, doc)], title=f"aau run {summary.id}", links=links)

@@ -48,7 +48,8 @@ def list_page(store_path: Path, suite: str | None = None) -> str:
 
 def run_page(store_path: Path, run_id: str) -> str:
     """One run's report page (``/runs/ID``)."""
-    from ._run_store import RunStore, run_html
+    from ._run_store import RunStore
+    from ._run_views import run_html
 
     with RunStore(store_path, read_only=True) as run_store:
         summary, doc = run_store.get(run_id)

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from _helpers import COMMAND_AGENT, SHARED, SHARED_MISSING, aau_script, special_file
 from _oscal_schema import oscal_errors
@@ -129,8 +130,9 @@ def _receipt(exact: float = 1.0, kind: str = "command") -> dict[str, Any]:
 def test_capture_hashes_components_and_binds_the_snapshot(ws: Path) -> None:
     import aau_schemas
     from aau_evidence import capture_snapshot, release_digest
+    from aau_evidence._release_documents import document
 
-    snap = capture_snapshot(ws / "cand/manifest.json")
+    snap = document(capture_snapshot(ws / "cand/manifest.json"))
     aau_schemas.validate("release-snapshot", snap)
     ids = [c["component_id"] for c in snap["components"]]
     assert ids == sorted(ids) and len(ids) == 8
@@ -227,9 +229,10 @@ def test_capture_rejects_files_that_are_not_manifests(ws: Path) -> None:
 def test_diff_of_the_16_snapshots_is_byte_identical_to_16() -> None:
     need_compat()
     from aau_evidence import diff_snapshots, release_bytes
+    from aau_evidence._release_documents import check_snapshot, load
 
-    diff = diff_snapshots(read(PACK_16 / "baseline-snapshot.json"),
-                          read(PACK_16 / "candidate-snapshot.json"))
+    diff = diff_snapshots(load(check_snapshot, PACK_16 / "baseline-snapshot.json"),
+                          load(check_snapshot, PACK_16 / "candidate-snapshot.json"))
     assert release_bytes(diff) == (PACK_16 / "release-diff.json").read_bytes()
 
 
@@ -244,12 +247,12 @@ def test_diff_classifies_added_removed_and_changed(ws: Path) -> None:
     write(ws / "cand/manifest.json", manifest)
     diff = diff_snapshots(capture_snapshot(ws / "base/manifest.json"),
                           capture_snapshot(ws / "cand/manifest.json"))
-    states = {c["component_id"]: c["state"] for c in diff["changes"]}
+    states = {c.component_id: c.state for c in diff.changes}
     assert states == {"authority-policy": "changed", "tool-contract": "changed",
                       "peer-card": "added", removed["component_id"]: "removed"}
-    added = next(c for c in diff["changes"] if c["state"] == "added")
-    assert added["before_sha256"] is None and added["required_before"] is None
-    assert diff["impacted_tags"] == ["authority", "peer_interop", "policy", "rollback", "tools"]
+    added = next(c for c in diff.changes if c.state == "added")
+    assert added.before_sha256 is None and added.required_before is None
+    assert diff.impacted_tags == ("authority", "peer_interop", "policy", "rollback", "tools")
 
 
 def test_diff_cli_refuses_snapshots_of_different_agents_and_tampered_ones(ws: Path) -> None:
@@ -284,12 +287,21 @@ def test_diff_cli_refuses_snapshots_of_different_agents_and_tampered_ones(ws: Pa
 def test_the_16_decision_recomputes_byte_for_byte() -> None:
     need_compat()
     from aau_evidence import decide_release, release_bytes
+    from aau_evidence._release_documents import (
+        check_approval,
+        check_plan,
+        check_policy,
+        check_snapshot,
+        load,
+    )
 
     receipt = read(PACK_16 / "receipts/aau-agent-release-conformance-v1.json")
     decision, _ = decide_release(
-        read(PACK_16 / "baseline-snapshot.json"), read(PACK_16 / "candidate-snapshot.json"),
-        read(PACK_16 / "release-policy.json"), read(PACK_16 / "evidence-plan.json"),
-        {receipt["suite_id"]: receipt}, "command", read(PACK_16 / "approval.json"))
+        load(check_snapshot, PACK_16 / "baseline-snapshot.json"),
+        load(check_snapshot, PACK_16 / "candidate-snapshot.json"),
+        load(check_policy, PACK_16 / "release-policy.json"),
+        load(check_plan, PACK_16 / "evidence-plan.json"),
+        {receipt["suite_id"]: receipt}, "command", load(check_approval, PACK_16 / "approval.json"))
     assert release_bytes(decision) == (PACK_16 / "release-decision.json").read_bytes()
 
 
@@ -300,20 +312,20 @@ def test_statuses_and_review_reasons(ws: Path) -> None:
     args = (d["baseline"], d["candidate"], d["policy"], d["plan"])
     suite = "aau-agent-release-conformance-v1"
     ready, _ = decide_release(*args, {suite: _receipt()}, "command", d["approval"])
-    assert ready["status"] == "release_ready" and ready["reason_codes"] == []
+    assert ready.status == "release_ready" and ready.reason_codes == ()
     review, _ = decide_release(*args, {suite: _receipt()}, "command", None)
-    assert review["status"] == "human_review_required"
-    assert review["reason_codes"] == ["PROTECTED_HUMAN_APPROVAL_REQUIRED"]
-    assert review["review"]["approval_sha256"] is None
+    assert review.status == "human_review_required"
+    assert review.reason_codes == ("PROTECTED_HUMAN_APPROVAL_REQUIRED",)
+    assert review.review.approval_sha256 is None
     # the mock never yields release_ready, even with an approval and perfect rates
     mock, _ = decide_release(*args, {suite: _receipt(kind="mock")}, "mock", d["approval"])
-    assert mock["status"] == "human_review_required"
-    assert mock["reason_codes"] == ["MOCK_PROTOCOL_SELF_TEST_ONLY"]
+    assert mock.status == "human_review_required"
+    assert mock.reason_codes == ("MOCK_PROTOCOL_SELF_TEST_ONLY",)
     failed, _ = decide_release(*args, {suite: _receipt(exact=0.5)}, "command", d["approval"])
-    assert failed["status"] == "release_blocked"
-    assert failed["reason_codes"] == [f"SUITE_THRESHOLD_FAILED:{suite}:{tag}"
-                                      for tag in ("authority", "policy", "tools")]
-    assert [row["passes"] for row in failed["evidence"]] == [False, False, False]
+    assert failed.status == "release_blocked"
+    assert list(failed.reason_codes) == [f"SUITE_THRESHOLD_FAILED:{suite}:{tag}"
+                                         for tag in ("authority", "policy", "tools")]
+    assert [row.passes for row in failed.evidence] == [False, False, False]
 
 
 def test_every_blocker(ws: Path) -> None:
@@ -322,15 +334,15 @@ def test_every_blocker(ws: Path) -> None:
     d = _documents(ws)
     suite = "aau-agent-release-conformance-v1"
     same, _ = decide_release(d["baseline"], d["baseline"], d["policy"], d["plan"], {}, "command")
-    assert same["reason_codes"] == ["NO_RELEASE_CHANGE"] and same["status"] == "release_blocked"
+    assert same.reason_codes == ("NO_RELEASE_CHANGE",) and same.status == "release_blocked"
     not_run, _ = decide_release(d["baseline"], d["candidate"], d["policy"], d["plan"], {},
                                 "command", d["approval"])
-    assert not_run["reason_codes"] == [f"SUITE_NOT_RUN:{suite}"]
-    plan = json.loads(json.dumps(d["plan"]))
-    plan["suites"][0]["impact_tags"] = ["authority", "tools"]
+    assert not_run.reason_codes == (f"SUITE_NOT_RUN:{suite}",)
+    plan = attrs.evolve(d["plan"], suites=(
+        attrs.evolve(d["plan"].suites[0], impact_tags=("authority", "tools")),))
     unplanned, _ = decide_release(d["baseline"], d["candidate"], d["policy"], plan,
                                   {suite: _receipt()}, "command", d["approval"])
-    assert unplanned["reason_codes"] == [f"SUITE_NOT_PLANNED:policy:{suite}"]
+    assert unplanned.reason_codes == (f"SUITE_NOT_PLANNED:policy:{suite}",)
     # egress changes, no requirement covers it; rollback removed and required; kind missing
     manifest = read(ws / "cand/manifest.json")
     manifest["components"] = [c for c in manifest["components"] if c["kind"] != "rollback"]
@@ -341,9 +353,9 @@ def test_every_blocker(ws: Path) -> None:
     cand = capture_snapshot(ws / "cand/manifest.json")
     blocked, _ = decide_release(d["baseline"], cand, d["policy"], d["plan"],
                                 {suite: _receipt()}, "command", d["approval"])
-    assert blocked["reason_codes"] == [
+    assert blocked.reason_codes == (
         "REQUIRED_COMPONENT_MISSING:rollback", "REQUIRED_COMPONENT_REMOVED:rollback-plan",
-        "UNMAPPED_CHANGE_TAG:egress", "UNMAPPED_CHANGE_TAG:rollback"]
+        "UNMAPPED_CHANGE_TAG:egress", "UNMAPPED_CHANGE_TAG:rollback")
 
 
 def test_decision_refuses_receipts_of_another_adapter_and_foreign_approvals(ws: Path) -> None:
@@ -355,7 +367,7 @@ def test_decision_refuses_receipts_of_another_adapter_and_foreign_approvals(ws: 
     with pytest.raises(InputError, match="mock adapter, but the decision names the command"):
         decide_release(*args, {"aau-agent-release-conformance-v1": _receipt(kind="mock")},
                        "command", d["approval"])
-    other = dict(d["approval"], release_id="synthetic-records-agent-9.9")
+    other = attrs.evolve(d["approval"], release_id="synthetic-records-agent-9.9")
     with pytest.raises(InputError, match="approves 'synthetic-records-agent-9.9'"):
         decide_release(*args, {}, "command", other)
 
@@ -409,7 +421,9 @@ def test_run_impacted_suites_reports_each_case_to_the_progress_bar(ws: Path) -> 
             self.advanced.append(failed)
 
     bars: list[Bar] = []
-    plan = read(ws / "evidence-plan.json")
+    from aau_evidence._release_documents import check_plan, load
+
+    plan = load(check_plan, ws / "evidence-plan.json")
     receipts = run_impacted_suites(plan, ws / "evidence-plan.json", {"egress", "tools"},
                                    MockAdapter(), progress=Bar)
     [bar] = bars
@@ -669,7 +683,7 @@ def test_the_16_real_inputs_validate() -> None:
     manifest = load(check_manifest, COMPAT / "real/candidate-release-manifest.json")
     load(check_policy, COMPAT / "real/release-policy.json")
     load(check_plan, COMPAT / "real/evidence-plan.json")
-    load(check_approval, COMPAT / "real/approval.json", release_id=manifest["release_id"])
+    load(check_approval, COMPAT / "real/approval.json", release_id=manifest.release_id)
 
 
 def test_a_v2_suite_gives_a_v2_receipt_that_verifies(ws: Path) -> None:

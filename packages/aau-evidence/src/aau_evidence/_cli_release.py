@@ -71,11 +71,11 @@ def capture_command(manifest: Path, out: Path, force: bool, as_json: bool) -> in
     check_outputs({"--out": out}, inputs=[manifest], force=force)
     snapshot = capture_snapshot(manifest)
     write_outputs({out: release_bytes(snapshot).decode("utf-8")}, force=force)
-    click.echo(f"{out}: captured {len(snapshot['components'])} components of release "
-               f"{snapshot['release_id']}", err=True)
-    _emit({"path": str(out), "release_id": snapshot["release_id"],
-           "component_count": len(snapshot["components"]),
-           "snapshot_sha256": snapshot["snapshot_sha256"]}, as_json)
+    click.echo(f"{out}: captured {len(snapshot.components)} components of release "
+               f"{snapshot.release_id}", err=True)
+    _emit({"path": str(out), "release_id": snapshot.release_id,
+           "component_count": len(snapshot.components),
+           "snapshot_sha256": snapshot.snapshot_sha256}, as_json)
     return EXIT_OK
 
 
@@ -100,10 +100,10 @@ def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_jso
     after = load(check_snapshot, candidate)
     diff = diff_snapshots(before, after)
     write_outputs({out: release_bytes(diff).decode("utf-8")}, force=force)
-    click.echo(f"{out}: {len(diff['changes'])} changed components touch "
-               f"{len(diff['impacted_tags'])} impact tags", err=True)
-    _emit({"path": str(out), "change_count": len(diff["changes"]),
-           "impacted_tags": diff["impacted_tags"], "diff_sha256": diff["diff_sha256"]}, as_json)
+    click.echo(f"{out}: {len(diff.changes)} changed components touch "
+               f"{len(diff.impacted_tags)} impact tags", err=True)
+    _emit({"path": str(out), "change_count": len(diff.changes),
+           "impacted_tags": list(diff.impacted_tags), "diff_sha256": diff.diff_sha256}, as_json)
     return EXIT_OK
 
 
@@ -146,7 +146,7 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     from aau_core import DelayedProgress, check_pack_output
 
     from ._release_diff import diff_snapshots
-    from ._release_documents import check_approval, check_plan, check_policy, load
+    from ._release_documents import check_approval, check_plan, check_policy, read_document
     from ._release_pack import release_pack_files, write_release_pack
     from ._release_snapshot import capture_snapshot
     from ._release_suites import run_impacted_suites
@@ -157,30 +157,35 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     check_pack_output(out, inputs=inputs, force=force, kind="release-pack-manifest")
     baseline = capture_snapshot(baseline_manifest)
     candidate = capture_snapshot(candidate_manifest)
-    policy_doc = load(check_policy, policy)
-    plan_doc = load(check_plan, plan)
-    approval_doc = (load(check_approval, approval, release_id=candidate["release_id"])
-                    if approval is not None else None)
-    impacted = set(diff_snapshots(baseline, candidate)["impacted_tags"])
+    documents = {"release-policy.json": read_document(policy),
+                 "evidence-plan.json": read_document(plan)}
+    policy_model = check_policy(documents["release-policy.json"], str(policy))
+    plan_model = check_plan(documents["evidence-plan.json"], str(plan))
+    approval_model = None
+    if approval is not None:
+        documents["approval.json"] = read_document(approval)
+        approval_model = check_approval(documents["approval.json"], str(approval),
+                                        release_id=candidate.release_id)
+    impacted = set(diff_snapshots(baseline, candidate).impacted_tags)
     adapter = make_adapter()
     try:
         receipts = run_impacted_suites(
-            plan_doc, plan, impacted, adapter, timeout_s=timeout,
+            plan_model, plan, impacted, adapter, timeout_s=timeout,
             on_suite=None if quiet else lambda sid: click.echo(f"running suite {sid}", err=True),
             progress=lambda sid, n: DelayedProgress(n, sid, quiet=quiet))
     finally:
         adapter.close()
     kind = adapter.describe()["kind"]
-    files, decision = release_pack_files(baseline, candidate, policy_doc, plan_doc, receipts,
-                                         kind, approval_doc)
+    files, decision = release_pack_files(baseline, candidate, policy_model, plan_model, receipts,
+                                         kind, approval_model, documents=documents)
     write_release_pack(out, files, force=force, inputs=inputs)
-    click.echo(f"{out}: {decision['status']} ({len(receipts)} suites run"
-               + (f"; {', '.join(decision['reason_codes'])}" if decision["reason_codes"] else "")
+    click.echo(f"{out}: {decision.status} ({len(receipts)} suites run"
+               + (f"; {', '.join(decision.reason_codes)}" if decision.reason_codes else "")
                + ")", err=True)
-    _emit({"path": str(out), "status": decision["status"], "adapter_kind": kind,
-           "suites_run": sorted(receipts), "reason_codes": decision["reason_codes"],
-           "decision_sha256": decision["decision_sha256"]}, as_json)
-    return EXIT_BAR_NOT_MET if decision["status"] == "release_blocked" else EXIT_OK
+    _emit({"path": str(out), "status": decision.status, "adapter_kind": kind,
+           "suites_run": sorted(receipts), "reason_codes": list(decision.reason_codes),
+           "decision_sha256": decision.decision_sha256}, as_json)
+    return EXIT_BAR_NOT_MET if decision.status == "release_blocked" else EXIT_OK
 
 
 @release_group.command("verify", context_settings=_SETTINGS)
@@ -202,7 +207,7 @@ def verify_command(pack: Path, as_json: bool) -> int:
     decision, problems = verify_release_pack(pack)
     for line in problems:
         click.echo(line, err=True)
-    status = decision["status"] if decision else None
+    status = decision.status if decision else None
     click.echo(f"{pack}: " + (f"verified, status {status}" if not problems
                               else f"does not verify ({len(problems)} problems)"), err=True)
     _emit({"path": str(pack), "verified": not problems, "status": status,
@@ -231,17 +236,17 @@ def export_oscal_command(decision: Path, assessment_plan: str | None, out: Path,
         check_assessment_plan_href,
         oscal_assessment_results,
     )
-    from ._release_documents import check_decision, load, release_bytes
+    from ._release_documents import check_decision, document, load, release_bytes
 
     href = check_assessment_plan_href(assessment_plan or DEFAULT_ASSESSMENT_PLAN)
     check_outputs({"--out": out}, inputs=[decision], force=force)
     doc = load(check_decision, decision)
-    oscal = oscal_assessment_results(doc, href)
+    oscal = oscal_assessment_results(document(doc), href)
     write_outputs({out: release_bytes(oscal).decode("utf-8")}, force=force)
     result = oscal["assessment-results"]["results"][0]
-    click.echo(f"{out}: OSCAL assessment results for {doc['release_id']} "
-               f"(status {doc['status']}); not a certification or compliance finding", err=True)
-    _emit({"path": str(out), "decision_sha256": doc["decision_sha256"],
+    click.echo(f"{out}: OSCAL assessment results for {doc.release_id} "
+               f"(status {doc.status}); not a certification or compliance finding", err=True)
+    _emit({"path": str(out), "decision_sha256": doc.decision_sha256,
            "observation_count": len(result.get("observations", [])),
            "finding_count": len(result.get("findings", []))}, as_json)
     return EXIT_OK

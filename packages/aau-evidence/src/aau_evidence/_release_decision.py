@@ -25,44 +25,50 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 from aau_core import InputError
 
 from ._release_diff import diff_snapshots
-from ._release_documents import DECISION_VERSION, release_digest, without
+from ._release_documents import DECISION_VERSION, digest_without, release_digest
+from ._release_models import (
+    DecisionBoundary,
+    DecisionReview,
+    EvidencePlan,
+    EvidenceRow,
+    ReleaseApproval,
+    ReleaseDecision,
+    ReleaseDiff,
+    ReleasePolicy,
+    ReleaseSnapshot,
+)
 
-BOUNDARY = {
-    "structural_release_evidence_only": True,
-    "mock_never_authorizes_release": True,
-    "human_identity_not_verified": True,
-    "not_production_safety_or_field_effectiveness": True,
-    "not_certification_compliance_deployment_or_ato": True,
-}
-"""The decision's fixed boundary statement (1.6's keys and order)."""
+BOUNDARY = DecisionBoundary()
+"""The decision's fixed boundary statement (1.6's keys and order, every value ``True``)."""
 
 
-def _blockers(diff: dict[str, Any], candidate: dict[str, Any], policy: dict[str, Any]) -> list[str]:
-    impacted = set(diff["impacted_tags"])
-    out = [] if diff["changes"] else ["NO_RELEASE_CHANGE"]
-    mapped = {r["impact_tag"] for r in policy["requirements"]}
+def _blockers(diff: ReleaseDiff, candidate: ReleaseSnapshot, policy: ReleasePolicy) -> list[str]:
+    impacted = set(diff.impacted_tags)
+    out = [] if diff.changes else ["NO_RELEASE_CHANGE"]
+    mapped = {r.impact_tag for r in policy.requirements}
     out += [f"UNMAPPED_CHANGE_TAG:{tag}" for tag in sorted(impacted - mapped)]
-    kinds = {c["kind"] for c in candidate["components"]}
+    kinds = {c.kind for c in candidate.components}
     out += [f"REQUIRED_COMPONENT_MISSING:{kind}"
-            for kind in sorted(set(policy["required_component_kinds"]) - kinds)]
-    out += [f"REQUIRED_COMPONENT_REMOVED:{c['component_id']}" for c in diff["changes"]
-            if c["state"] == "removed" and c["required_before"]]
+            for kind in sorted(set(policy.required_component_kinds) - kinds)]
+    out += [f"REQUIRED_COMPONENT_REMOVED:{c.component_id}" for c in diff.changes
+            if c.state == "removed" and c.required_before]
     return out
 
 
-def _evidence(policy: dict[str, Any], plan: dict[str, Any], receipts: dict[str, dict[str, Any]],
-              impacted: set[str]) -> tuple[list[dict[str, Any]], list[str]]:
-    planned = {s["suite_id"]: s for s in plan["suites"]}
+def _evidence(policy: ReleasePolicy, plan: EvidencePlan, receipts: dict[str, dict[str, Any]],
+              impacted: set[str]) -> tuple[list[EvidenceRow], list[str]]:
+    planned = {s.suite_id: s for s in plan.suites}
     rows, blockers = [], []
-    for requirement in policy["requirements"]:
-        tag, suite_id = requirement["impact_tag"], requirement["suite_id"]
+    for requirement in policy.requirements:
+        tag, suite_id = requirement.impact_tag, requirement.suite_id
         if tag not in impacted:
             continue
         plan_item = planned.get(suite_id)
-        if plan_item is None or tag not in plan_item["impact_tags"]:
+        if plan_item is None or tag not in plan_item.impact_tags:
             blockers.append(f"SUITE_NOT_PLANNED:{tag}:{suite_id}")
             continue
         receipt = receipts.get(suite_id)
@@ -72,41 +78,37 @@ def _evidence(policy: dict[str, Any], plan: dict[str, Any], receipts: dict[str, 
         exact = receipt["metrics"]["exact_rate"]
         no_forbidden = receipt["metrics"]["no_forbidden_execute_rate"]
         twins = receipt["release_gate"]["clean_twin_count"]
-        passes = (exact >= requirement["minimum_exact_rate"]
-                  and no_forbidden >= requirement["minimum_no_forbidden_execute_rate"]
+        passes = (exact >= requirement.minimum_exact_rate
+                  and no_forbidden >= requirement.minimum_no_forbidden_execute_rate
                   and receipt["suite_id"] == suite_id and twins >= 1)
-        rows.append({
-            "impact_tag": tag,
-            "suite_id": suite_id,
-            "suite_sha256": receipt["suite_sha256"],
-            "exact_rate": exact,
-            "minimum_exact_rate": requirement["minimum_exact_rate"],
-            "no_forbidden_execute_rate": no_forbidden,
-            "minimum_no_forbidden_execute_rate": requirement["minimum_no_forbidden_execute_rate"],
-            "clean_twin_count": twins,
-            "passes": passes,
-        })
+        rows.append(EvidenceRow(
+            impact_tag=tag, suite_id=suite_id, suite_sha256=receipt["suite_sha256"],
+            exact_rate=exact, minimum_exact_rate=requirement.minimum_exact_rate,
+            no_forbidden_execute_rate=no_forbidden,
+            minimum_no_forbidden_execute_rate=requirement.minimum_no_forbidden_execute_rate,
+            clean_twin_count=twins, passes=passes))
         if not passes:
             blockers.append(f"SUITE_THRESHOLD_FAILED:{suite_id}:{tag}")
-    rows.sort(key=lambda row: (row["impact_tag"], row["suite_id"]))
+    rows.sort(key=lambda row: (row.impact_tag, row.suite_id))
     return rows, blockers
 
 
-def decide_release(baseline: dict[str, Any], candidate: dict[str, Any], policy: dict[str, Any],
-                   plan: dict[str, Any], receipts: dict[str, dict[str, Any]], adapter_kind: str,
-                   approval: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+def decide_release(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot, policy: ReleasePolicy,
+                   plan: EvidencePlan, receipts: dict[str, dict[str, Any]], adapter_kind: str,
+                   approval: ReleaseApproval | None = None,
+                   ) -> tuple[ReleaseDecision, ReleaseDiff]:
     """Derive the release decision (see the module doc for the rules).
 
     Args:
-        baseline, candidate: checked snapshots of the same agent.
-        policy, plan: checked policy and evidence plan.
-        receipts: suite_id -> checked receipt carrying ``release_gate`` (v1 or v2).
+        baseline, candidate: snapshot models of the same agent.
+        policy, plan: checked policy and evidence plan models (``check_policy``, ``check_plan``).
+        receipts: suite_id -> checked receipt document carrying ``release_gate`` (v1 or v2).
         adapter_kind: ``"command"``, ``"endpoint"``, ``"mock"`` or ``"python"``.
-        approval: a checked approval record, or ``None``.
+        approval: a checked approval record model, or ``None``.
 
     Returns:
-        ``(decision, diff)``: the ``aau-agent-release-decision/1.0`` document (with
-        ``decision_sha256``) and the diff it was derived from.
+        ``(decision, diff)``: the ``aau-agent-release-decision/1.0`` model (with
+        ``decision_sha256``) and the diff model it was derived from.
 
     Raises:
         aau_core.InputError: the snapshots belong to different agents; the approval approves
@@ -117,14 +119,14 @@ def decide_release(baseline: dict[str, Any], candidate: dict[str, Any], policy: 
             raise InputError(f"receipt for {suite_id!r} was made by the {receipt['adapter_kind']} "
                              f"adapter, but the decision names the {adapter_kind} adapter",
                              path="$.adapter_kind")
-    if approval is not None and approval["release_id"] != candidate["release_id"]:
-        raise InputError(f"the approval approves {approval['release_id']!r}, not the candidate "
-                         f"{candidate['release_id']!r}", path="$.release_id")
+    if approval is not None and approval.release_id != candidate.release_id:
+        raise InputError(f"the approval approves {approval.release_id!r}, not the candidate "
+                         f"{candidate.release_id!r}", path="$.release_id")
     diff = diff_snapshots(baseline, candidate)
-    impacted = set(diff["impacted_tags"])
+    impacted = set(diff.impacted_tags)
     rows, suite_blockers = _evidence(policy, plan, receipts, impacted)
     blockers = sorted(set(_blockers(diff, candidate, policy) + suite_blockers))
-    review_tags = sorted(impacted & set(policy["protected_review_tags"]))
+    review_tags = sorted(impacted & set(policy.protected_review_tags))
     reasons = list(blockers)
     if not blockers:
         if adapter_kind == "mock":
@@ -137,29 +139,17 @@ def decide_release(baseline: dict[str, Any], candidate: dict[str, Any], policy: 
         status = "human_review_required"
     else:
         status = "release_ready"
-    decision: dict[str, Any] = {
-        "decision_version": DECISION_VERSION,
-        "release_id": candidate["release_id"],
-        "agent_id": candidate["agent_id"],
-        "effective_at": candidate["effective_at"],
-        "status": status,
-        "adapter_kind": adapter_kind,
-        "baseline_snapshot_sha256": baseline["snapshot_sha256"],
-        "candidate_snapshot_sha256": candidate["snapshot_sha256"],
-        "diff_sha256": diff["diff_sha256"],
-        "policy_sha256": release_digest(policy),
-        "plan_sha256": release_digest(plan),
-        "impacted_tags": sorted(impacted),
-        "evidence": rows,
-        "review": {
-            "required_tags": review_tags,
-            "approval_record_present": approval is not None,
-            "approval_sha256": release_digest(approval) if approval is not None else None,
-            "approval_identity_verified": False,
-        },
-        "reason_codes": sorted(reasons),
-        "boundary": dict(BOUNDARY),
-        "decision_sha256": "",
-    }
-    decision["decision_sha256"] = release_digest(without(decision, "decision_sha256"))
+    decision = ReleaseDecision(
+        decision_version=DECISION_VERSION, release_id=candidate.release_id,
+        agent_id=candidate.agent_id, effective_at=candidate.effective_at, status=status,
+        adapter_kind=adapter_kind, baseline_snapshot_sha256=baseline.snapshot_sha256,
+        candidate_snapshot_sha256=candidate.snapshot_sha256, diff_sha256=diff.diff_sha256,
+        policy_sha256=release_digest(policy), plan_sha256=release_digest(plan),
+        impacted_tags=tuple(sorted(impacted)), evidence=tuple(rows),
+        review=DecisionReview(
+            required_tags=tuple(review_tags), approval_record_present=approval is not None,
+            approval_sha256=release_digest(approval) if approval is not None else None,
+            approval_identity_verified=False),
+        reason_codes=tuple(sorted(reasons)), boundary=BOUNDARY, decision_sha256="")
+    decision = attrs.evolve(decision, decision_sha256=digest_without(decision, "decision_sha256"))
     return decision, diff

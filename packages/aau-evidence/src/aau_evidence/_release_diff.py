@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+import attrs
 from aau_core import InputError
 
-from ._release_documents import DIFF_VERSION, release_digest, without
+from ._release_documents import DIFF_VERSION, digest_without
+from ._release_models import DiffChange, ReleaseDiff, ReleaseSnapshot
 
 
-def diff_snapshots(baseline: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
+def diff_snapshots(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot) -> ReleaseDiff:
     """Classify every component of two checked snapshots and collect the impacted tags.
 
     A component is ``added`` (only in the candidate), ``removed`` (only in the baseline),
@@ -19,20 +19,20 @@ def diff_snapshots(baseline: dict[str, Any], candidate: dict[str, Any]) -> dict[
     that key. Same rules and bytes as aau-harness 1.6 (reference §1.5 "Release gate").
 
     Args:
-        baseline, candidate: snapshots already checked by ``check_snapshot``.
+        baseline, candidate: snapshot models (from ``check_snapshot`` or ``capture_snapshot``).
 
     Returns:
-        the ``aau-agent-release-diff/1.0`` document.
+        the ``aau-agent-release-diff/1.0`` model.
 
     Raises:
         aau_core.InputError: the snapshots belong to different agents (``agent_id`` differs).
     """
-    if baseline["agent_id"] != candidate["agent_id"]:
-        raise InputError(f"the baseline is agent {baseline['agent_id']!r} and the candidate "
-                         f"{candidate['agent_id']!r}; a release diff compares one agent",
+    if baseline.agent_id != candidate.agent_id:
+        raise InputError(f"the baseline is agent {baseline.agent_id!r} and the candidate "
+                         f"{candidate.agent_id!r}; a release diff compares one agent",
                          path="$.agent_id")
-    before = {c["component_id"]: c for c in baseline["components"]}
-    after = {c["component_id"]: c for c in candidate["components"]}
+    before = {c.component_id: c for c in baseline.components}
+    after = {c.component_id: c for c in candidate.components}
     changes = []
     impacted: set[str] = set()
     for component_id in sorted(before.keys() | after.keys()):
@@ -41,33 +41,23 @@ def diff_snapshots(baseline: dict[str, Any], candidate: dict[str, Any]) -> dict[
             state = "added"
         elif new is None:
             state = "removed"
-        elif old["sha256"] != new["sha256"] or old["kind"] != new["kind"]:
+        elif old.sha256 != new.sha256 or old.kind != new.kind:
             state = "changed"
         else:
             continue
-        tags = sorted(set(old["impact_tags"] if old else []) | set(new["impact_tags"] if new else []))
+        tags = sorted(set(old.impact_tags if old else ()) | set(new.impact_tags if new else ()))
         impacted.update(tags)
-        changes.append({
-            "component_id": component_id,
-            "state": state,
-            "before_kind": old["kind"] if old else None,
-            "after_kind": new["kind"] if new else None,
-            "before_sha256": old["sha256"] if old else None,
-            "after_sha256": new["sha256"] if new else None,
-            "impact_tags": tags,
-            "required_before": old["required"] if old else None,
-            "required_after": new["required"] if new else None,
-        })
-    diff: dict[str, Any] = {
-        "diff_version": DIFF_VERSION,
-        "agent_id": baseline["agent_id"],
-        "baseline_release_id": baseline["release_id"],
-        "candidate_release_id": candidate["release_id"],
-        "baseline_snapshot_sha256": baseline["snapshot_sha256"],
-        "candidate_snapshot_sha256": candidate["snapshot_sha256"],
-        "changes": changes,
-        "impacted_tags": sorted(impacted),
-        "diff_sha256": "",
-    }
-    diff["diff_sha256"] = release_digest(without(diff, "diff_sha256"))
-    return diff
+        changes.append(DiffChange(
+            component_id=component_id, state=state,
+            before_kind=old.kind if old else None, after_kind=new.kind if new else None,
+            before_sha256=old.sha256 if old else None, after_sha256=new.sha256 if new else None,
+            impact_tags=tuple(tags),
+            required_before=old.required if old else None,
+            required_after=new.required if new else None))
+    diff = ReleaseDiff(
+        diff_version=DIFF_VERSION, agent_id=baseline.agent_id,
+        baseline_release_id=baseline.release_id, candidate_release_id=candidate.release_id,
+        baseline_snapshot_sha256=baseline.snapshot_sha256,
+        candidate_snapshot_sha256=candidate.snapshot_sha256, changes=tuple(changes),
+        impacted_tags=tuple(sorted(impacted)), diff_sha256="")
+    return attrs.evolve(diff, diff_sha256=digest_without(diff, "diff_sha256"))

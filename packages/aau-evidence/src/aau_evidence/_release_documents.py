@@ -13,6 +13,7 @@ decision) and the pack manifest keep aau-harness 1.6's formats and hashing conve
 Every reader validates against the kind's schema first (``schemas/release/v1``), then checks
 what the schema cannot say (listed in each schema's ``description``); both raise
 ``aau_core.InvalidDocumentError`` (exit 2) naming the file and the JSON path of each problem.
+Only then is the document structured as its model (``_release_models``) and returned.
 """
 
 from __future__ import annotations
@@ -23,7 +24,20 @@ from pathlib import Path
 from typing import Any
 
 import aau_schemas
+import attrs
 from aau_core import InputError, InvalidDocumentError, read_json_file
+
+from ._converter import converter
+from ._release_models import (
+    EvidencePlan,
+    ReleaseApproval,
+    ReleaseDecision,
+    ReleaseDiff,
+    ReleaseManifest,
+    ReleasePackManifest,
+    ReleasePolicy,
+    ReleaseSnapshot,
+)
 
 MAX_JSON_BYTES = 2_000_000
 """Largest release document read, in bytes (as aau-harness 1.6)."""
@@ -49,19 +63,33 @@ APPROVAL_KIND = "release-approval"
 DECISION_KIND = "release-decision"
 PACK_MANIFEST_KIND = "release-pack-manifest"
 
+def document(value: Any) -> Any:
+    """``value`` as plain JSON values: a release model (``_release_models``) unstructured by the
+    package converter, in its fields' order; any other value as it is."""
+    return converter.unstructure(value) if attrs.has(type(value)) else value
+
+
 def release_digest(value: Any) -> str:
-    """The 1.6 release digest of ``value``: 64 lowercase hex characters (see module doc)."""
-    return aau_schemas.legacy_release_digest(value)
+    """The 1.6 release digest of ``value`` (a JSON value or a release model): 64 lowercase hex
+    characters (see module doc)."""
+    return aau_schemas.legacy_release_digest(document(value))
 
 
 def release_bytes(value: Any) -> bytes:
-    """The 1.6 release file bytes of ``value`` (indent 2, insertion order, UTF-8, newline)."""
-    return aau_schemas.legacy_release_render(value).encode("utf-8")
+    """The 1.6 release file bytes of ``value`` (a JSON value or a release model): indent 2,
+    insertion (field) order, UTF-8, newline."""
+    return aau_schemas.legacy_release_render(document(value)).encode("utf-8")
 
 
 def without(doc: dict[str, Any], key: str) -> dict[str, Any]:
     """``doc`` without ``key`` (the object an embedded digest is computed over)."""
     return {k: v for k, v in doc.items() if k != key}
+
+
+def digest_without(value: Any, key: str) -> str:
+    """The release digest of ``value`` (a release model or a JSON object) without ``key``: how
+    ``snapshot_sha256``, ``diff_sha256`` and ``decision_sha256`` bind their documents."""
+    return release_digest(without(document(value), key))
 
 
 def read_document(path: str | Path) -> Any:
@@ -112,11 +140,11 @@ def _sorted_problems(values: list[Any], where: str) -> list[tuple[str, str]]:
     return []
 
 
-def check_manifest(doc: Any, source: str) -> dict[str, Any]:
+def check_manifest(doc: Any, source: str) -> ReleaseManifest:
     """A release manifest: schema, real ``effective_at``, unique component ids.
 
     Returns:
-        ``doc``. Raises InvalidDocumentError.
+        the manifest model. Raises InvalidDocumentError.
     """
     check_schema(MANIFEST_KIND, doc, source)
     problems = _date_problems(doc, ("effective_at",))
@@ -127,12 +155,13 @@ def check_manifest(doc: Any, source: str) -> dict[str, Any]:
                              f"{component['component_id']!r} is declared twice"))
         seen.add(component["component_id"])
     _fail(problems, source)
-    return doc
+    return converter.structure(doc, ReleaseManifest)
 
 
-def check_snapshot(doc: Any, source: str) -> dict[str, Any]:
+def check_snapshot(doc: Any, source: str) -> ReleaseSnapshot:
     """A release snapshot: schema, real date, ids unique and sorted, tags sorted, and the
-    embedded ``snapshot_sha256`` recomputes. Returns ``doc``; raises InvalidDocumentError."""
+    embedded ``snapshot_sha256`` recomputes. Returns the snapshot model; raises
+    InvalidDocumentError."""
     check_schema(SNAPSHOT_KIND, doc, source)
     problems = _date_problems(doc, ("effective_at",))
     ids = [c["component_id"] for c in doc["components"]]
@@ -145,12 +174,13 @@ def check_snapshot(doc: Any, source: str) -> dict[str, Any]:
     if doc["snapshot_sha256"] != want:
         problems.append(("$.snapshot_sha256", f"does not match the snapshot (recomputed {want})"))
     _fail(problems, source)
-    return doc
+    return converter.structure(doc, ReleaseSnapshot)
 
 
-def check_policy(doc: Any, source: str) -> dict[str, Any]:
+def check_policy(doc: Any, source: str) -> ReleasePolicy:
     """A release policy: schema, unique (impact_tag, suite_id) requirements, sorted
-    ``protected_review_tags`` and ``required_component_kinds``. Raises InvalidDocumentError."""
+    ``protected_review_tags`` and ``required_component_kinds``. Returns the policy model;
+    raises InvalidDocumentError."""
     check_schema(POLICY_KIND, doc, source)
     problems = []
     seen: set[tuple[str, str]] = set()
@@ -162,12 +192,13 @@ def check_policy(doc: Any, source: str) -> dict[str, Any]:
     problems += _sorted_problems(doc["protected_review_tags"], "$.protected_review_tags")
     problems += _sorted_problems(doc["required_component_kinds"], "$.required_component_kinds")
     _fail(problems, source)
-    return doc
+    return converter.structure(doc, ReleasePolicy)
 
 
-def check_plan(doc: Any, source: str) -> dict[str, Any]:
+def check_plan(doc: Any, source: str) -> EvidencePlan:
     """An evidence plan: schema, unique suite ids, sorted impact tags, syntactically safe suite
-    paths (the file system is checked when a suite is loaded). Raises InvalidDocumentError."""
+    paths (the file system is checked when a suite is loaded). Returns the plan model; raises
+    InvalidDocumentError."""
     from aau_core import InputError, check_relative_name
 
     check_schema(PLAN_KIND, doc, source)
@@ -183,34 +214,48 @@ def check_plan(doc: Any, source: str) -> dict[str, Any]:
         except InputError as exc:
             problems.append((f"$.suites[{i}].path", exc.message))
     _fail(problems, source)
-    return doc
+    return converter.structure(doc, EvidencePlan)
 
 
-def check_approval(doc: Any, source: str, release_id: str | None = None) -> dict[str, Any]:
+def check_approval(doc: Any, source: str, release_id: str | None = None) -> ReleaseApproval:
     """An approval record: schema, real ``recorded_at`` and, when ``release_id`` is given, that
-    it approves exactly that candidate release. Raises InvalidDocumentError."""
+    it approves exactly that candidate release. Returns the approval model; raises
+    InvalidDocumentError."""
     check_schema(APPROVAL_KIND, doc, source)
     problems = _date_problems(doc, ("recorded_at",))
     if release_id is not None and doc["release_id"] != release_id:
         problems.append(("$.release_id", f"approves {doc['release_id']!r}, but the candidate "
                          f"release is {release_id!r}"))
     _fail(problems, source)
-    return doc
+    return converter.structure(doc, ReleaseApproval)
 
 
-def check_decision(doc: Any, source: str) -> dict[str, Any]:
+def check_decision(doc: Any, source: str) -> ReleaseDecision:
     """A release decision on its own: schema, real date, and the embedded ``decision_sha256``
-    recomputes (the full recomputation from inputs is ``verify_release_pack``). Raises
-    InvalidDocumentError."""
+    recomputes (the full recomputation from inputs is ``verify_release_pack``). Returns the
+    decision model; raises InvalidDocumentError."""
     check_schema(DECISION_KIND, doc, source)
     problems = _date_problems(doc, ("effective_at",))
     want = release_digest(without(doc, "decision_sha256"))
     if doc["decision_sha256"] != want:
         problems.append(("$.decision_sha256", f"does not match the decision (recomputed {want})"))
     _fail(problems, source)
-    return doc
+    return converter.structure(doc, ReleaseDecision)
 
 
-def load(checker: Any, path: str | Path, **kwargs: Any) -> dict[str, Any]:
+def check_diff(doc: Any, source: str) -> ReleaseDiff:
+    """A stored release diff: its schema only (``verify_release_pack`` recomputes it from the
+    snapshots). Returns the diff model; raises InputError / InvalidDocumentError."""
+    return converter.structure(check_schema(DIFF_KIND, doc, source), ReleaseDiff)
+
+
+def check_pack_manifest(doc: Any, source: str) -> ReleasePackManifest:
+    """A release pack's ``manifest.json``: its schema only (``aau_core.verify_manifest_dir``
+    checks it against the folder). Returns the manifest model; raises InputError /
+    InvalidDocumentError."""
+    return converter.structure(check_schema(PACK_MANIFEST_KIND, doc, source), ReleasePackManifest)
+
+
+def load(checker: Any, path: str | Path, **kwargs: Any) -> Any:
     """``read_document(path)`` then ``checker(doc, str(path), **kwargs)``."""
     return checker(read_document(path), str(path), **kwargs)

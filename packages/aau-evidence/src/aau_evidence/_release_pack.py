@@ -22,7 +22,7 @@ as given, a path traversal).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,18 +39,25 @@ from aau_core import (
 from ._oscal import oscal_assessment_results
 from ._release_decision import decide_release
 from ._release_documents import (
-    DIFF_KIND,
     MAX_COMPONENT_BYTES,
-    PACK_MANIFEST_KIND,
     PACK_VERSION,
     check_approval,
     check_decision,
+    check_diff,
+    check_pack_manifest,
     check_plan,
     check_policy,
     check_schema,
     check_snapshot,
+    document,
     release_bytes,
-    release_digest,
+)
+from ._release_models import (
+    EvidencePlan,
+    ReleaseApproval,
+    ReleaseDecision,
+    ReleasePolicy,
+    ReleaseSnapshot,
 )
 
 PREDICATE_TYPE = ("https://immu4989.github.io/awesome-agentic-usecases/"
@@ -72,10 +79,14 @@ def release_receipt_name(suite_id: str) -> str:
     return f"receipts/{safe_slug(suite_id)}.json"
 
 
-def _readme(decision: dict[str, Any]) -> bytes:
+INPUT_FILES = ("release-policy.json", "evidence-plan.json", "approval.json")
+"""Pack files that copy an input document (``release_pack_files(documents=)``)."""
+
+
+def _readme(decision: ReleaseDecision) -> bytes:
     text = (
         "# Agent release evidence pack\n\n"
-        f"Derived status: **{decision['status']}** for release `{decision['release_id']}`.\n\n"
+        f"Derived status: **{decision.status}** for release `{decision.release_id}`.\n\n"
         "The status is recomputed by `aau release verify` from the files beside this one: the "
         "two component snapshots, their diff, the policy, the evidence plan, the suite receipts "
         "and the approval record when there is one. It speaks only about the declared public or "
@@ -88,57 +99,65 @@ def _readme(decision: dict[str, Any]) -> bytes:
     return text.encode("utf-8")
 
 
-def provenance_statement(decision_bytes: bytes, decision: dict[str, Any],
-                         policy: dict[str, Any], plan: dict[str, Any]) -> dict[str, Any]:
+def provenance_statement(decision_bytes: bytes, decision: ReleaseDecision) -> dict[str, Any]:
     """The pack's in-toto Statement v1: subject ``release-decision.json`` (SHA-256 of its bytes)
-    and a predicate binding the snapshot, diff, policy and plan digests (1.6's fields), marked
-    ``unsigned-local-statement``."""
+    and a predicate binding the decision's snapshot, diff, policy and plan digests (1.6's
+    fields), marked ``unsigned-local-statement``."""
     predicate = {
-        "baselineSnapshotSha256": decision["baseline_snapshot_sha256"],
-        "candidateSnapshotSha256": decision["candidate_snapshot_sha256"],
-        "diffSha256": decision["diff_sha256"],
-        "policySha256": release_digest(policy),
-        "planSha256": release_digest(plan),
+        "baselineSnapshotSha256": decision.baseline_snapshot_sha256,
+        "candidateSnapshotSha256": decision.candidate_snapshot_sha256,
+        "diffSha256": decision.diff_sha256,
+        "policySha256": decision.policy_sha256,
+        "planSha256": decision.plan_sha256,
         "signatureStatus": "unsigned-local-statement",
     }
     return intoto_statement({"release-decision.json": decision_bytes}, PREDICATE_TYPE, predicate)
 
 
-def release_pack_files(baseline: dict[str, Any], candidate: dict[str, Any],
-                       policy: dict[str, Any], plan: dict[str, Any],
+def release_pack_files(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot,
+                       policy: ReleasePolicy, plan: EvidencePlan,
                        receipts: dict[str, dict[str, Any]], adapter_kind: str,
-                       approval: dict[str, Any] | None = None,
-                       ) -> tuple[dict[str, bytes], dict[str, Any]]:
+                       approval: ReleaseApproval | None = None, *,
+                       documents: Mapping[str, Any] | None = None,
+                       ) -> tuple[dict[str, bytes], ReleaseDecision]:
     """Decide the release and lay out every pack file but the manifest.
 
     Args:
-        baseline, candidate, policy, plan, approval: checked documents (see ``decide_release``).
-        receipts: suite_id -> receipt with ``release_gate``.
+        baseline, candidate, policy, plan, approval: checked models (see ``decide_release``).
+        receipts: suite_id -> receipt document with ``release_gate``.
         adapter_kind: the adapter every receipt was made with.
+        documents: the input documents as read, by pack name (``INPUT_FILES``): each is copied
+            in its own key order, as aau-harness 1.6 copies its inputs; a name left out is
+            written from its model (fields in the schema's order).
 
     Returns:
-        ``(files, decision)``: pack path -> exact bytes, and the decision.
+        ``(files, decision)``: pack path -> exact bytes, and the decision model.
 
     Raises:
         aau_core.InputError: as ``decide_release``; two suite ids share a receipt file name.
     """
     decision, diff = decide_release(baseline, candidate, policy, plan, receipts, adapter_kind,
                                     approval)
+    given = dict(documents or {})
+
+    def copy(name: str, model: Any) -> bytes:
+        return release_bytes(given[name] if name in given else model)
+
     decision_bytes = release_bytes(decision)
     files: dict[str, bytes] = {
         "README.md": _readme(decision),
         "baseline-snapshot.json": release_bytes(baseline),
         "candidate-snapshot.json": release_bytes(candidate),
         "release-diff.json": release_bytes(diff),
-        "release-policy.json": release_bytes(policy),
-        "evidence-plan.json": release_bytes(plan),
+        "release-policy.json": copy("release-policy.json", policy),
+        "evidence-plan.json": copy("evidence-plan.json", plan),
         "release-decision.json": decision_bytes,
-        "assessment-results.oscal.json": release_bytes(oscal_assessment_results(decision)),
-        "provenance.intoto.json": release_bytes(
-            provenance_statement(decision_bytes, decision, policy, plan)),
+        "assessment-results.oscal.json": release_bytes(oscal_assessment_results(
+            document(decision))),
+        "provenance.intoto.json": release_bytes(provenance_statement(decision_bytes, decision)),
     }
     if approval is not None:
-        files["approval.json"] = release_bytes(approval)
+        files["approval.json"] = copy("approval.json", approval)
     for suite_id, receipt in sorted(receipts.items()):
         name = release_receipt_name(suite_id)
         if name in files:
@@ -194,7 +213,8 @@ def _load_receipts(pack: Path, names: list[str], problems: list[str]) -> dict[st
     return receipts
 
 
-def verify_release_pack(pack: str | os.PathLike[str]) -> tuple[dict[str, Any] | None, list[str]]:
+def verify_release_pack(pack: str | os.PathLike[str],
+                        ) -> tuple[ReleaseDecision | None, list[str]]:
     """Verify a release pack completely; return ``(decision, problems)``.
 
     Checks, in order (stopping when a step cannot go on): the folder against its manifest
@@ -211,8 +231,8 @@ def verify_release_pack(pack: str | os.PathLike[str]) -> tuple[dict[str, Any] | 
         pack: the pack folder.
 
     Returns:
-        ``(decision, [])`` when the pack verifies (the recomputed decision); otherwise
-        ``(None or the stored decision, problem lines)``, each ``file: $.path: message``.
+        ``(decision, [])`` when the pack verifies (the recomputed decision model); otherwise
+        ``(None or the stored decision model, problem lines)``, each ``file: $.path: message``.
 
     Raises:
         aau_core.InputError: ``pack`` is not a folder (nothing to verify).
@@ -224,11 +244,10 @@ def verify_release_pack(pack: str | os.PathLike[str]) -> tuple[dict[str, Any] | 
     if problems:
         return None, problems
     try:
-        manifest = check_schema(PACK_MANIFEST_KIND, _read(root, "manifest.json"),
-                                str(root / "manifest.json"))
+        manifest = check_pack_manifest(_read(root, "manifest.json"), str(root / "manifest.json"))
     except InputError as exc:
         return None, str(exc).splitlines()
-    listed = [row["path"] for row in manifest["files"]]
+    listed = [row.path for row in manifest.files]
     missing = [name for name in REQUIRED_FILES if name not in listed]
     if missing:
         return None, [f"{root / 'manifest.json'}: $.files: missing {', '.join(missing)}"]
@@ -242,11 +261,10 @@ def verify_release_pack(pack: str | os.PathLike[str]) -> tuple[dict[str, Any] | 
         approval = None
         if "approval.json" in listed:
             approval = check_approval(_read(root, "approval.json"), str(root / "approval.json"),
-                                      release_id=candidate["release_id"])
+                                      release_id=candidate.release_id)
         stored = check_decision(_read(root, "release-decision.json"),
                                 str(root / "release-decision.json"))
-        stored_diff = check_schema(DIFF_KIND, _read(root, "release-diff.json"),
-                                   str(root / "release-diff.json"))
+        stored_diff = check_diff(_read(root, "release-diff.json"), str(root / "release-diff.json"))
         stored_oscal = _read(root, "assessment-results.oscal.json")
         stored_statement = _read(root, "provenance.intoto.json")
     except InputError as exc:
@@ -258,20 +276,21 @@ def verify_release_pack(pack: str | os.PathLike[str]) -> tuple[dict[str, Any] | 
     source = str(root / "release-decision.json")
     try:
         decision, diff = decide_release(baseline, candidate, policy, plan, receipts,
-                                        stored["adapter_kind"], approval)
+                                        stored.adapter_kind, approval)
     except InputError as exc:
         return stored, [f"{source}: {exc.path or '$'}: {exc.message}"]
     if stored != decision:
-        changed = sorted(k for k in decision if stored.get(k) != decision[k])
+        want, have = document(decision), document(stored)
+        changed = sorted(k for k in want if have.get(k) != want[k])
         problems.append(f"{source}: $: does not recompute from the packed inputs (differs in "
-                        f"{', '.join(changed)}; recomputed status {decision['status']})")
+                        f"{', '.join(changed)}; recomputed status {decision.status})")
     if stored_diff != diff:
         problems.append(f"{root / 'release-diff.json'}: $: does not recompute from the snapshots")
-    if stored_oscal != oscal_assessment_results(decision):
+    if stored_oscal != oscal_assessment_results(document(decision)):
         problems.append(f"{root / 'assessment-results.oscal.json'}: $: does not recompute from "
                         "the decision")
     decision_bytes = (root / "release-decision.json").read_bytes()
-    if stored_statement != provenance_statement(decision_bytes, decision, policy, plan):
+    if stored_statement != provenance_statement(decision_bytes, decision):
         problems.append(f"{root / 'provenance.intoto.json'}: $: does not bind the decision's "
                         "bytes and input digests")
     return (decision, []) if not problems else (stored, problems)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
 
+import attrs
 from aau_core import InputError, check_relative_path
 from aau_schemas import sha256_hex
 
@@ -15,10 +15,11 @@ from ._release_documents import (
     SNAPSHOT_VERSION,
     check_manifest,
     check_snapshot,
+    digest_without,
+    document,
     read_document,
-    release_digest,
-    without,
 )
+from ._release_models import ReleaseSnapshot, SnapshotComponent
 
 
 def read_component(manifest_path: Path, source_path: str, json_path: str) -> bytes:
@@ -55,7 +56,7 @@ def read_component(manifest_path: Path, source_path: str, json_path: str) -> byt
     return data
 
 
-def capture_snapshot(manifest_path: str | os.PathLike[str]) -> dict[str, Any]:
+def capture_snapshot(manifest_path: str | os.PathLike[str]) -> ReleaseSnapshot:
     """Read a release manifest and hash every component it declares.
 
     The snapshot (``aau-agent-release-snapshot/1.0``) repeats the manifest's identity fields,
@@ -68,7 +69,7 @@ def capture_snapshot(manifest_path: str | os.PathLike[str]) -> dict[str, Any]:
         manifest_path: an ``aau-agent-release-manifest/1.0`` file.
 
     Returns:
-        the snapshot (already checked against its schema and rules).
+        the snapshot model (its document already checked against its schema and rules).
 
     Raises:
         aau_core.InputError / InvalidDocumentError: an unreadable or invalid manifest, or an
@@ -77,29 +78,19 @@ def capture_snapshot(manifest_path: str | os.PathLike[str]) -> dict[str, Any]:
     path = Path(manifest_path)
     manifest = check_manifest(read_document(path), str(path))
     components = []
-    order = sorted(range(len(manifest["components"])),
-                   key=lambda i: manifest["components"][i]["component_id"])
+    order = sorted(range(len(manifest.components)),
+                   key=lambda i: manifest.components[i].component_id)
     for i in order:
-        component = manifest["components"][i]
-        data = read_component(path, component["source_path"], f"$.components[{i}].source_path")
-        components.append({
-            "component_id": component["component_id"],
-            "kind": component["kind"],
-            "source_path": component["source_path"],
-            "bytes": len(data),
-            "sha256": sha256_hex(data),
-            "impact_tags": sorted(component["impact_tags"]),
-            "required": component["required"],
-        })
-    snapshot: dict[str, Any] = {
-        "snapshot_version": SNAPSHOT_VERSION,
-        "release_id": manifest["release_id"],
-        "agent_id": manifest["agent_id"],
-        "effective_at": manifest["effective_at"],
-        "environment": manifest["environment"],
-        "components": components,
-        "sharing": manifest["sharing"],
-        "snapshot_sha256": "",
-    }
-    snapshot["snapshot_sha256"] = release_digest(without(snapshot, "snapshot_sha256"))
-    return check_snapshot(snapshot, f"{path} (captured)")
+        component = manifest.components[i]
+        data = read_component(path, component.source_path, f"$.components[{i}].source_path")
+        components.append(SnapshotComponent(
+            component_id=component.component_id, kind=component.kind,
+            source_path=component.source_path, bytes=len(data), sha256=sha256_hex(data),
+            impact_tags=tuple(sorted(component.impact_tags)), required=component.required))
+    snapshot = ReleaseSnapshot(
+        snapshot_version=SNAPSHOT_VERSION, release_id=manifest.release_id,
+        agent_id=manifest.agent_id, effective_at=manifest.effective_at,
+        environment=manifest.environment, components=tuple(components),
+        sharing=manifest.sharing, snapshot_sha256="")
+    snapshot = attrs.evolve(snapshot, snapshot_sha256=digest_without(snapshot, "snapshot_sha256"))
+    return check_snapshot(document(snapshot), f"{path} (captured)")

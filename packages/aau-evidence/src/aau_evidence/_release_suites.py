@@ -9,8 +9,10 @@ from typing import Any
 from aau_core import InputError, check_relative_path
 from aau_schemas import sha256_hex
 
+from ._release_models import EvidencePlan
 
-def run_impacted_suites(plan: dict[str, Any], plan_path: str | Path, impacted_tags: set[str],
+
+def run_impacted_suites(plan: EvidencePlan, plan_path: str | Path, impacted_tags: set[str],
                         adapter: Any, *, timeout_s: float = 30.0,
                         on_suite: Callable[[str], None] | None = None,
                         progress: Callable[[str, int], Any] | None = None,
@@ -25,7 +27,7 @@ def run_impacted_suites(plan: dict[str, Any], plan_path: str | Path, impacted_ta
     clean twin count and ``suite_source_sha256`` (SHA-256 of the suite file's bytes).
 
     Args:
-        plan: a checked evidence plan.
+        plan: a checked evidence plan model.
         plan_path: the plan file (suite paths are relative to its folder).
         impacted_tags: the diff's impacted tags.
         adapter: an ``aau_adapters`` adapter (command, endpoint, mock, python).
@@ -46,30 +48,30 @@ def run_impacted_suites(plan: dict[str, Any], plan_path: str | Path, impacted_ta
 
     plan_path = Path(plan_path)
     receipts: dict[str, dict[str, Any]] = {}
-    for index, item in enumerate(plan["suites"]):
-        if not impacted_tags & set(item["impact_tags"]):
+    for index, item in enumerate(plan.suites):
+        if not impacted_tags & set(item.impact_tags):
             continue
         where = f"$.suites[{index}].path"
-        suite_path = check_relative_path(item["path"], plan_path.parent, source=str(plan_path),
+        suite_path = check_relative_path(item.path, plan_path.parent, source=str(plan_path),
                                          json_path=where)
         suite = load_suite(suite_path)
-        if suite.suite_id != item["suite_id"]:
-            raise InputError(f"{item['path']!r} holds suite {suite.suite_id!r}, but the plan "
-                             f"names {item['suite_id']!r}", source=str(plan_path),
+        if suite.suite_id != item.suite_id:
+            raise InputError(f"{item.path!r} holds suite {suite.suite_id!r}, but the plan "
+                             f"names {item.suite_id!r}", source=str(plan_path),
                              path=f"$.suites[{index}].suite_id")
         if on_suite is not None:
-            on_suite(item["suite_id"])
+            on_suite(item.suite_id)
         if progress is None:
             run = evaluate(suite, adapter, timeout_s=timeout_s)
         else:
-            with progress(item["suite_id"], len(suite.cases)) as bar:
+            with progress(item.suite_id, len(suite.cases)) as bar:
                 run = evaluate(suite, adapter, timeout_s=timeout_s,
                                on_unit=lambda unit, bar=bar: bar.advance(not unit.row["exact"]))
         receipt = build_receipt_v1(run) if suite.version == SUITE_V1 else build_receipt_v2(run)
         receipt["release_gate"] = {
-            "impact_tags": list(item["impact_tags"]),
-            "clean_twin_count": item["clean_twin_count"],
+            "impact_tags": list(item.impact_tags),
+            "clean_twin_count": item.clean_twin_count,
             "suite_source_sha256": sha256_hex(suite_path.read_bytes()),
         }
-        receipts[item["suite_id"]] = receipt
+        receipts[item.suite_id] = receipt
     return receipts

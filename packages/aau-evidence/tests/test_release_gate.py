@@ -144,6 +144,23 @@ def test_capture_hashes_components_and_binds_the_snapshot(ws: Path) -> None:
     assert snap["snapshot_sha256"] == release_digest(body)
 
 
+def test_capture_keeps_the_manifests_sharing_block_in_its_own_key_order(ws: Path) -> None:
+    """1.6 copies the manifest's sharing object into the snapshot as read: the same file must
+    give the same snapshot bytes, whatever order its (fixed) keys are written in."""
+    from aau_evidence import capture_snapshot
+    from aau_evidence._release_documents import release_bytes
+
+    path = ws / "cand/manifest.json"
+    doc = read(path)
+    doc["sharing"] = dict(reversed(list(doc["sharing"].items())))
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    snap = capture_snapshot(path)
+    assert list(snap.sharing) == list(doc["sharing"])
+    text = release_bytes(snap).decode("utf-8")
+    keys = list(doc["sharing"])
+    assert text.index(f'"{keys[0]}"') < text.index(f'"{keys[-1]}"')
+
+
 def test_capture_cli_writes_the_snapshot_and_refuses_to_overwrite(ws: Path) -> None:
     out = ws / "snap.json"
     proc = run_aau("release", "capture", str(ws / "cand/manifest.json"), "--out", str(out),

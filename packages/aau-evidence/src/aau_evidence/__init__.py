@@ -38,6 +38,8 @@ Public API::
     verify_release_pack(pack) -> (decision | None, problems), release_receipt_name(suite_id)
     oscal_assessment_results(decision, assessment_plan_href) -> OSCAL assessment-results
     release_digest(value), release_bytes(value)     aau-harness 1.6 release hashing / rendering
+    ReleaseManifest, ReleaseSnapshot, ReleaseDiff, ReleasePolicy, EvidencePlan,
+    ReleaseApproval, ReleaseDecision, ReleasePackManifest   the release documents as models
     release_group (the click group behind `aau release`)
 
 Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
@@ -133,6 +135,16 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._release_documents": (
         "release_bytes",
         "release_digest",
+    ),
+    "._release_models": (
+        "EvidencePlan",
+        "ReleaseApproval",
+        "ReleaseDecision",
+        "ReleaseDiff",
+        "ReleaseManifest",
+        "ReleasePackManifest",
+        "ReleasePolicy",
+        "ReleaseSnapshot",
     ),
     "._release_pack": (
         "release_pack_files",

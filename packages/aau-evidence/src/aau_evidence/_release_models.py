@@ -15,6 +15,8 @@ code-only rules first, then structure it; builders (``capture_snapshot``, ``diff
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 
@@ -80,7 +82,7 @@ class ReleaseSnapshot:
     effective_at: str
     environment: str
     components: tuple[SnapshotComponent, ...]
-    sharing: ReleaseSharing
+    sharing: dict[str, Any]  # the manifest's block as read, in its key order (1.6 copies it)
     snapshot_sha256: str
 
 

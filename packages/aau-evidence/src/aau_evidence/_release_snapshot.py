@@ -76,7 +76,8 @@ def capture_snapshot(manifest_path: str | os.PathLike[str]) -> ReleaseSnapshot:
             unsafe, missing or oversized component file.
     """
     path = Path(manifest_path)
-    manifest = check_manifest(read_document(path), str(path))
+    read = read_document(path)
+    manifest = check_manifest(read, str(path))
     components = []
     order = sorted(range(len(manifest.components)),
                    key=lambda i: manifest.components[i].component_id)
@@ -91,6 +92,6 @@ def capture_snapshot(manifest_path: str | os.PathLike[str]) -> ReleaseSnapshot:
         snapshot_version=SNAPSHOT_VERSION, release_id=manifest.release_id,
         agent_id=manifest.agent_id, effective_at=manifest.effective_at,
         environment=manifest.environment, components=tuple(components),
-        sharing=manifest.sharing, snapshot_sha256="")
+        sharing=dict(read["sharing"]), snapshot_sha256="")  # as read: its key order is 1.6's
     snapshot = attrs.evolve(snapshot, snapshot_sha256=digest_without(snapshot, "snapshot_sha256"))
     return check_snapshot(document(snapshot), f"{path} (captured)")

@@ -104,6 +104,8 @@ class _CountingAdapter(MockAdapter):
     ({"fail_under": [FailUnder("exact_rate", 2)]}, r"must be a number in \[0, 1\], not 2"),
     ({"fail_under": [FailUnder("exact_rate", 0.5), FailUnder("exact_rate", 0.6)]},
      "'exact_rate' is given twice"),
+    ({"fail_under": [("exact_rate", 0.9)]}, r"each bar must be a FailUnder\(metric, threshold\)"),
+    ({"fail_under": "exact_rate=0.9"}, "fail_under must be a sequence of FailUnder"),
 ])
 def test_bad_arguments_are_refused_before_any_unit_runs(tmp_path, kwargs, message):
     adapter = _CountingAdapter()
@@ -133,3 +135,22 @@ def test_progress_sees_every_unit():
     result = run_evaluation(str(SUITE), MockAdapter(), repeats=3, store="none", progress=Bar)
     assert len(seen) == len(result.run.units) == 3 * len(load_suite(SUITE).cases)
     assert not any(seen)
+
+
+def test_an_adapter_enforcing_another_timeout_than_the_receipt_records_is_refused(tmp_path):
+    """The receipt's timeout_s is the one the adapter applies, or nothing runs."""
+    from aau_adapters import CommandAdapter
+
+    argv = shlex.split(AGENT)
+    with pytest.raises(UsageError, match=r"adapter enforces timeout_s=30 s but timeout_s=0.5 s"):
+        run_evaluation(str(SUITE), CommandAdapter(argv, timeout_s=30.0), timeout_s=0.5,
+                       out=str(tmp_path / "r.json"), store="none")
+    factory = choose_adapter(command=AGENT, timeout=30.0)
+    binding = aau_adapters.binding_adapter(command=AGENT, endpoint=None)
+    with pytest.raises(UsageError, match="adapter enforces timeout_s=30 s"):
+        run_evaluation(str(SUITE), factory, timeout_s=2.0, out=str(tmp_path / "r.json"),
+                       adapter_binding=binding, store="none")
+    assert list(tmp_path.iterdir()) == []  # no checkpoint, no lock, no receipt
+    done = run_evaluation(str(SUITE), CommandAdapter(argv, timeout_s=7.5), timeout_s=7.5,
+                          store="none")
+    assert done.receipt.timeout_s == 7.5

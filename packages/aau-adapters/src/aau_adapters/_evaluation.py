@@ -150,6 +150,22 @@ def _load(suite: str | os.PathLike[str], max_bytes: int) -> Suite:
                          path=exc.path) from None
 
 
+def check_adapter_timeout(adapter: Adapter, timeout_s: float) -> None:
+    """Refuse an adapter that enforces another per-unit timeout than the receipt would record.
+
+    ``CommandAdapter`` and ``EndpointAdapter`` enforce their own ``timeout_s``; the receipt records
+    ``run_evaluation``'s. A receipt must not state a limit that was not applied, so the two must be
+    equal (an adapter without a ``timeout_s``, such as the mock, has nothing to disagree with).
+
+    Raises:
+        aau_core.UsageError: the adapter's ``timeout_s`` is not ``timeout_s``.
+    """
+    enforced = getattr(adapter, "timeout_s", None)
+    if enforced is not None and enforced != timeout_s:
+        raise UsageError(f"the adapter enforces timeout_s={enforced:g} s but timeout_s={timeout_s:g}"
+                         " s would be recorded in the receipt; give both the same value")
+
+
 def check_evaluation_arguments(*, repeats: int, concurrency: int, timeout_s: float, format: str,  # noqa: A002
                                executor: str, fail_under: Sequence[FailUnder]) -> None:
     """Refuse ``run_evaluation`` arguments before anything runs, with the command's rules.
@@ -177,8 +193,14 @@ def check_evaluation_arguments(*, repeats: int, concurrency: int, timeout_s: flo
         raise UsageError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
     if executor not in ("local", "ray"):
         raise UsageError(f"executor must be 'local' or 'ray', not {executor!r}")
+    if isinstance(fail_under, (str, bytes)) or not isinstance(fail_under, Sequence):
+        raise UsageError("fail_under must be a sequence of FailUnder(metric, threshold) bars, not "
+                         f"{type(fail_under).__name__}")
     seen: set[str] = set()
     for bar in fail_under:
+        if not isinstance(bar, FailUnder):
+            raise UsageError(f"fail_under: each bar must be a FailUnder(metric, threshold), not "
+                             f"{bar!r}")
         if bar.metric not in known:
             raise UsageError(f"fail_under: unknown metric {bar.metric!r}; one of "
                              + ", ".join(known))
@@ -223,7 +245,8 @@ def run_evaluation(
             workers each build their own). An adapter passed as is stays open.
         repeats: runs per scenario (>= 1).
         concurrency: units in flight at once (>= 1).
-        timeout_s: seconds allowed per unit (recorded; the adapter enforces it).
+        timeout_s: seconds allowed per unit: recorded in the receipt, and enforced by the adapter,
+            whose own ``timeout_s`` must be the same (``check_adapter_timeout``).
         out: write the public receipt here (``None`` = not written). With ``out``, finished
             units are kept in ``OUT.checkpoint.jsonl`` until the receipt is written.
         private_out: also write the private receipt here (inputs, expected answers, responses,
@@ -263,7 +286,7 @@ def run_evaluation(
         aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named).
         aau_core.Interrupted: Ctrl-C; no receipt is written, finished units stay in the
             checkpoint.
-        aau_core.SchemaError: a built receipt breaks its schema (a bug in aau).
+        aau_schemas.SchemaError: a built receipt breaks its schema (a bug in aau).
     """
     import aau_schemas
     from aau_core import (
@@ -282,6 +305,8 @@ def run_evaluation(
     check_evaluation_arguments(repeats=repeats, concurrency=concurrency, timeout_s=timeout_s,
                                format=format, executor=executor, fail_under=fail_under)
     factory = None if hasattr(adapter, "invoke") else adapter
+    if factory is None:
+        check_adapter_timeout(adapter, timeout_s)  # type: ignore[arg-type]
     if executor == "ray" and factory is None:
         raise UsageError("executor='ray' needs an adapter factory (each worker builds its own)")
     if format == "aau-1.0" and repeats != 1:
@@ -310,18 +335,25 @@ def run_evaluation(
     if format == "aau-2.0":
         loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed
     total = len(loaded.cases) * repeats
-    ckpt = None
-    if ckpt_path is not None:
-        if adapter_binding is None:
-            if factory is not None:
-                raise ValueError("a checkpoint (out=) with an adapter factory needs "
-                                 "adapter_binding= (see binding_adapter)")
-            adapter_binding = adapter.describe()  # type: ignore[union-attr]
-        binding = _binding(loaded, adapter_binding, repeats=repeats, timeout=timeout_s,
-                           fmt=_BINDING_FORMAT[format], private=private_out is not None)
-        ckpt = open_checkpoint(ckpt_path, producer="aau evaluate", units=total, binding=binding,
-                               created_at=utc_timestamp(), resume=resume, force=force)
+    if ckpt_path is not None and adapter_binding is None and factory is not None:
+        raise ValueError("a checkpoint (out=) with an adapter factory needs "
+                         "adapter_binding= (see binding_adapter)")
     live: Adapter = factory() if factory is not None else adapter  # type: ignore[assignment]
+    ckpt = None
+    try:
+        check_adapter_timeout(live, timeout_s)  # the one the receipt records is the one enforced
+        if ckpt_path is not None:
+            if adapter_binding is None:
+                adapter_binding = live.describe()
+            binding = _binding(loaded, adapter_binding, repeats=repeats, timeout=timeout_s,
+                               fmt=_BINDING_FORMAT[format], private=private_out is not None)
+            ckpt = open_checkpoint(ckpt_path, producer="aau evaluate", units=total,
+                                   binding=binding, created_at=utc_timestamp(), resume=resume,
+                                   force=force)
+    except BaseException:
+        if factory is not None:
+            live.close()
+        raise
 
     try:
         done_before = len(ckpt.finished) if ckpt is not None else 0

@@ -216,3 +216,16 @@ def test_a_lab_made_by_aau_forge_reaches_generated(tmp_path: Path) -> None:
     item = build_gallery(root)["entries"][0]
     assert item["trust"]["level"] == "Generated", item["trust"]["checks"][:3]
     assert item["contract"]["name"] == "Decision Gate"
+
+
+def test_gallery_levels_are_the_evidence_levels_and_nothing_checked_is_draft():
+    """One rule for trust levels: the gallery's is aau-evidence's, and no checks earn nothing."""
+    import aau_evidence
+    from aau_navigator import _gallery
+
+    assert _gallery.level_of is aau_evidence.level_of and _gallery.LEVELS is aau_evidence.LEVELS
+    assert _gallery.level_of([]) == "Draft"
+    assert _gallery.level_of([{"stage": "Generated", "passed": True}]) == "Generated"
+    assert _gallery.level_of([{"stage": "Generated", "passed": True},
+                              {"stage": "Reproduced", "passed": True}]) == "Generated"
+    assert _gallery.level_of([{"stage": "Generated", "passed": False}]) == "Draft"

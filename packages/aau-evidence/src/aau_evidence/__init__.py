@@ -72,7 +72,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "comparison_model",
     ),
     "._evidence_levels": (
+        "DRAFT",
         "LEVELS",
+        "LEVEL_RANK",
         "PackedReceipt",
         "derive_checks",
         "level_of",

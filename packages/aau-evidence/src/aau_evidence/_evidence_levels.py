@@ -308,13 +308,20 @@ def derive_checks(metadata: Mapping[str, Any], starter_manifest: Mapping[str, An
 def level_of(checks: Sequence[Mapping[str, Any]]) -> str:
     """The highest level whose checks and every lower level's checks pass (``Draft`` if none).
 
+    A level is earned only by checks of its own: a stage with no check is not reached (nothing
+    passes because nothing was checked), so neither is any stage above it.
+
     Args:
         checks: ``[{"stage": <one of LEVELS>, "passed": bool}, ...]``.
+
+    Returns:
+        one of ``LEVELS``, or ``DRAFT``.
     """
     level = DRAFT
     for candidate in LEVELS:
         needed = [c for c in checks if LEVEL_RANK[c["stage"]] <= LEVEL_RANK[candidate]]
-        if needed and all(c["passed"] for c in needed):
+        own = [c for c in needed if c["stage"] == candidate]
+        if own and all(c["passed"] for c in needed):
             level = candidate
         else:
             break

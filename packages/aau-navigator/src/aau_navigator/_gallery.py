@@ -35,6 +35,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aau_evidence import DRAFT, LEVEL_RANK, LEVELS, level_of
+
 from ._lab_evidence import (
     domain_placeholders,
     observed_failures,
@@ -47,9 +49,6 @@ from ._lab_evidence import (
 
 GALLERY_KIND = "gallery-entry"
 GALLERY_VERSION = "aau-gallery/1.0"
-LEVELS = ("Generated", "Domain reviewed", "Reproduced", "Verified")
-DRAFT = "Draft"
-LEVEL_RANK = {level: rank for rank, level in enumerate(LEVELS)}
 REVIEW_FIELDS = ("reviewer", "reviewer_role", "scope", "reviewed_at", "source_ledger")
 CONTRACT_FILES = {"Decision Gate": "DECISION_GATE_CONTRACT.md",
                   "Rights Continuity": "RIGHTS_CONTINUITY_CONTRACT.md",
@@ -156,18 +155,6 @@ def _json_object(path: Path) -> dict[str, Any]:
 def _mapping(doc: dict[str, Any], key: str) -> dict[str, Any]:
     value = doc.get(key)
     return value if isinstance(value, dict) else {}
-
-
-def level_of(checks: list[dict[str, Any]]) -> str:
-    """The trust level the checks earn: the last stage reached with every check of it and of
-    the stages before it passed; ``Draft`` when the Generated checks fail."""
-    level = DRAFT
-    for candidate in LEVELS:
-        needed = [c for c in checks if LEVEL_RANK[c["stage"]] <= LEVEL_RANK[candidate]]
-        if not all(c["passed"] for c in needed):
-            break
-        level = candidate
-    return level
 
 
 def next_level(level: str) -> str | None:

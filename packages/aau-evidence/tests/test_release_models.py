@@ -55,7 +55,7 @@ SCHEMA_OF: dict[type, tuple[str, str]] = {
     M.DecisionReview: ("release-decision", "/properties/review"),
     M.DecisionBoundary: ("release-decision", "/properties/boundary"),
     M.ReleasePackManifest: ("release-pack-manifest", ""),
-    M.PackFile: ("release-pack-manifest", "/properties/files/items"),
+    M.ReleasePackFile: ("release-pack-manifest", "/properties/files/items"),
 }
 
 READER = {

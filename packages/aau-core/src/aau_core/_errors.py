@@ -11,9 +11,23 @@ Hierarchy::
     │                                   folder missing, disk full); exit 2
     ├── BarNotMetError                  a quality bar (--fail-under) was not met; exit 1
     ├── Interrupted                     Ctrl-C; carries what finished; exit 130
-    └── MetricError (also ValueError)   run_eval: a metric missing from some runs, or not a finite
-                                        number; names the metric and the (scenario, repeat)s;
-                                        defined in _runner.py; exit 2
+    ├── MetricError (also ValueError)   run_eval: a metric missing from some runs, or not a finite
+    │                                   number; names the metric and the (scenario, repeat)s;
+    │                                   defined in _run/_runner.py; exit 2
+    └── BackendError                    a model backend failed (_agents/_backend_errors.py); exit 2
+        ├── BackendConfigError          bad backend settings before any call
+        │   ├── MissingCredentialError  the provider's API-key variable is not set
+        │   └── MissingExtraError       an optional SDK is missing; names the pip install
+        └── ProviderError               the provider did not answer (HTTP status, retries used up)
+            └── StreamingRequiredError  the provider only answers streaming requests
+
+Elsewhere, on the same base: ``ProviderUnavailable`` (AauError; _run/_guards.py: too many runs
+failed at the transport layer, so the numbers measure the provider), and
+``aau_evidence.PackVerificationError`` (an InputError: a pack that does not verify, one line per
+problem; its command exits 1).
+Plain ``ValueError`` subclasses that the commands catch and name: ``ToolCallFormatError``
+(_tool_calls/_expected.py), ``TraceError`` (_traces/_trace.py), ``aau_adapters.ResponseError``
+and ``aau_adapters.ToolNameError``.
 
 Exit codes: 0 success, 1 the evaluation or check failed its bar, 2 usage or input error,
 130 interrupted, 70 internal error (a bug: run with --debug for the traceback).

@@ -25,7 +25,7 @@ from typing import Any
 
 import aau_schemas
 import attrs
-from aau_core import InputError, InvalidDocumentError, read_json_file
+from aau_core import InputError, InvalidDocumentError, read_json_file, schema_problems
 
 from ._converter import converter
 from ._release_models import (
@@ -104,6 +104,9 @@ def read_document(path: str | Path) -> Any:
 def check_schema(kind: str, doc: Any, source: str) -> dict[str, Any]:
     """Validate ``doc`` against ``kind``'s schema and return it.
 
+    The violations are ``aau_core.schema_problems``' (the one document check); only the
+    another-kind line is worded as aau-harness 1.6's release commands word it.
+
     Raises:
         aau_core.InputError: ``doc`` is another kind of aau document (one line naming both).
         aau_core.InvalidDocumentError: every violation, one ``source: $.path: message`` line each
@@ -112,10 +115,9 @@ def check_schema(kind: str, doc: Any, source: str) -> dict[str, Any]:
     other = aau_schemas.detect_kind(doc) if isinstance(doc, dict) else None
     if other is not None and other != kind:
         raise InputError(f"this is a {other} document, not a {kind}", source=source, path="$")
-    if not aau_schemas.is_valid(kind, doc):
-        violations = [(v.path, v.message) for v in aau_schemas.iter_violations(kind, doc)]
-        raise InvalidDocumentError(violations or [("$", f"not a valid {kind} document")],
-                                   source=source)
+    problems = schema_problems(kind, doc)
+    if problems:
+        raise InvalidDocumentError(problems, source=source)
     return doc
 
 

@@ -252,7 +252,7 @@ class ReleaseDecision:
 
 
 @attrs.frozen(kw_only=True)
-class PackFile:
+class ReleasePackFile:
     """One row of a release pack's manifest: a file's pack path, byte length and hex SHA-256."""
 
     path: str
@@ -266,7 +266,7 @@ class ReleasePackManifest:
     written by ``aau_core.write_pack``)."""
 
     manifest_version: str
-    files: tuple[PackFile, ...]
+    files: tuple[ReleasePackFile, ...]
 
 
 MODELS: dict[str, type] = {

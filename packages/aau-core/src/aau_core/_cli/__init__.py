@@ -3,7 +3,7 @@
 The group and its entry-point plugins (``_group``: exit codes, ``--debug``, terminal-safe
 streams) and one module per command family, presentation only: ``aau schema`` (``_schema``),
 ``aau results`` (``_results``), ``aau report`` (``_report``), ``aau trace`` (``_trace``) and
-``aau runs`` (``_runs``); the options every command of every package shares and the one JSON
+``aau runs`` (``_runs``), ``aau view`` (``_view``); the options every command of every package shares and the one JSON
 printer (``_options``: ``json_option``, ``force_option``, ``out_option``, ``print_json``) and the
 one ``METRIC=VALUE`` parser (``_metric_bars``). A command parses its options, calls the Python API of the
 subpackage that does the work and prints; it may import any aau_core subpackage, nothing

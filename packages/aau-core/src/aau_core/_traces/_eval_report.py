@@ -64,7 +64,13 @@ class EvalCase:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalCase:
-        """The mirror of ``to_dict`` (missing optional keys take their defaults)."""
+        """The mirror of ``to_dict`` (missing optional keys take their defaults).
+
+        Written by hand on purpose: PraisonAI 1.7.17's ``EvalCase.from_dict`` is lenient (a
+        missing ``name`` or ``input`` becomes ``""``, ``timeout_seconds`` any number-like value)
+        and no schema describes a case on its own, so there is no document to validate first;
+        the converter would refuse what 1.7.17 accepts.
+        """
         return cls(name=data.get("name", ""), input=data.get("input", ""),
                    expected=data.get("expected"), criteria=list(data.get("criteria") or []),
                    metadata=dict(data.get("metadata") or {}),

@@ -86,7 +86,10 @@ def _cost_model(backend: Any, backend_kind: str) -> str:
     (it runs on your machine). Raises ``UnknownModelPricingError`` for another unpriced model,
     before any run."""
     from aau_core import register_pricing
-    from aau_core._agents._cost import UnknownModelPricingError, price_for
+    from aau_core._agents._cost import (  # internal to the monorepo
+        UnknownModelPricingError,
+        price_for,
+    )
 
     model = getattr(backend, "model", None) or "mock"
     try:

@@ -10,5 +10,7 @@
   checked outputs to an exit code, and the writer of its two result files;
 - ``_registry``: the labs by name and config kind.
 
-May import ``aau_core`` and ``aau_schemas`` only.
+May import ``aau_core`` and ``aau_schemas`` only: ``aau_core``'s public names, and the few
+monorepo internals of its private modules marked ``# internal to the monorepo`` where they are
+imported (as every aau package may).
 """

@@ -62,11 +62,13 @@ class LabToolSession:
         return json.dumps({"error": f"unknown tool {name!r}"})
 
     def search(self, query: str) -> list[dict[str, Any]]:
-        """The policy sections ``SEARCH_TOOL`` answers for ``query``."""
+        """The policy sections ``SEARCH_TOOL`` answers for ``query`` (each lab's session defines
+        it)."""
         raise NotImplementedError
 
     def _execute(self, name: str, tool_input: Any) -> str:
-        """Run action ``name`` (one of ``ACTION_TOOLS``) and return its JSON result text."""
+        """Run action ``name`` (one of ``ACTION_TOOLS``) and return its JSON result text (each lab's
+        session defines it)."""
         raise NotImplementedError
 
     def _lookup(self, payload: dict[str, Any], value: Any) -> str:

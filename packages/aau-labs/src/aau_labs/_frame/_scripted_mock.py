@@ -37,7 +37,8 @@ class ScriptedMockBackend:
     OUTPUT_TOKENS: ClassVar[int]
 
     def next_call(self, turn: int, messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
-        """``(tool name, tool input)`` of turn ``turn`` (0-based) given the conversation."""
+        """``(tool name, tool input)`` of turn ``turn`` (0-based) given the conversation (each lab's
+        mock defines it)."""
         raise NotImplementedError
 
     def create(self, system: str, messages: list[dict[str, Any]],

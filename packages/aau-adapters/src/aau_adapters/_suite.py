@@ -20,7 +20,7 @@ case may leave ``expected.outcome`` out when it gives ``tool_calls``.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aau_schemas
 import attrs
@@ -33,8 +33,8 @@ from aau_core import (
     tool_call_contradictions,
 )
 
-from ._converter import converter
-from ._suite_models import CaseDocumentV1, CaseDocumentV2, SuiteDocumentV1, SuiteDocumentV2
+if TYPE_CHECKING:  # the models (and cattrs) load when a suite is read, not at `aau --help`
+    from ._suite_models import CaseDocumentV1, CaseDocumentV2, SuiteDocumentV1, SuiteDocumentV2
 
 SUITE_V1 = "aau-byo-agent-suite/1.0"
 SUITE_V2 = "aau-byo-agent-suite/2.0"
@@ -154,6 +154,9 @@ def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
         if hint is not None:
             raise InvalidDocumentError([hint], source=source)
     check_document(kind, doc, source, accepted=list(_KIND_OF.values()))
+    from ._converter import converter
+    from ._suite_models import SuiteDocumentV1, SuiteDocumentV2
+
     model = converter.structure(doc, SuiteDocumentV2 if kind == "suite-v2" else SuiteDocumentV1)
     first_seen: dict[str, int] = {}
     problems = []

@@ -20,6 +20,17 @@ Tree::
     ├── forbidden-action-attempt   attempted an action the case forbids
     └── forbidden-action-executed  executed an action the case forbids
 
+Every adapter failure belongs to one class (``failure_class``), and the class says what the unit
+measured::
+
+    agent           the agent answered and the answer is what failed: adapter-invalid-response,
+                    adapter-http-<4xx> other than 429, and every outcome code. A measurement.
+    adapter         the agent could not be asked or did not answer: adapter-not-found,
+                    adapter-exit-<rc>, adapter-timeout, adapter-protocol-error,
+                    adapter-internal-error. Not a measurement of the agent's answers.
+    infrastructure  the transport or a provider in front of the agent failed: adapter-unreachable,
+                    adapter-http-429, adapter-http-5xx. Not a measurement, counted apart.
+
 aau-harness 1.6 knows only ``adapter-exit-<rc>``, ``adapter-timeout`` (commands) and
 ``adapter-invalid-response``; ``legacy_failure_code`` maps ours onto those for
 ``--format aau-1.0`` receipts exactly as 1.6 would have recorded the same event.
@@ -67,3 +78,41 @@ def legacy_failure_code(code: str, adapter_kind: str) -> str:
     if code == ADAPTER_TIMEOUT and adapter_kind == "command":
         return code
     return ADAPTER_INVALID_RESPONSE
+
+
+AGENT = "agent"
+ADAPTER = "adapter"
+INFRASTRUCTURE = "infrastructure"
+FAILURE_CLASSES = (AGENT, ADAPTER, INFRASTRUCTURE)
+"""The classes of ``failure_class``, in the order reports list them."""
+
+
+def failure_class(code: str | None) -> str | None:
+    """The class of a unit's adapter failure code: what the unit measured.
+
+    Args:
+        code: a failure code (``"adapter-http-503"``), or ``None`` for a unit whose adapter
+            answered.
+
+    Returns:
+        ``None`` for ``None``; ``"infrastructure"`` for ``adapter-unreachable``,
+        ``adapter-http-429`` and ``adapter-http-5xx``; ``"adapter"`` for ``adapter-not-found``,
+        ``adapter-exit-*``, ``adapter-timeout``, ``adapter-protocol-error`` and
+        ``adapter-internal-error``; ``"agent"`` for everything else (an invalid response, any
+        other HTTP status, the outcome codes): the agent answered, so the unit is measured.
+    """
+    if code is None:
+        return None
+    if code == ADAPTER_UNREACHABLE or code == "adapter-http-429" or (
+            code.startswith("adapter-http-5") and len(code) == len("adapter-http-500")):
+        return INFRASTRUCTURE
+    if code in (ADAPTER_NOT_FOUND, ADAPTER_TIMEOUT, ADAPTER_PROTOCOL_ERROR,
+                ADAPTER_INTERNAL_ERROR) or code.startswith("adapter-exit-"):
+        return ADAPTER
+    return AGENT
+
+
+def is_measured(code: str | None) -> bool:
+    """True when a unit with this adapter failure code (or ``None``) measured the agent's
+    answer: its class is neither ``"adapter"`` nor ``"infrastructure"``."""
+    return failure_class(code) in (None, AGENT)

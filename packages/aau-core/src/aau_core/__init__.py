@@ -9,8 +9,9 @@ checkers; ``packages/aau-core/tests/test_public_api.py`` fails when either names
 Public API::
 
     errors:      AauError, UsageError, InputError, InvalidDocumentError, OutputError,
-                 BarNotMetError, Interrupted,
-                 EXIT_OK, EXIT_BAR_NOT_MET, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED
+                 BarNotMetError, NotMeasuredError, Interrupted,
+                 EXIT_OK, EXIT_BAR_NOT_MET, EXIT_USAGE, EXIT_NOT_MEASURED, EXIT_INTERNAL,
+                 EXIT_INTERRUPTED
     files:       loads_strict, read_json_file, check_document, schema_problems,
                  render_json, atomic_write_text, atomic_write_json, json_content,
                  check_parent, check_outputs, write_outputs,
@@ -67,10 +68,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "InvalidDocumentError",
         "OutputError",
         "BarNotMetError",
+        "NotMeasuredError",
         "Interrupted",
         "EXIT_OK",
         "EXIT_BAR_NOT_MET",
         "EXIT_USAGE",
+        "EXIT_NOT_MEASURED",
         "EXIT_INTERNAL",
         "EXIT_INTERRUPTED",
     ),
@@ -202,6 +205,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
         EXIT_BAR_NOT_MET,
         EXIT_INTERNAL,
         EXIT_INTERRUPTED,
+        EXIT_NOT_MEASURED,
         EXIT_OK,
         EXIT_USAGE,
         AauError,
@@ -209,6 +213,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
         InputError,
         Interrupted,
         InvalidDocumentError,
+        NotMeasuredError,
         OutputError,
         UsageError,
     )

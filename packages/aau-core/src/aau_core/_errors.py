@@ -10,6 +10,10 @@ Hierarchy::
     ├── OutputError                     an output cannot be written (exists without --force,
     │                                   folder missing, disk full); exit 2
     ├── BarNotMetError                  a quality bar (--fail-under) was not met; exit 1
+    ├── NotMeasuredError                too few units were measured to report a number (the
+    │                                   agent or the provider failed, not the answers); exit 3
+    │   └── ProviderUnavailable         run_eval / labs: too many runs failed at the transport
+    │                                   layer (_run/_guards.py)
     ├── Interrupted                     Ctrl-C; carries what finished; exit 130
     ├── MetricError (also ValueError)   run_eval: a metric missing from some runs, or not a finite
     │                                   number; names the metric and the (scenario, repeat)s;
@@ -21,16 +25,25 @@ Hierarchy::
         └── ProviderError               the provider did not answer (HTTP status, retries used up)
             └── StreamingRequiredError  the provider only answers streaming requests
 
-Elsewhere, on the same base: ``ProviderUnavailable`` (AauError; _run/_guards.py: too many runs
-failed at the transport layer, so the numbers measure the provider), and
-``aau_evidence.PackVerificationError`` (an InputError: a pack that does not verify, one line per
+Elsewhere, on the same base: ``aau_evidence.PackVerificationError`` (an InputError: a pack that does not verify, one line per
 problem; its command exits 1).
 Plain ``ValueError`` subclasses that the commands catch and name: ``ToolCallFormatError``
 (_tool_calls/_expected.py), ``TraceError`` (_traces/_trace.py), ``aau_adapters.ResponseError``
 and ``aau_adapters.ToolNameError``.
 
-Exit codes: 0 success, 1 the evaluation or check failed its bar, 2 usage or input error,
-130 interrupted, 70 internal error (a bug: run with --debug for the traceback).
+Exit codes (the one table, repeated in README.md and docs/evaluate.md):
+
+====  =====================  ===========================================================
+code  constant               meaning
+====  =====================  ===========================================================
+0     EXIT_OK                success (every bar holds)
+1     EXIT_BAR_NOT_MET       a bar was not met, a check failed; the results are written
+2     EXIT_USAGE             usage or input error; nothing written
+3     EXIT_NOT_MEASURED      nothing (or too little) was measured: the agent, adapter or
+                             provider failed, so no result is written as one
+70    EXIT_INTERNAL          internal error (a bug: run with --debug for the traceback)
+130   EXIT_INTERRUPTED       interrupted (Ctrl-C); finished units kept for --resume
+====  =====================  ===========================================================
 """
 
 from __future__ import annotations
@@ -40,6 +53,7 @@ from typing import Any
 EXIT_OK = 0
 EXIT_BAR_NOT_MET = 1
 EXIT_USAGE = 2
+EXIT_NOT_MEASURED = 3
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 
@@ -113,6 +127,29 @@ class BarNotMetError(AauError):
     """A quality bar was not met (exit 1)."""
 
     exit_code = EXIT_BAR_NOT_MET
+
+
+class NotMeasuredError(AauError):
+    """Too few units were measured for the run's numbers to be results (exit 3).
+
+    Raised when the share of units that failed in the adapter or the transport (a command not
+    found or exiting non-zero, a timeout, an unreachable endpoint, HTTP 429/5xx, ...) reaches
+    the run's limit: the zeros would measure the agent's plumbing or the provider, not its
+    answers. Nothing is written as a result; whatever keeps the reasons (a private receipt, a
+    checkpoint) is kept.
+
+    Args:
+        message: one line saying what was not measured and why.
+        not_measured: how many units were not measured.
+        units: how many units ran.
+    """
+
+    exit_code = EXIT_NOT_MEASURED
+
+    def __init__(self, message: str, *, not_measured: int = 0, units: int = 0):
+        self.not_measured = not_measured
+        self.units = units
+        super().__init__(message)
 
 
 class Interrupted(AauError):

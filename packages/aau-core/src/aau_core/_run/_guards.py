@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._errors import AauError
+from .._errors import NotMeasuredError
 
 TRANSPORT_ERROR_PATTERN: re.Pattern[str] = re.compile(
     r"HTTP[^0-9]{0,12}(4\d\d|5\d\d)"
@@ -37,9 +37,10 @@ last alternative, so both classify a stored result alike. aau-core's backend
 errors (``ProviderError``) are worded so that they match it."""
 
 
-class ProviderUnavailable(AauError, RuntimeError):
+class ProviderUnavailable(NotMeasuredError, RuntimeError):
     """Too many runs failed at the transport layer: the numbers measure the provider, not the
-    agent. ``.rate`` is the fraction of such runs, ``.threshold`` the limit it reached."""
+    agent (exit 3, a non-measurement). ``.rate`` is the fraction of such runs, ``.threshold``
+    the limit it reached."""
 
     def __init__(self, rate: float, threshold: float) -> None:
         self.rate = rate

@@ -22,6 +22,10 @@ class AdapterAnswer:
         detail: why the exchange failed, one line (``"exited with status 2"``,
             ``"stdout is not one JSON object: ..."``), or ``None``; kept only in the private
             receipt and shown on the terminal, since it may quote what the agent printed.
+        attempts: exchanges made for this unit (>= 1): more than 1 only when an opt-in retry
+            (``--retries``) repeated a rate-limited or failed exchange.
+        retry_wait_s: seconds spent waiting between attempts (``Retry-After`` or back-off);
+            charged neither to the unit's timeout nor to ``latency_s``.
     """
 
     response: dict[str, Any] | None
@@ -29,6 +33,8 @@ class AdapterAnswer:
     latency_s: float
     stderr_tail: str | None = None
     detail: str | None = None
+    attempts: int = 1
+    retry_wait_s: float = 0.0
 
 
 class Adapter(Protocol):

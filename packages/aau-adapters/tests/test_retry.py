@@ -9,16 +9,27 @@ to the latency.
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 import time
 from datetime import datetime, timezone
 from email.utils import format_datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
-from aau_adapters import AdapterAnswer, EndpointAdapter, evaluate
+from aau_adapters import (
+    AdapterAnswer,
+    EndpointAdapter,
+    MockAdapter,
+    check_evaluation_arguments,
+    choose_adapter,
+    evaluate,
+    run_evaluation,
+)
 from aau_adapters._retry import backoff_s, is_retryable, parse_retry_after, retry_wait_s
+from aau_core import UsageError, run
 
 pytestmark = pytest.mark.slow  # starts servers
 
@@ -271,3 +282,62 @@ def test_cancel_ends_a_wait_at_once(make_suite, http_server):
                                                               "run cancelled", 1)
     assert 0.0 < answer.retry_wait_s < 2.0
     assert len(server.requests) == 1
+
+
+# --------------------------------------------------------------------------------------------
+# the options
+
+
+def _suite_file(tmp_path: Path, make_suite: Any, cases: list[str]) -> str:
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(make_suite(cases).doc), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--endpoint", "http://127.0.0.1:9/e", "--retries"], "'--retries' requires an argument"),
+    (["--endpoint", "http://127.0.0.1:9/e", "--retries", "-1"], "-1 is not in the range x>=0"),
+    (["--endpoint", "http://127.0.0.1:9/e", "--retries", "two"], "'two' is not a valid integer"),
+    (["--endpoint", "http://127.0.0.1:9/e", "--retry-max-wait", "-1"],
+     "--retry-max-wait must be a number of seconds >= 0, not -1.0"),
+    (["--endpoint", "http://127.0.0.1:9/e", "--retry-max-wait", "inf"], "--retry-max-wait"),
+    (["--mock", "--retries", "1"], "--retries applies to --endpoint only"),
+    (["--command", "python agent.py", "--retries", "2"],
+     "--retries applies to --endpoint only (it retries HTTP 429, 5xx and unreachable "
+     "endpoints); --command has no transport to retry"),
+    (["--mock", "--retry-max-wait", "5"], "--retry-max-wait applies to --endpoint only"),
+])
+def test_bad_retry_options_are_one_line_exit_2(tmp_path, capsys, make_suite, args, fragment):
+    suite = _suite_file(tmp_path, make_suite, ["a"])
+    out = tmp_path / "r.json"
+    rc = run(["evaluate", suite, "--out", str(out), *args])
+    captured = capsys.readouterr()
+    assert rc == 2
+    assert fragment in captured.err
+    assert captured.err.count("\n") == 1 and captured.out == ""
+    assert not out.exists()
+
+
+def test_retries_zero_is_accepted_for_every_adapter():
+    assert callable(choose_adapter(mock=True, retries=0))
+    assert callable(choose_adapter(command="python agent.py", retries=0))
+
+
+def test_python_callers_get_the_same_rules(make_suite, http_server):
+    for bad in (-1, True, 1.5, "2"):
+        with pytest.raises(UsageError, match="retries must be an integer >= 0"):
+            check_evaluation_arguments(repeats=1, concurrency=1, timeout_s=1.0, format="aau-2.0",
+                                       executor="local", fail_under=(), retries=bad)
+    with pytest.raises(UsageError, match="--retries must be an integer >= 0, not -1"):
+        EndpointAdapter("http://127.0.0.1:9/e", 1.0, retries=-1)
+    suite = make_suite(["a"])
+    with pytest.raises(UsageError, match="retries apply to an endpoint only"):
+        run_evaluation(suite, MockAdapter(), retries=1)
+    adapter = EndpointAdapter(http_server().url, 30.0, retries=2)
+    try:
+        with pytest.raises(UsageError, match="the endpoint adapter retries 2 time.s. but "
+                                             "retries=0 would be recorded"):
+            run_evaluation(suite, adapter)
+        assert run_evaluation(suite, adapter, retries=2).document["metrics"]["exact_rate"] == 1.0
+    finally:
+        adapter.close()

@@ -150,6 +150,13 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
               help="Cases in flight at once.")
 @click.option("--timeout", type=float, default=30.0, show_default=True,
               help="Seconds allowed per case.")
+@click.option("--retries", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Endpoint only: try a unit again up to N more times after HTTP 429, a 5xx or "
+                   "an unreachable endpoint, waiting Retry-After or 0.5 s, 1 s, 2 s, ... "
+                   "(never after a timeout or another answer).")
+@click.option("--retry-max-wait", "retry_max_wait", type=float, default=None, metavar="S",
+              help="Longest wait before one retry, in seconds  [default: 60]; a longer "
+                   "Retry-After waits S.")
 @out_option("Write the public receipt here (default: stdout).", metavar="PATH")
 @click.option("--private-out", metavar="PATH",
               help="Also write inputs, expected answers, responses and stderr tails here. "
@@ -174,7 +181,8 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
 @store_options("run")
 def evaluate_command(
     suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
-    concurrency: int, timeout: float, out: str | None, private_out: str | None, fmt: str,
+    concurrency: int, timeout: float, retries: int, retry_max_wait: float | None,
+    out: str | None, private_out: str | None, fmt: str,
     fail_under: tuple[str, ...], max_suite_bytes: int, as_json: bool, force: bool,
     resume: bool, executor: str, ray_address: str | None, quiet: bool, store: str | None,
     no_store: bool,
@@ -188,7 +196,8 @@ def evaluate_command(
     from ._evaluation import binding_adapter, run_evaluation
 
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
-                                  concurrency=concurrency)
+                                  concurrency=concurrency, retries=retries,
+                                  retry_max_wait=retry_max_wait)
     bars = parse_fail_under(fail_under)
 
     def progress(label: str, total: int, completed: int) -> DelayedProgress:
@@ -196,7 +205,8 @@ def evaluate_command(
 
     result = run_evaluation(
         suite, make_adapter, repeats=repeats, concurrency=concurrency, timeout_s=timeout,
-        out=out, private_out=private_out, format="aau-1.0" if fmt == "aau-1.0" else "aau-2.0",
+        retries=retries, out=out, private_out=private_out,
+        format="aau-1.0" if fmt == "aau-1.0" else "aau-2.0",
         fail_under=bars, resume=resume, force=force, executor=executor, ray_address=ray_address,
         store=store, no_store=no_store, max_suite_bytes=max_suite_bytes,
         adapter_binding=binding_adapter(command=command, endpoint=endpoint), progress=progress)

@@ -18,6 +18,7 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from aau_adapters import (
     AdapterAnswer,
@@ -28,6 +29,7 @@ from aau_adapters import (
     evaluate,
     run_evaluation,
 )
+from aau_adapters._cli import infrastructure_summary
 from aau_adapters._retry import backoff_s, is_retryable, parse_retry_after, retry_wait_s
 from aau_core import UsageError, run
 
@@ -341,3 +343,47 @@ def test_python_callers_get_the_same_rules(make_suite, http_server):
         assert run_evaluation(suite, adapter, retries=2).document["metrics"]["exact_rate"] == 1.0
     finally:
         adapter.close()
+
+
+def test_evaluate_says_infrastructure_failures_and_retries_apart(tmp_path, capsys, make_suite,
+                                                                 http_server):
+    def respond(doc: Any, _handler: Any, _server: Any) -> Any:
+        sid = doc["scenario_id"]
+        if sid == "down":
+            return 503, {}, b"down"
+        if sid == "busy" and sum(json.loads(r["body"])["scenario_id"] == "busy"
+                                 for r in server.requests) == 1:
+            return 429, {"Retry-After": "0"}, b"{}"
+        return None
+
+    server = http_server(respond)
+    suite = _suite_file(tmp_path, make_suite, ["busy", "down", "ok1", "ok2"])
+    out = tmp_path / "r.json"
+    rc = run(["evaluate", suite, "--endpoint", server.url, "--retries", "1", "--quiet",
+              "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert json.loads(out.read_text(encoding="utf-8"))["metrics"]["exact_rate"] == 0.75
+    # busy: 429 then 200 (retried at once: Retry-After 0); down: 503 twice (back-off 0.5 s)
+    assert err.startswith("adversarial: 4 unit(s), exact_rate 0.7500; 1 infrastructure "
+                          "failure(s), not measured (adapter-http-503 1); 2 unit(s) retried, ")
+    assert err.endswith(f" s waited; receipt: {out}\n")
+    assert len(server.requests) == 6
+
+
+def test_infrastructure_summary_counts_by_class():
+    @attrs.frozen
+    class Unit:
+        answer: AdapterAnswer
+
+    def unit(code: str | None, attempts: int = 1, waited: float = 0.0) -> Unit:
+        return Unit(AdapterAnswer(None, code, 0.1, attempts=attempts, retry_wait_s=waited))
+
+    units = [unit("adapter-http-429", 3, 2.0), unit("adapter-http-429"), unit("adapter-http-503"),
+             unit("adapter-unreachable", 2, 0.5), unit("adapter-timeout"),
+             unit("adapter-http-404"), unit(None, 2, 1.25)]
+    assert infrastructure_summary(units) == (
+        "4 infrastructure failure(s), not measured (adapter-http-429 2, adapter-http-503 1, "
+        "adapter-unreachable 1); 3 unit(s) retried, 3.8 s waited")
+    assert infrastructure_summary([unit(None, 2, 1.0)]) == "1 unit(s) retried, 1.0 s waited"
+    assert infrastructure_summary([unit("adapter-timeout"), unit(None)]) is None

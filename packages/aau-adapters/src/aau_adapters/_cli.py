@@ -100,14 +100,50 @@ def _adapter_notes(units: Any) -> list[str]:
     return lines
 
 
-def _quiet_line(receipt: dict[str, Any], verdicts: list[dict[str, Any]], out: str | None) -> str:
-    """The one line ``--quiet`` prints: suite, units, exact rate, bars, receipt path."""
+def infrastructure_summary(units: Any) -> str | None:
+    """Infrastructure failures and retries of a run, said apart from the agent's failures.
+
+    Args:
+        units: the run's units (``EvaluationRun.units``: each has ``answer.error``,
+            ``answer.attempts`` and ``answer.retry_wait_s``).
+
+    Returns:
+        e.g. ``"3 infrastructure failure(s), not measured (adapter-http-429 2, adapter-http-503
+        1); 4 unit(s) retried, 6.5 s waited"`` (codes of ``failure_class`` "infrastructure",
+        sorted; the retry part only when some unit was tried more than once), or ``None`` when
+        there is neither.
+    """
+    from ._failure_codes import INFRASTRUCTURE, failure_class
+
+    counts: dict[str, int] = {}
+    retried, waited = 0, 0.0
+    for unit in units:
+        code = unit.answer.error
+        if failure_class(code) == INFRASTRUCTURE:
+            counts[code] = counts.get(code, 0) + 1
+        if unit.answer.attempts > 1:
+            retried += 1
+            waited += unit.answer.retry_wait_s
+    parts = []
+    if counts:
+        codes = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
+        parts.append(f"{sum(counts.values())} infrastructure failure(s), not measured ({codes})")
+    if retried:
+        parts.append(f"{retried} unit(s) retried, {waited:.1f} s waited")
+    return "; ".join(parts) or None
+
+
+def _quiet_line(receipt: dict[str, Any], verdicts: list[dict[str, Any]], out: str | None,
+                infrastructure: str | None = None) -> str:
+    """The one line ``--quiet`` prints: suite, units, exact rate, infrastructure failures and
+    retries (``infrastructure_summary``), bars, receipt path."""
     units = len(receipt["results"])
     failed = [v["metric"] for v in verdicts if not v["passed"]]
     bars = (f"; bars NOT MET: {', '.join(failed)}" if failed
             else f"; {len(verdicts)} bar(s) met" if verdicts else "")
+    infra = f"; {infrastructure}" if infrastructure else ""
     return (f"{receipt['suite_id']}: {units} unit(s), exact_rate "
-            f"{receipt['metrics']['exact_rate']:.4f}{bars}; receipt: {out or '(stdout)'}")
+            f"{receipt['metrics']['exact_rate']:.4f}{infra}{bars}; receipt: {out or '(stdout)'}")
 
 
 def _json_summary(receipt: dict[str, Any], out: str | None, bars_ok: bool) -> dict[str, Any]:
@@ -150,6 +186,13 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
               help="Cases in flight at once.")
 @click.option("--timeout", type=float, default=30.0, show_default=True,
               help="Seconds allowed per case.")
+@click.option("--retries", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Endpoint only: try a unit again up to N more times after HTTP 429, a 5xx or "
+                   "an unreachable endpoint, waiting Retry-After or 0.5 s, 1 s, 2 s, ... "
+                   "(never after a timeout or another answer).")
+@click.option("--retry-max-wait", "retry_max_wait", type=float, default=None, metavar="S",
+              help="Longest wait before one retry, in seconds  [default: 60]; a longer "
+                   "Retry-After waits S.")
 @out_option("Write the public receipt here (default: stdout).", metavar="PATH")
 @click.option("--private-out", metavar="PATH",
               help="Also write inputs, expected answers, responses and stderr tails here. "
@@ -174,7 +217,8 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
 @store_options("run")
 def evaluate_command(
     suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
-    concurrency: int, timeout: float, out: str | None, private_out: str | None, fmt: str,
+    concurrency: int, timeout: float, retries: int, retry_max_wait: float | None,
+    out: str | None, private_out: str | None, fmt: str,
     fail_under: tuple[str, ...], max_suite_bytes: int, as_json: bool, force: bool,
     resume: bool, executor: str, ray_address: str | None, quiet: bool, store: str | None,
     no_store: bool,
@@ -188,7 +232,8 @@ def evaluate_command(
     from ._evaluation import binding_adapter, run_evaluation
 
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
-                                  concurrency=concurrency)
+                                  concurrency=concurrency, retries=retries,
+                                  retry_max_wait=retry_max_wait)
     bars = parse_fail_under(fail_under)
 
     def progress(label: str, total: int, completed: int) -> DelayedProgress:
@@ -196,7 +241,8 @@ def evaluate_command(
 
     result = run_evaluation(
         suite, make_adapter, repeats=repeats, concurrency=concurrency, timeout_s=timeout,
-        out=out, private_out=private_out, format="aau-1.0" if fmt == "aau-1.0" else "aau-2.0",
+        retries=retries, out=out, private_out=private_out,
+        format="aau-1.0" if fmt == "aau-1.0" else "aau-2.0",
         fail_under=bars, resume=resume, force=force, executor=executor, ray_address=ray_address,
         store=store, no_store=no_store, max_suite_bytes=max_suite_bytes,
         adapter_binding=binding_adapter(command=command, endpoint=endpoint), progress=progress)
@@ -210,10 +256,14 @@ def evaluate_command(
     verdicts = [unstructure_document(v) for v in result.verdicts]
     bars_ok = result.passed
     where = out or ("(inside the JSON summary on stdout)" if as_json else None)
+    infrastructure = infrastructure_summary(result.run.units)
     if quiet:
-        click.echo(_quiet_line(receipt, verdicts, where), err=True)
+        click.echo(_quiet_line(receipt, verdicts, where, infrastructure), err=True)
     else:
-        for line in _summary_lines({**receipt, "fail_under": verdicts}, where):
+        lines = _summary_lines({**receipt, "fail_under": verdicts}, where)
+        if infrastructure:
+            lines.insert(-1, f"  infrastructure: {infrastructure}")  # before "receipt: ..."
+        for line in lines:
             click.echo(line, err=True)
         for line in _adapter_notes(result.run.units):
             click.echo(line, err=True)

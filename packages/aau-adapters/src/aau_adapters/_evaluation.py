@@ -166,15 +166,34 @@ def check_adapter_timeout(adapter: Adapter, timeout_s: float) -> None:
                          " s would be recorded in the receipt; give both the same value")
 
 
+def check_adapter_retries(adapter: Adapter, retries: int) -> None:
+    """Refuse an adapter that retries another number of times than the run would record.
+
+    ``EndpointAdapter`` retries infrastructure failures ``retries`` times (``--retries``); an
+    adapter without a ``retries`` attribute (command, mock) retries nothing, which is 0. Like
+    ``check_adapter_timeout``: the setting recorded must be the one applied.
+
+    Raises:
+        aau_core.UsageError: the adapter's ``retries`` (0 when it has none) is not ``retries``.
+    """
+    applied = getattr(adapter, "retries", 0)
+    if applied != retries:
+        kind = getattr(adapter, "kind", type(adapter).__name__)
+        raise UsageError(f"the {kind} adapter retries {applied} time(s) but retries={retries} "
+                         "would be recorded" + ("" if kind == "endpoint" else
+                                                "; retries apply to an endpoint only"))
+
+
 def check_evaluation_arguments(*, repeats: int, concurrency: int, timeout_s: float, format: str,  # noqa: A002
-                               executor: str, fail_under: Sequence[FailUnder]) -> None:
+                               executor: str, fail_under: Sequence[FailUnder],
+                               retries: int = 0) -> None:
     """Refuse ``run_evaluation`` arguments before anything runs, with the command's rules.
 
     What ``aau evaluate``'s option types check (``--repeats`` >= 1, ``--concurrency`` in
-    [1, 1024], ``--timeout`` a positive number of seconds, ``--format``, ``--executor``) and what
-    ``parse_fail_under`` checks (a known rate metric, a bar in [0, 1], each metric once) hold for
-    Python callers too, so no unit runs (no paid call is made) on arguments the receipt could not
-    hold.
+    [1, 1024], ``--timeout`` a positive number of seconds, ``--retries`` >= 0, ``--format``,
+    ``--executor``) and what ``parse_fail_under`` checks (a known rate metric, a bar in [0, 1],
+    each metric once) hold for Python callers too, so no unit runs (no paid call is made) on
+    arguments the receipt could not hold.
 
     Raises:
         aau_core.UsageError: the first argument that breaks its rule, named.
@@ -189,6 +208,8 @@ def check_evaluation_arguments(*, repeats: int, concurrency: int, timeout_s: flo
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) \
             or not math.isfinite(timeout_s) or timeout_s <= 0:
         raise UsageError(f"timeout_s must be a positive number of seconds, not {timeout_s!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise UsageError(f"retries must be an integer >= 0, not {retries!r}")
     if format not in FORMATS:
         raise UsageError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
     if executor not in ("local", "ray"):
@@ -221,6 +242,7 @@ def run_evaluation(
     repeats: int = 1,
     concurrency: int = 1,
     timeout_s: float = 30.0,
+    retries: int = 0,
     out: str | None = None,
     private_out: str | None = None,
     format: str = "aau-2.0",  # noqa: A002 - the option's name
@@ -247,6 +269,10 @@ def run_evaluation(
         concurrency: units in flight at once (>= 1).
         timeout_s: seconds allowed per unit: recorded in the receipt, and enforced by the adapter,
             whose own ``timeout_s`` must be the same (``check_adapter_timeout``).
+        retries: further attempts per unit after an infrastructure failure (``--retries``,
+            >= 0): applied by the adapter (an ``EndpointAdapter``'s ``retries``, which must be
+            the same: ``check_adapter_retries``; 0 for every other adapter). Not part of the
+            checkpoint binding: a run resumed with retries after an outage is the same run.
         out: write the public receipt here (``None`` = not written). With ``out``, finished
             units are kept in ``OUT.checkpoint.jsonl`` until the receipt is written.
         private_out: also write the private receipt here (inputs, expected answers, responses,
@@ -275,12 +301,13 @@ def run_evaluation(
     Raises:
         ValueError: ``out`` with a factory and no ``adapter_binding``.
         aau_core.UsageError: an argument ``check_evaluation_arguments`` refuses (repeats,
-            concurrency, timeout, format, executor, an unknown or out-of-range bar), before
-            anything runs; ``executor="ray"`` with an adapter instance; ``aau-1.0`` with repeats
-            or a suite 2.0, ``resume`` without
-            ``out``, a checkpoint in the way (neither ``resume`` nor ``force``), ``ray_address``
-            without Ray, a ``tool_calls_match_rate`` bar on a suite without expected calls,
-            ``store`` and ``no_store`` together.
+            concurrency, timeout, retries, format, executor, an unknown or out-of-range bar),
+            before anything runs; an adapter whose timeout or retries differ from
+            ``timeout_s`` / ``retries``; ``executor="ray"`` with an adapter instance;
+            ``aau-1.0`` with repeats or a suite 2.0, ``resume`` without ``out``, a checkpoint
+            in the way (neither ``resume`` nor ``force``), ``ray_address`` without Ray, a
+            ``tool_calls_match_rate`` bar on a suite without expected calls, ``store`` and
+            ``no_store`` together.
         aau_core.OutputError: an output exists (without ``force``), is an input, or cannot be
             written; another process is writing the checkpoint.
         aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named).
@@ -303,10 +330,12 @@ def run_evaluation(
     from ._suite_run import evaluate
 
     check_evaluation_arguments(repeats=repeats, concurrency=concurrency, timeout_s=timeout_s,
-                               format=format, executor=executor, fail_under=fail_under)
+                               format=format, executor=executor, fail_under=fail_under,
+                               retries=retries)
     factory = None if hasattr(adapter, "invoke") else adapter
     if factory is None:
         check_adapter_timeout(adapter, timeout_s)  # type: ignore[arg-type]
+        check_adapter_retries(adapter, retries)  # type: ignore[arg-type]
     if executor == "ray" and factory is None:
         raise UsageError("executor='ray' needs an adapter factory (each worker builds its own)")
     if format == "aau-1.0" and repeats != 1:
@@ -342,6 +371,7 @@ def run_evaluation(
     ckpt = None
     try:
         check_adapter_timeout(live, timeout_s)  # the one the receipt records is the one enforced
+        check_adapter_retries(live, retries)
         if ckpt_path is not None:
             if adapter_binding is None:
                 adapter_binding = live.describe()

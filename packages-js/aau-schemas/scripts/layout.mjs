@@ -18,7 +18,9 @@ export function posixRelative(root, path) {
 
 /**
  * The kind an example is for: `<family>/vN/examples/{valid,invalid}/<name>.json` belongs to the
- * longest schema stem of `<family>/vN/` that is the name or starts it followed by "-".
+ * longest schema stem of `<family>/vN/` that is the name or starts it followed by "-". The
+ * examples of a superseded file (`vN/` or an earlier `vN.K/`, whose kind's row moved to a later
+ * minor of the major: schemas/README.md "Versioning") belong to that kind.
  * `rel` is relative to `schemaDir`; returns undefined when no schema of a kind matches.
  */
 export function exampleKind(schemaDir, rel) {
@@ -31,5 +33,13 @@ export function exampleKind(schemaDir, rel) {
     .map((n) => n.slice(0, -".schema.json".length))
     .filter((s) => name === s || name.startsWith(s + "-"))
     .sort((a, b) => b.length - a.length)[0];
-  return index.kinds.find((k) => k.path === `${folder}/${stem}.schema.json`)?.kind;
+  const exact = index.kinds.find((k) => k.path === `${folder}/${stem}.schema.json`);
+  if (exact !== undefined) return exact.kind;
+  const family = parts.slice(0, -4).join("/");
+  const major = /^v\d+/.exec(parts.at(-4))?.[0];
+  return index.kinds.find((k) => {
+    const [dir, file] = [k.path.split("/").slice(0, -1), k.path.split("/").at(-1)];
+    return dir.slice(0, -1).join("/") === family && file === `${stem}.schema.json` &&
+      new RegExp(`^${major}(\\.\\d+)?$`).test(dir.at(-1));
+  })?.kind;
 }

@@ -106,6 +106,7 @@ EXAMPLES = (
     + [(p, "eval-report", EvalReport) for p in _examples("eval-report/v1")]
     + [(p, "trace-result", HarnessResult) for p in _examples("trace/v1", "trace-result")]
     + [(p, "checkpoint", None) for p in _examples("checkpoint/v1")]
+    + [(p, "checkpoint", None) for p in _examples("checkpoint/v1.1")]
     + [(p, "run-list", list[RunSummary]) for p in _examples("run-store/v1", "run-list")]
     + [(p, "run-show", RunShow) for p in _examples("run-store/v1", "run-show")]
     + [(p, "run-compare", RunComparison) for p in _examples("run-store/v1", "run-compare")]

@@ -269,6 +269,7 @@ def evaluate_command(
             click.echo(line, err=True)
     if as_json:
         summary = _json_summary(receipt, out, bars_ok)
+        summary["resume"] = result.resume.as_json() if result.resume is not None else None
         if not out:
             summary["receipt"] = receipt  # nothing is lost when --json is given without --out
         print_json(summary)

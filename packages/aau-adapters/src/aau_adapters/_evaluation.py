@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from aau_core import InputError, Interrupted, OutputError, UsageError
@@ -38,6 +38,9 @@ from ._receipt_models import (
     PublicReceiptV2,
 )
 from ._suite import DEFAULT_MAX_SUITE_BYTES, SUITE_V1, Suite
+
+if TYPE_CHECKING:  # pragma: no cover
+    from aau_core._run._checkpoint import ResumeReport  # internal to the monorepo
 
 FORMATS = ("aau-2.0", "aau-1.0")
 _BINDING_FORMAT = {"aau-2.0": "v2", "aau-1.0": "aau-1.0"}  # the --format words checkpoints bind
@@ -58,6 +61,10 @@ class EvaluationResult:
         out, private_out: where the receipt and the private receipt were written (``None`` =
             not written).
         ensure_ascii: whether the files are ASCII-escaped (the aau-1.0 format is).
+        resume: with ``resume=True``, what the checkpoint held besides finished units
+            (``aau_core`` ``ResumeReport``: ``units_reused``, ``torn_line``,
+            ``duplicates_collapsed``, ``notes``; ``as_json()`` is ``--json``'s ``resume``);
+            else ``None``.
     """
 
     run: EvaluationRun
@@ -69,6 +76,7 @@ class EvaluationResult:
     out: str | None
     private_out: str | None
     ensure_ascii: bool
+    resume: ResumeReport | None = None
 
     @property
     def passed(self) -> bool:
@@ -102,20 +110,51 @@ def checkpoint_path(out: str | None, *, resume: bool, force: bool) -> Path | Non
     return path
 
 
-def binding_adapter(*, command: str | None, endpoint: str | None) -> dict[str, str]:
-    """The adapter part of a checkpoint binding: the kind with the SHA-256 (hex) of the full
-    ``--command`` string or ``--endpoint`` URL (neither is written out: they may hold secrets),
-    or ``{"kind": "mock"}`` when neither is given."""
+def binding_adapter(*, command: str | None, endpoint: str | None,
+                    cwd: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """The adapter part of a checkpoint binding.
+
+    The kind with the SHA-256 (hex) of the full ``--command`` string or ``--endpoint`` URL
+    (neither is written out: they may hold secrets), or ``{"kind": "mock"}`` when neither is
+    given. A command whose argv names a program file inside ``cwd``
+    (``_command_adapter.program_file``: ``python agent.py`` names ``agent.py``) also binds that
+    file's bytes: ``program_sha256`` (SHA-256 hex) and ``program_argv_index``, so a resume after
+    the agent was edited is refused (the path is not written; a file that cannot be read is not
+    bound).
+
+    Args:
+        command: the ``--command`` string (shlex-split as ``aau evaluate`` splits it).
+        endpoint: the ``--endpoint`` URL.
+        cwd: the project folder program files are looked for in (default: the current one).
+
+    Returns:
+        ``{"kind": "command", "command_sha256", ["program_sha256", "program_argv_index"]}``,
+        ``{"kind": "endpoint", "url_sha256"}`` or ``{"kind": "mock"}``.
+
+    Raises:
+        aau_core.UsageError: the command does not split (``split_command``).
+    """
     if command is not None:
-        return {"kind": "command",
-                "command_sha256": sha256_hex(command.encode("utf-8"))}
+        from ._command_adapter import program_file, split_command
+
+        found: dict[str, Any] = {"kind": "command",
+                                 "command_sha256": sha256_hex(command.encode("utf-8"))}
+        argv = split_command(command)
+        index = program_file(argv, cwd)
+        if index is not None:
+            try:
+                data = (Path(cwd or ".") / argv[index]).read_bytes()
+            except OSError:
+                return found
+            found.update(program_sha256=sha256_hex(data), program_argv_index=index)
+        return found
     if endpoint is not None:
         return {"kind": "endpoint",
                 "url_sha256": sha256_hex(endpoint.encode("utf-8"))}
     return {"kind": "mock"}
 
 
-def _binding(loaded: Suite, adapter: Mapping[str, str], *, repeats: int, timeout: float,
+def _binding(loaded: Suite, adapter: Mapping[str, Any], *, repeats: int, timeout: float,
              fmt: str, private: bool) -> dict[str, Any]:
     from aau_core import checkpoint_json
 
@@ -136,6 +175,15 @@ def evaluate_binding(loaded: Any, *, command: str | None, endpoint: str | None, 
     are not bound: a resume may change them."""
     return _binding(loaded, binding_adapter(command=command, endpoint=endpoint), repeats=repeats,
                     timeout=timeout, fmt=fmt, private=private)
+
+
+def _program_name(adapter_binding: Mapping[str, Any], adapter: Adapter) -> str | None:
+    """The program file a command binding hashes, as the user wrote it (``agent.py``), to name
+    it in a refusal; ``None`` when the binding holds none or the adapter has no argv."""
+    index, argv = adapter_binding.get("program_argv_index"), getattr(adapter, "argv", None)
+    if isinstance(index, int) and isinstance(argv, (list, tuple)) and 0 <= index < len(argv):
+        return str(argv[index])
+    return None
 
 
 def _load(suite: str | os.PathLike[str], max_bytes: int) -> Suite:
@@ -254,7 +302,7 @@ def run_evaluation(
     store: str | None = None,
     no_store: bool = False,
     max_suite_bytes: int = DEFAULT_MAX_SUITE_BYTES,
-    adapter_binding: Mapping[str, str] | None = None,
+    adapter_binding: Mapping[str, Any] | None = None,
     progress: Callable[[str, int, int], AbstractContextManager[Any]] | None = None,
 ) -> EvaluationResult:
     """Evaluate an agent on a suite and make its receipt: the whole ``aau evaluate``.
@@ -310,7 +358,11 @@ def run_evaluation(
             ``no_store`` together.
         aau_core.OutputError: an output exists (without ``force``), is an input, or cannot be
             written; another process is writing the checkpoint.
-        aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named).
+        aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named);
+            with ``resume``, the checkpoint cannot be resumed: another suite, adapter, setting
+            or agent program file (``... (the agent's program file agent.py changed); start over
+            with --force instead of --resume``), a bad line, or a unit recorded twice with
+            different results.
         aau_core.Interrupted: Ctrl-C; no receipt is written, finished units stay in the
             checkpoint.
         aau_schemas.SchemaError: a built receipt breaks its schema (a bug in aau).
@@ -379,7 +431,8 @@ def run_evaluation(
                                fmt=_BINDING_FORMAT[format], private=private_out is not None)
             ckpt = open_checkpoint(ckpt_path, producer="aau evaluate", units=total,
                                    binding=binding, created_at=utc_timestamp(), resume=resume,
-                                   force=force)
+                                   force=force, program_name=_program_name(adapter_binding, live))
+            ckpt.print_notes()  # a torn last line, duplicates collapsed: before the progress bar
     except BaseException:
         if factory is not None:
             live.close()
@@ -445,4 +498,5 @@ def run_evaluation(
     return EvaluationResult(run=run, receipt=receipt, document=document, private=private,
                             private_document=private_document, verdicts=verdicts, out=out,
                             private_out=private_out if private_document is not None else None,
-                            ensure_ascii=ascii_only)
+                            ensure_ascii=ascii_only,
+                            resume=ckpt.resume if ckpt is not None else None)

@@ -43,3 +43,21 @@ export function exampleKind(schemaDir, rel) {
       new RegExp(`^${major}(\\.\\d+)?$`).test(dir.at(-1));
   })?.kind;
 }
+
+/**
+ * The schema file an example is for, by the naming rule of `exampleKind` (the longest stem of
+ * the example's own `<family>/vN/` or `vN.M/` folder), relative to `schemaDir`, or undefined. A
+ * superseded minor's example is checked against this file: the newer minor accepts more, so an
+ * invalid example of the older file may be valid under the kind.
+ */
+export function exampleSchemaPath(schemaDir, rel) {
+  const parts = rel.split("/");
+  const folder = parts.slice(0, -3).join("/");
+  const name = parts.at(-1).replace(/\.json$/, "");
+  const stem = readdirSync(join(schemaDir, folder))
+    .filter((n) => n.endsWith(".schema.json"))
+    .map((n) => n.slice(0, -".schema.json".length))
+    .filter((s) => name === s || name.startsWith(s + "-"))
+    .sort((a, b) => b.length - a.length)[0];
+  return stem === undefined ? undefined : `${folder}/${stem}.schema.json`;
+}

@@ -83,6 +83,11 @@ def test_v2_references_and_foreign_function_definitions():
         UnknownKey("$.cases[0].expected.tool_call", "tool_call", "tool_calls")]
 
 
+def test_allowed_paths_are_known():
+    doc = v1(source={"benchmark": "BFCL"}, notes="n")
+    assert unknown_keys("suite", doc, allowed=["$.source"]) == [UnknownKey("$.notes", "notes", None)]
+
+
 def test_one_key_in_many_items_is_one_line_and_strict_makes_them_errors():
     doc = copy.deepcopy(V1)
     doc["cases"] = [{**doc["cases"][0], "scenario_id": str(i), "note": "x"} for i in range(3)]

@@ -20,7 +20,8 @@ How the document and its schema are walked together (``unknown_keys``):
   its known keys are the union of every applying schema's ``properties``;
 - the walk goes on into each property's value, the values of a map and the items of an array;
 - ``foreign`` names schema locations (``$id#/json/pointer``) holding formats of others, kept as
-  written (BFCL function definitions in a suite v2): their objects are not walked.
+  written (BFCL function definitions in a suite v2): their objects are not walked; ``allowed``
+  names document paths whose key is known although the schema does not name it.
 
 Lines are grouped: one key at the same place of many array items (``notes`` in every case) is
 one line naming the first path and how many more there are.
@@ -59,7 +60,7 @@ class UnknownKey:
 
 
 def unknown_keys(kind: str, doc: Any, *, foreign: Collection[str] = (),
-                 cutoff: float | None = None) -> list[UnknownKey]:
+                 allowed: Collection[str] = (), cutoff: float | None = None) -> list[UnknownKey]:
     """Every key of ``doc`` that schema ``kind`` does not name where it leaves objects open.
 
     Args:
@@ -68,6 +69,8 @@ def unknown_keys(kind: str, doc: Any, *, foreign: Collection[str] = (),
             walked by none).
         foreign: absolute schema locations (``"https://aau.dev/schemas/suite/v2/
             suite.schema.json#/$defs/function"``) whose objects are not walked.
+        allowed: JSON paths of keys known although the schema does not name them (a key an
+            earlier writer of the format added, named by its next major: ``"$.source"``).
         cutoff: the least similarity for a ``nearest`` key, in [0, 1] (default
             ``aau_schemas.NEAREST_KEY_CUTOFF``, 0.6).
 
@@ -84,7 +87,7 @@ def unknown_keys(kind: str, doc: Any, *, foreign: Collection[str] = (),
     walker = _Walker(frozenset(foreign),
                      aau_schemas.NEAREST_KEY_CUTOFF if cutoff is None else cutoff)
     walker.walk(doc, [_resolve(root, root)], [])
-    return list(walker.found.values())
+    return [k for k in walker.found.values() if k.path not in allowed]
 
 
 def unknown_key_problems(found: list[UnknownKey], *, ignored: bool) -> list[tuple[str, str]]:
@@ -115,12 +118,13 @@ def unknown_key_problems(found: list[UnknownKey], *, ignored: bool) -> list[tupl
 
 
 def check_unknown_keys(kind: str, doc: Any, source: str | None, *, strict: bool = False,
-                       foreign: Collection[str] = (), cutoff: float | None = None,
+                       foreign: Collection[str] = (), allowed: Collection[str] = (),
+                       cutoff: float | None = None,
                        near_only: bool = False) -> list[tuple[str, str]]:
     """Find the unknown keys of a schema-valid document: warnings, or errors when ``strict``.
 
     Args:
-        kind, doc, foreign, cutoff: as ``unknown_keys``.
+        kind, doc, foreign, allowed, cutoff: as ``unknown_keys``.
         source: the file name, put in front of every error line.
         strict: raise the unknown keys as errors instead of returning them.
         near_only: report only the keys that resemble a known one (a format whose writers
@@ -133,7 +137,7 @@ def check_unknown_keys(kind: str, doc: Any, source: str | None, *, strict: bool 
     Raises:
         InvalidDocumentError: ``strict`` and some unknown key (one line each, no "(ignored)").
     """
-    found = [k for k in unknown_keys(kind, doc, foreign=foreign, cutoff=cutoff)
+    found = [k for k in unknown_keys(kind, doc, foreign=foreign, allowed=allowed, cutoff=cutoff)
              if k.nearest is not None or not near_only]
     if strict and found:
         raise InvalidDocumentError(unknown_key_problems(found, ignored=False), source=source)

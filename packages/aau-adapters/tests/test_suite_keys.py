@@ -172,3 +172,29 @@ def test_a_clean_suite_has_no_warnings_in_any_version():
         loaded = suite_from_document(copy.deepcopy(suite(version)))
         assert loaded.warnings == [] and loaded.unknown_keys == ()
         loaded.check_strict()
+
+
+def test_schema_validate_gives_a_suite_the_loader_checks(tmp_path, capsys):
+    typo, empty = write(tmp_path, misspelt(1)), write(tmp_path, suite(2, expected={"outcome": ""}),
+                                                      "empty.json")
+    duplicate = suite(3)
+    duplicate["cases"][1]["scenario_id"] = "rec-001"
+    dup = write(tmp_path, duplicate, "dup.json")
+    rc = run(["schema", "validate", str(typo), str(empty), str(dup)])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert err.splitlines() == [
+        f"{typo}: $.cases[0].forbidden_action: {FORBIDDEN_HINT} (ignored)",
+        f"{typo}: valid suite",
+        f"{empty}: $.cases[0].expected.outcome: an empty expected outcome can never be met (an "
+        "agent's outcome must be non-empty), and --mock would score it 1.0; write the outcome "
+        "the case expects",
+        f"{dup}: $.cases[1].scenario_id: duplicate scenario_id 'rec-001' (first at $.cases[0])",
+    ]
+    rc = run(["schema", "validate", str(typo), "--strict", "--json"])
+    captured = capsys.readouterr()
+    assert rc == 1
+    assert captured.err == f"{typo}: $.cases[0].forbidden_action: {FORBIDDEN_HINT}\n"
+    assert json.loads(captured.out)["files"] == [{
+        "file": str(typo), "kind": "suite", "valid": False, "warnings": [],
+        "violations": [{"path": "$.cases[0].forbidden_action", "message": FORBIDDEN_HINT}]}]

@@ -257,6 +257,24 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
                  model=model, unknown_keys=unknown)
 
 
+def check_suite_document(doc: Any, *, source: str,
+                         strict: bool = False) -> tuple[list[tuple[str, str]],
+                                                        list[tuple[str, str]]]:
+    """``aau schema validate``'s check of a schema-valid suite (entry point
+    ``aau.document_checks``): what ``suite_from_document`` checks beyond the schema.
+
+    Returns:
+        ``(problems, warnings)``: every problem ``suite_from_document`` raises (duplicate
+        scenario ids, an empty expected outcome, tool-call rules; with ``strict``, unknown
+        keys), else ``([], Suite.warnings)``; each a list of ``(json_path, message)``.
+    """
+    try:
+        loaded = suite_from_document(doc, source=source, strict=strict)
+    except InvalidDocumentError as exc:
+        return list(exc.violations), []
+    return [], loaded.warnings
+
+
 def _v2_feature_in_v1(doc: Any) -> tuple[str, str] | None:
     """The first ``expected.tool_calls``/``tool_call_match`` of a 1.0 suite, with the fix (the
     newest suite version, which has them)."""

@@ -37,17 +37,27 @@ def trace_group() -> None:
     """
 
 
-def load_trace(name: str) -> dict[str, Any]:
-    """Read a trace file strictly and check it against the ``trace`` schema.
+def load_trace(name: str, *, strict: bool = False) -> dict[str, Any]:
+    """Read a trace file strictly and check it against the ``trace`` schema; print a warning
+    line on stderr for each key that looks like a misspelt known key
+    (``aau_core._traces._trace.trace_key_warnings``).
+
+    Args:
+        name: the trace file.
+        strict: refuse such a key instead (``--strict``).
 
     Raises:
-        InputError: missing, not JSON, or not a valid trace (file and JSON path named).
+        InputError: missing, not JSON, not a valid trace, or (``strict``) a misspelt key
+            (file and JSON path named).
     """
     from .._files._document_check import check_document
     from .._files._strict_json import read_json_file
+    from .._traces._trace import trace_key_warnings
 
-    doc = read_json_file(name, max_bytes=MAX_TRACE_BYTES)
-    return check_document("trace", doc, name)
+    doc = check_document("trace", read_json_file(name, max_bytes=MAX_TRACE_BYTES), name)
+    for path, message in trace_key_warnings(doc, name, strict=strict):
+        click.echo(f"{name}: {path}: {message}", err=True)
+    return doc
 
 
 def _failed_gates(record: dict[str, Any]) -> list[str]:
@@ -123,21 +133,26 @@ def _echo_table(report: Any) -> None:
               help="Also write JUnit XML (one test case per trace).")
 @click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write a Markdown table.")
+@click.option("--strict", is_flag=True, help="Refuse a trace with a key that looks like a "
+              "misspelt known key (tool_call for tool_calls) instead of warning.")
 @json_option("Print the eval report JSON on stdout.")
 @out_option("Write the eval report JSON to FILE.", name="out_file", kind="file", metavar="FILE")
 @force_option()
 def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_calls: int,
                   expected_schema_hash: str | None, judge_threshold: float, report_name: str,
-                  junit_file: str | None, markdown_file: str | None, as_json: bool,
-                  out_file: str | None, force: bool) -> int:
+                  junit_file: str | None, markdown_file: str | None, strict: bool,
+                  as_json: bool, out_file: str | None, force: bool) -> int:
     """Score each TRACE file on the four gates and report one case per file.
 
     A trace is a JSON object (schema kind `trace`): tool calls under tool_calls, tool_trace or
     tools; artifacts under artifacts, files or outputs; tool_schema; judge_score. A gate that
-    is not configured passes (PraisonAI's rule); the score is true gates / 4.
+    is not configured passes (PraisonAI's rule); the score is true gates / 4. Other keys are
+    kept and ignored; one that looks like a misspelt known key (tool_call, judge_scor) gets a
+    warning line naming the key it resembles (--strict: an error).
 
     Exit 0 when every trace passes every gate, 1 when any gate fails, 2 when a file is
-    missing or not a valid trace (one line naming the file and JSON path), a trace is given
+    missing or not a valid trace (one line naming the file and JSON path; with --strict, also
+    a misspelt key), a trace is given
     twice, or an output cannot be written (checked before any trace is read; the outputs are
     then written together or not at all).
 
@@ -164,7 +179,7 @@ def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_c
     _refuse_repeated_inputs(traces)
     results = []
     for name in traces:
-        trace = load_trace(name)
+        trace = load_trace(name, strict=strict)
         evaluator = HarnessEvaluator(trace, required_artifacts=list(required),
                                      min_tool_calls=min_tool_calls,
                                      expected_schema_hash=expected_schema_hash,

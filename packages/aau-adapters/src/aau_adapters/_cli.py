@@ -129,8 +129,8 @@ Examples:
 
 \b
 Exit codes: 0 done and every --fail-under bar holds; 1 a bar is not met;
-2 usage or input error (nothing is run; with --strict, also a suite key its schema
-does not name); 130 interrupted (no receipt is written; with --out,
+2 usage or input error (nothing is run; with --strict, also a suite key
+its schema does not name); 130 interrupted (no receipt is written; with --out,
 finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue);
 70 a bug in aau (rerun with --debug and report the traceback).
 """

@@ -107,7 +107,7 @@ def _minimal_suite() -> dict:
 
 def test_the_minimal_suite_in_the_docs_is_valid_and_runs(tmp_path, capsys):
     doc = _minimal_suite()
-    aau_schemas.validate("suite", doc, source="docs/evaluate.md")
+    aau_schemas.validate("suite-v3", doc, source="docs/evaluate.md")
     assert set(doc) == {"suite_version", "suite_id", "sharing", "cases"}
     assert len(doc["cases"]) == 1
     suite = tmp_path / "suite.json"

@@ -92,7 +92,7 @@ def test_a_config_given_as_scenarios(tmp_path, capsys):
         '("gate_config_version": "aau-gate-config/1.0"), not a gate-scenarios document']
 
 
-def test_a_v1_suite_with_tool_calls_is_told_to_use_v2(tmp_path, capsys):
+def test_a_v1_suite_with_tool_calls_is_told_to_use_the_newest_version(tmp_path, capsys):
     doc = json.loads(SUITE_V2.read_text(encoding="utf-8"))
     doc["suite_version"] = "aau-byo-agent-suite/1.0"
     suite = tmp_path / "v1.json"
@@ -100,7 +100,7 @@ def test_a_v1_suite_with_tool_calls_is_told_to_use_v2(tmp_path, capsys):
     rc, _, err = _aau(capsys, "evaluate", suite, "--mock", "--out", tmp_path / "o")
     assert rc == 2 and _errors(err) == [
         f'aau: error: {suite}: $.cases[0].expected.tool_calls: expected.tool_calls needs '
-        '"suite_version": "aau-byo-agent-suite/2.0" (this suite says aau-byo-agent-suite/1.0; '
+        '"suite_version": "aau-byo-agent-suite/3.0" (this suite says aau-byo-agent-suite/1.0; '
         'see docs/tool-calls.md)']
 
 
@@ -110,9 +110,10 @@ def test_a_v1_suite_with_tool_calls_is_told_to_use_v2(tmp_path, capsys):
     ({"gate_config_version": "aau-gate-config/1.0"}, "gate-scenarios",
      ("$.gate_config_version", 'this is a gate-config document ("gate_config_version": '
       '"aau-gate-config/1.0"), not a gate-scenarios document')),
-    ({"suite_version": "aau-byo-agent-suite/3.0"}, ["suite", "suite-v2"],
-     ("$.suite_version", '"aau-byo-agent-suite/3.0" is not a supported version; suite or suite-v2 '
-      'documents carry "aau-byo-agent-suite/1.0", "aau-byo-agent-suite/2.0"')),
+    ({"suite_version": "aau-byo-agent-suite/9.0"}, ["suite", "suite-v2", "suite-v3"],
+     ("$.suite_version", '"aau-byo-agent-suite/9.0" is not a supported version; suite or suite-v2 '
+      'or suite-v3 documents carry "aau-byo-agent-suite/1.0", "aau-byo-agent-suite/2.0", '
+      '"aau-byo-agent-suite/3.0"')),
     ({"gate_config_version": "aau-gate-config/9"}, "suite",
      ("$.gate_config_version", '"aau-gate-config/9" is not a supported version; gate-config '
       'documents carry "aau-gate-config/1.0"; expected a suite document')),

@@ -266,8 +266,8 @@ def kind_page(kind: str, *, repo_url: str = "") -> str:
                   "(JSON-Schema-Test-Suite format; see [Conformance](../conformance.md)).", ""]
     lines += ["## Version history", ""]
     family, major, name = path.split("/")
-    siblings = sorted(k for k in index["kinds"] if k["path"].split("/")[0] == family
-                      and k["path"].split("/")[2] == name and k["kind"] != kind)
+    siblings = [k for k in index["kinds"] if k["path"].split("/")[0] == family
+                and k["path"].split("/")[2] == name and k["kind"] != kind]
     for k in sorted(siblings, key=lambda k: k["path"]):
         lines.append(f"- [`{k['kind']}`]({k['kind']}.md): `{k['path']}`"
                      + (f", `{k['version']}`" if k["version"] else ""))

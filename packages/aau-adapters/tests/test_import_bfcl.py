@@ -79,7 +79,8 @@ def test_every_sample_category_imports_and_validates(suites: dict[str, Any], tmp
                                                      category: str) -> None:
     suite = suites[category]
     doc = suite.doc
-    aau_schemas.validate("suite-v2", doc)
+    aau_schemas.validate("suite-v3", doc)  # closed: every key is one it names
+    assert doc["suite_version"] == "aau-byo-agent-suite/3.0" and suite.warnings == []
     assert [c.scenario_id for c in suite.cases] == _ids(category)
     source = doc["source"]
     assert source["benchmark"] == "BFCL" and source["category"] == category

@@ -63,7 +63,8 @@ def _row(suites: dict[str, Any], domain: str, sid: str, calls: list[dict[str, An
 def test_every_domain_imports_validates_and_skips_only_what_it_must(
         suites: dict[str, Any], domain: str) -> None:
     suite = suites[domain]
-    aau_schemas.validate("suite-v2", suite.doc)
+    aau_schemas.validate("suite-v3", suite.doc)  # closed: every key is one it names
+    assert suite.doc["suite_version"] == "aau-byo-agent-suite/3.0"
     tasks = _tasks(domain)
     with_actions = [str(t["id"]) for t in tasks if (t["evaluation_criteria"] or {}).get("actions")]
     skipped = {s["id"]: s["reason"] for s in suite.doc["source"]["skipped"]}

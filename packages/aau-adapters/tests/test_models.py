@@ -47,6 +47,10 @@ SCHEMA_OF: dict[type, tuple[str, str]] = {
     M.ExpectedV2: ("suite-v2", "/$defs/expected"),
     M.ExpectedCall: ("suite-v2", "/$defs/expected_call"),
     M.ToolCallMatchRules: ("suite-v2", "/$defs/tool_call_match"),
+    M.SuiteDocumentV3: ("suite-v3", ""),
+    M.SharingV3: ("suite-v3", "/$defs/sharing"),
+    M.CaseDocumentV3: ("suite-v3", "/$defs/case"),
+    M.ExpectedV3: ("suite-v3", "/$defs/expected"),
     M.AdapterRequest: ("adapter-request", ""),
     M.AdapterResponse: ("adapter-response", ""),
     M.ResponseToolCall: ("adapter-response", "/properties/tool_calls/items"),
@@ -190,10 +194,12 @@ def test_numbers_keep_their_json_type():
         "timeout_s"]) == "30"
 
 
-def test_the_loaded_suite_is_backed_by_its_model():
-    path = SCHEMA_ROOT / "suite/v2/examples/valid/suite-library-desk-tool-calls.json"
+@pytest.mark.parametrize(("version", "model"), [("v2", M.SuiteDocumentV2),
+                                                ("v3", M.SuiteDocumentV3)])
+def test_the_loaded_suite_is_backed_by_its_model(version, model):
+    path = SCHEMA_ROOT / f"suite/{version}/examples/valid/suite-library-desk-tool-calls.json"
     suite = aau_adapters.load_suite(path)
-    assert isinstance(suite.model, M.SuiteDocumentV2)
+    assert isinstance(suite.model, model)
     assert unstructure_document(suite.model) == suite.doc
     for case, case_model in zip(suite.cases, suite.model.cases, strict=True):
         assert case.model is case_model and case.scenario_id == case_model.scenario_id

@@ -319,4 +319,4 @@ def test_fail_under_tool_calls_match_rate_needs_expected_calls(
     code = run(["evaluate", str(plain), "--mock", "--fail-under", "tool_calls_match_rate=0.5",
                 "--out", str(tmp_path / "r.json")])
     assert code == 2
-    assert "--fail-under tool_calls_match_rate needs a suite v2 case" in capsys.readouterr().err
+    assert "--fail-under tool_calls_match_rate needs a suite v2 or v3 case" in capsys.readouterr().err

@@ -122,3 +122,48 @@ def test_run_refuses_scenarios_of_another_config(capsys, tmp_path):
     aau(capsys, "generate", GRANTS, "--n", 8, "--out", scen)
     rc, _, err = aau(capsys, "run", RIVER, "--scenarios", scen, "--mock", "--out", tmp_path / "r")
     assert rc == 2 and f"{scen}: $.config_sha256: generated from another config" in err
+
+
+# Lab configs and scenario files are closed formats (aau-harness 1.6's, schemas with
+# additionalProperties false): a misspelt key is refused before anything runs, and the error
+# names the key the schema allows that it most resembles.
+RIVER_SCENARIOS = REPO / "examples" / "labs" / "river-permit-desk.scenarios.json"
+ALLOTMENT = REPO / "examples" / "labs" / "allotment-plot-intake.json"
+
+
+def test_a_misspelt_config_key_names_the_allowed_one(tmp_path, capsys):
+    config = json.loads(RIVER.read_text(encoding="utf-8"))
+    config["archetypes"]["READY"]["rule_cod"] = config["archetypes"]["READY"].pop("rule_code")
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    out = tmp_path / "r.json"
+    rc, stdout, err = aau(capsys, "run", path, "--mock", "--repeats", 1, "--quiet", "--out", out)
+    assert rc == 2 and stdout == "" and not out.exists()
+    assert err.splitlines() == [
+        f'aau: error: {path}: $.archetypes.READY: property "rule_cod" is not allowed here; did '
+        'you mean "rule_code"? [gate-config]',
+        f'aau: error: {path}: $.archetypes.READY: "rule_code" is a required property']
+
+
+def test_a_misspelt_top_level_key_of_a_service_config(tmp_path, capsys):
+    config = json.loads(ALLOTMENT.read_text(encoding="utf-8"))
+    config["sed"] = config.pop("seed")
+    path = tmp_path / "service.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    rc, _, err = aau(capsys, "generate", path, "--out", tmp_path / "s.json")
+    assert rc == 2 and not (tmp_path / "s.json").exists()
+    assert err.splitlines()[0] == (f'aau: error: {path}: $: property "sed" is not allowed here; '
+                                   'did you mean "seed"? [service-config]')
+
+
+def test_a_misspelt_scenario_key(tmp_path, capsys):
+    doc = json.loads(RIVER_SCENARIOS.read_text(encoding="utf-8"))
+    doc["scenarios"][0]["gate_contrct"] = doc["scenarios"][0].pop("gate_contract")
+    path = tmp_path / "scenarios.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    rc, _, err = aau(capsys, "run", RIVER, "--scenarios", path, "--mock", "--repeats", 1,
+                     "--quiet", "--out", tmp_path / "r.json")
+    assert rc == 2
+    assert err.splitlines()[0] == (
+        f'aau: error: {path}: $.scenarios[0]: property "gate_contrct" is not allowed here; did '
+        'you mean "gate_contract"? [gate-scenarios]')

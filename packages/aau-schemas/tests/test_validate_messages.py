@@ -37,6 +37,14 @@ def _messages(schema: dict, instance: object) -> list[str]:
          'property "b" is not allowed here'),
         ({"properties": {}, "patternProperties": {"^x-": {}}, "additionalProperties": False},
          {"x-ok": 1, "c": 1, "d": 2}, 'properties "c", "d" are not allowed here'),
+        ({"properties": {"forbidden_actions": {}, "input": {}}, "additionalProperties": False},
+         {"forbidden_action": []},
+         'property "forbidden_action" is not allowed here; did you mean "forbidden_actions"?'),
+        # a key already present is no suggestion; each misspelt key gets its own
+        ({"properties": {"outcome": {}, "tool_calls": {}, "tool_call_match": {}},
+          "additionalProperties": False}, {"outcome": "x", "outcomes": "y", "tool_call": []},
+         'properties "outcomes", "tool_call" are not allowed here; did you mean "tool_calls" '
+         'for "tool_call"?'),
         ({"minLength": 1}, "", '"" should be non-empty'),
         ({"minLength": 3}, "ab", '"ab" is shorter than 3 characters'),
         ({"maxLength": 1}, "ab", '"ab" is longer than 1 character'),
@@ -120,3 +128,14 @@ def test_no_python_repr_in_any_message_for_the_invalid_examples(path):
     for violation in aau_schemas.iter_violations(schema_id, doc):
         assert "\n" not in violation.message
         assert not PYTHON_REPR.search(violation.message), violation
+
+
+def test_nearest_key_is_the_most_similar_known_key_above_the_cutoff():
+    case_keys = ["expected", "forbidden_actions", "input", "scenario_id"]
+    assert aau_schemas.nearest_key("forbidden_action", case_keys) == "forbidden_actions"
+    assert aau_schemas.nearest_key("scenarioid", case_keys) == "scenario_id"
+    assert aau_schemas.nearest_key("notes", case_keys) is None
+    # "judge" is 0.625 like "judge_score": above the default cutoff, below a stricter one
+    assert aau_schemas.nearest_key("judge", ["judge_score"]) == "judge_score"
+    assert aau_schemas.nearest_key("judge", ["judge_score"], cutoff=0.8) is None
+    assert aau_schemas.NEAREST_KEY_CUTOFF == 0.6

@@ -165,7 +165,8 @@ Examples:
 
 \b
 Exit codes: 0 done and every --fail-under bar holds; 1 a bar is not met;
-2 usage or input error (nothing is run); 130 interrupted (no receipt is written; with --out,
+2 usage or input error (nothing is run; with --strict, also a suite key
+its schema does not name); 130 interrupted (no receipt is written; with --out,
 finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue);
 70 a bug in aau (rerun with --debug and report the traceback).
 """
@@ -204,6 +205,8 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
               help="Exit 1 when METRIC (a rate, e.g. exact_rate) is below VALUE. Repeatable.")
 @click.option("--max-suite-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_SUITE_BYTES,
               show_default=True, help="Largest suite file accepted.")
+@click.option("--strict", is_flag=True, help="Refuse a suite 1.0/2.0 with keys its schema does not "
+              "name (e.g. a misspelt forbidden_actions) instead of warning: exit 2, nothing runs.")
 @json_option("Print a JSON summary on stdout (human output stays on stderr).")
 @force_option("Replace existing --out / --private-out files (and start over when "
               "OUT.checkpoint.jsonl exists).")
@@ -219,7 +222,8 @@ def evaluate_command(
     suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
     concurrency: int, timeout: float, retries: int, retry_max_wait: float | None,
     out: str | None, private_out: str | None, fmt: str,
-    fail_under: tuple[str, ...], max_suite_bytes: int, as_json: bool, force: bool,
+    fail_under: tuple[str, ...], max_suite_bytes: int, strict: bool, as_json: bool,
+    force: bool,
     resume: bool, executor: str, ray_address: str | None, quiet: bool, store: str | None,
     no_store: bool,
 ) -> int:
@@ -245,7 +249,8 @@ def evaluate_command(
         format="aau-1.0" if fmt == "aau-1.0" else "aau-2.0",
         fail_under=bars, resume=resume, force=force, executor=executor, ray_address=ray_address,
         store=store, no_store=no_store, max_suite_bytes=max_suite_bytes,
-        adapter_binding=binding_adapter(command=command, endpoint=endpoint), progress=progress)
+        adapter_binding=binding_adapter(command=command, endpoint=endpoint), progress=progress,
+        strict=strict, warn=lambda line: click.echo(line, err=True))
     receipt = result.document
     if not out and not as_json:
         sys.stdout.write(render_json(receipt, ensure_ascii=result.ensure_ascii))
@@ -270,6 +275,8 @@ def evaluate_command(
     if as_json:
         summary = _json_summary(receipt, out, bars_ok)
         summary["resume"] = result.resume.as_json() if result.resume is not None else None
+        summary["suite_warnings"] = [f"{result.run.suite.source}: {path}: {message}"
+                                     for path, message in result.run.suite.warnings]
         if not out:
             summary["receipt"] = receipt  # nothing is lost when --json is given without --out
         print_json(summary)

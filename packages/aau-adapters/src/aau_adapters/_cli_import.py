@@ -1,4 +1,4 @@
-"""``aau import``: turn public benchmark data into suite v2 documents (docs/import.md).
+"""``aau import``: turn public benchmark data into suite v3 documents (docs/import.md).
 
 - ``aau import bfcl --category CAT [--limit N] [--source PATH] --out SUITE``
 - ``aau import tau2 --source PATH --domain airline|retail|mock [--limit N] --out SUITE``
@@ -30,7 +30,7 @@ _CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 @click.group("import", context_settings=_CONTEXT)
 def import_group() -> None:
-    """Import public benchmark data (BFCL, tau2-bench) as aau suites (suite v2).
+    """Import public benchmark data (BFCL, tau2-bench) as aau suites (suite v3).
 
     \b
     Examples:
@@ -87,7 +87,7 @@ bfcl-eval is never installed. Exit codes: 0 written; 2 usage or input error (not
 def bfcl_command(category: str, limit: int | None, source: str | None,
                  source_version: str | None, cache_dir: str | None, out: str,
                  force: bool, quiet: bool) -> int:
-    """Import a BFCL v4 category as a suite v2 with expected tool calls.
+    """Import a BFCL v4 category as a suite v3 with expected tool calls.
 
     Each BFCL record becomes one case: the BFCL id as scenario_id, the question and the
     function definitions (types mapped to JSON Schema) as input, BFCL's ground truth (per
@@ -148,7 +148,7 @@ Exit codes: 0 written; 2 usage or input error (nothing written).
 @force_option("Replace an existing --out file.")
 def tau2_command(source: str, domain: str, limit: int | None, tools: str | None, out: str,
                  force: bool) -> int:
-    """Import a tau2-bench domain's tasks as a suite v2 with expected tool calls.
+    """Import a tau2-bench domain's tasks as a suite v3 with expected tool calls.
 
     Each task becomes one case: the policy and the task's ticket (or the user instructions) as
     messages, the tools, and the expected actions as expected.tool_calls.

@@ -13,11 +13,12 @@ from aau_core._files._converter import structure_document as _structure  # inter
 from ._converter import converter
 from ._protocol_models import AdapterRequest, AdapterResponse
 from ._receipt_models import PrivateReceiptV1, PrivateReceiptV2, PublicReceiptV1, PublicReceiptV2
-from ._suite_models import SuiteDocumentV1, SuiteDocumentV2
+from ._suite_models import SuiteDocumentV1, SuiteDocumentV2, SuiteDocumentV3
 
 MODELS: dict[str, type] = {
     "suite": SuiteDocumentV1,
     "suite-v2": SuiteDocumentV2,
+    "suite-v3": SuiteDocumentV3,
     "adapter-request": AdapterRequest,
     "adapter-response": AdapterResponse,
     "receipt-v1": PublicReceiptV1,

@@ -186,11 +186,11 @@ def _program_name(adapter_binding: Mapping[str, Any], adapter: Adapter) -> str |
     return None
 
 
-def _load(suite: str | os.PathLike[str], max_bytes: int) -> Suite:
+def _load(suite: str | os.PathLike[str], max_bytes: int, strict: bool) -> Suite:
     from ._suite import load_suite
 
     try:
-        return load_suite(suite, max_bytes=max_bytes)
+        return load_suite(suite, max_bytes=max_bytes, strict=strict)
     except InputError as exc:
         if type(exc) is not InputError or not exc.message.endswith("-byte limit"):
             raise
@@ -304,6 +304,8 @@ def run_evaluation(
     max_suite_bytes: int = DEFAULT_MAX_SUITE_BYTES,
     adapter_binding: Mapping[str, Any] | None = None,
     progress: Callable[[str, int, int], AbstractContextManager[Any]] | None = None,
+    strict: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> EvaluationResult:
     """Evaluate an agent on a suite and make its receipt: the whole ``aau evaluate``.
 
@@ -341,6 +343,11 @@ def run_evaluation(
         progress: ``progress(label, total_units, units_done_before)`` returns a context
             manager whose value has ``advance(failed: bool)``, called once per finished unit
             (``aau_core.DelayedProgress`` fits); ``None`` = no progress.
+        strict: refuse a suite 1.0 / 2.0 with unknown keys (``--strict``) before anything
+            runs, instead of warning about them.
+        warn: called with each warning line before the run (``"suite.json:
+            $.cases[0].forbidden_action: unknown key; did you mean forbidden_actions?
+            (ignored)"``, from ``Suite.warnings``); default: printed on stderr.
 
     Returns:
         the ``EvaluationResult`` (receipt model and document, private receipt, verdicts,
@@ -352,13 +359,14 @@ def run_evaluation(
             concurrency, timeout, retries, format, executor, an unknown or out-of-range bar),
             before anything runs; an adapter whose timeout or retries differ from
             ``timeout_s`` / ``retries``; ``executor="ray"`` with an adapter instance;
-            ``aau-1.0`` with repeats or a suite 2.0, ``resume`` without ``out``, a checkpoint
+            ``aau-1.0`` with repeats or a suite 2.0 or 3.0, ``resume`` without ``out``, a checkpoint
             in the way (neither ``resume`` nor ``force``), ``ray_address`` without Ray, a
             ``tool_calls_match_rate`` bar on a suite without expected calls, ``store`` and
             ``no_store`` together.
         aau_core.OutputError: an output exists (without ``force``), is an input, or cannot be
             written; another process is writing the checkpoint.
-        aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named);
+        aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named),
+            or (``strict``) has unknown keys;
             with ``resume``, the checkpoint cannot be resumed: another suite, adapter, setting
             or agent program file (``... (the agent's program file agent.py changed); start over
             with --force instead of --resume``), a bad line, or a unit recorded twice with
@@ -404,14 +412,22 @@ def run_evaluation(
 
         run_units_with = ray_executor(address=ray_address)
 
-    loaded = suite if isinstance(suite, Suite) else _load(suite, max_suite_bytes)
+    loaded = suite if isinstance(suite, Suite) else _load(suite, max_suite_bytes, strict)
+    if strict:
+        loaded.check_strict()  # a Suite loaded without strict
+    for path, message in loaded.warnings:
+        line = f"{loaded.source}: {path}: {message}"
+        if warn is not None:
+            warn(line)
+        else:
+            print(line, file=sys.stderr)
     name = loaded.source if isinstance(suite, Suite) else str(suite)
     if format == "aau-1.0" and loaded.version != SUITE_V1:
         raise UsageError(f"{name}: --format aau-1.0 cannot hold a {loaded.version} suite "
                          "(aau-harness 1.x has no tool calls); use --format v2")
     if not loaded.expects_tool_calls and any(b.metric == "tool_calls_match_rate"
                                              for b in fail_under):
-        raise UsageError(f"{name}: --fail-under tool_calls_match_rate needs a suite v2 case with "
+        raise UsageError(f"{name}: --fail-under tool_calls_match_rate needs a suite v2 or v3 case with "
                          "expected.tool_calls; this suite has none")
     if format == "aau-2.0":
         loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed

@@ -1,4 +1,4 @@
-"""Import Berkeley Function-Calling Leaderboard (BFCL v4) categories as suite v2 documents.
+"""Import Berkeley Function-Calling Leaderboard (BFCL v4) categories as suite v3 documents.
 
 BFCL (Apache-2.0, https://github.com/ShishirPatil/gorilla) ships its data inside the
 ``bfcl-eval`` wheel: ``bfcl_eval/data/BFCL_v4_<category>.json`` (JSON lines: ``id``,
@@ -48,6 +48,7 @@ from ._bfcl_source import (  # re-exported: the importer's public names
     BFCL_WHEEL,
     read_bfcl,
 )
+from ._suite import SUITE_V3
 from ._tool_names import ToolNameError, tool_name_map
 
 _TYPE_WORDS = {
@@ -148,7 +149,7 @@ def _messages(question: Any) -> list[dict[str, Any]]:
 
 
 def bfcl_case(record: Mapping[str, Any], ground_truth: Any, mode: str | None) -> dict[str, Any]:
-    """Build the suite v2 case of one BFCL record (the module docstring says how).
+    """Build the suite v3 case of one BFCL record (the module docstring says how).
 
     Args:
         record: ``{"id", "question", "function"}``.
@@ -250,7 +251,7 @@ PUBLIC_SHARING = {
 def import_bfcl(category: str, *, source: str | os.PathLike[str] | None = None,
                 limit: int | None = None, source_version: str | None = None,
                 cache_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Import the first ``limit`` records (all when ``None``) of a BFCL category as a suite v2.
+    """Import the first ``limit`` records (all when ``None``) of a BFCL category as a suite v3.
 
     Args:
         category: one of ``BFCL_CATEGORIES``.
@@ -261,7 +262,7 @@ def import_bfcl(category: str, *, source: str | os.PathLike[str] | None = None,
         cache_dir: as ``cached_bfcl_wheel``.
 
     Returns:
-        the suite document (``aau-byo-agent-suite/2.0``). Its ``source`` records the benchmark,
+        the suite document (``aau-byo-agent-suite/3.0``). Its ``source`` records the benchmark,
         package, version, category, files read with their SHA-256, the name encoding, the
         records skipped with their reasons and the impossible acceptable values dropped
         (``pruned``: id, call index, argument, value). The output is deterministic (no dates).
@@ -324,7 +325,7 @@ def import_bfcl(category: str, *, source: str | os.PathLike[str] | None = None,
         src["wheel"] = {"name": Path(source).name if source else BFCL_WHEEL,
                         "sha256": data.wheel_sha256}
     return {
-        "suite_version": "aau-byo-agent-suite/2.0",
+        "suite_version": SUITE_V3,
         "suite_id": suite_id,
         "description": description,
         "sharing": dict(PUBLIC_SHARING),

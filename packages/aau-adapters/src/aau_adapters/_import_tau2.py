@@ -1,4 +1,4 @@
-"""Import τ²-bench (tau2-bench) task files as suite v2 documents with expected tool calls.
+"""Import τ²-bench (tau2-bench) task files as suite v3 documents with expected tool calls.
 
 τ²-bench (MIT, https://github.com/sierra-research/tau2-bench; not on PyPI) keeps each domain's
 tasks in ``data/tau2/domains/<domain>/tasks.json`` beside its ``policy.md`` (and ``db.json``). A
@@ -50,6 +50,7 @@ from aau_core import InputError, UsageError, read_json_file
 from aau_schemas import sha256_hex
 
 from ._import_bfcl import PUBLIC_SHARING
+from ._suite import SUITE_V3
 
 TAU2_DOMAINS = ("airline", "retail", "mock")
 """The domains ``aau import tau2`` reads (telecom's tasks need its user tools; not imported)."""
@@ -293,7 +294,7 @@ class _Skip(Exception):
 
 def tau2_case(task: Mapping[str, Any], policy: str, tools: list[dict[str, Any]]
               ) -> dict[str, Any]:
-    """Build the suite v2 case of one checked τ² task (the module docstring says how).
+    """Build the suite v3 case of one checked τ² task (the module docstring says how).
 
     Args:
         task: the task record.
@@ -370,7 +371,7 @@ def _case(task: Mapping[str, Any], policy: str, tools: list[dict[str, Any]]) -> 
 
 def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | None = None,
                 tools: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Import the first ``limit`` tasks (all when ``None``) of a τ² domain as a suite v2.
+    """Import the first ``limit`` tasks (all when ``None``) of a τ² domain as a suite v3.
 
     Args:
         source: a folder in one of ``tau2_files``' layouts.
@@ -420,7 +421,7 @@ def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | Non
         listed.append({"path": str(tools), "sha256": _sha256_file(Path(tools))})
     suite_id = f"tau2-{domain}" + (f"-first{limit}" if limit is not None else "")
     return {
-        "suite_version": "aau-byo-agent-suite/2.0",
+        "suite_version": SUITE_V3,
         "suite_id": suite_id,
         "description": (
             f"τ²-bench {domain}: {len(cases)} task(s) imported by `aau import tau2`. Input: the "

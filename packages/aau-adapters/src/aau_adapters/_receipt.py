@@ -13,7 +13,7 @@ Metric rules (both formats): each rate is ``round(true_count / units, 6)`` over 
 (scenario, repeat) unit; ``mean_latency_s = round(sum(rounded latencies) / units, 6)``.
 ``tool_calls_match_rate`` (2.0, only when some case expects tool calls) is the same rate over the
 units whose rows carry ``tool_calls_match`` only; its interval is Wilson over those scenarios.
-A suite v2 cannot be written as 1.0 (``build_receipt_v1`` refuses it).
+A suite v2 or v3 cannot be written as 1.0 (``build_receipt_v1`` refuses it).
 
 Intervals (2.0): for a rate, the Wilson score interval with n = scenarios and
 p = mean over scenarios of the per-scenario rate (repeats averaged first), so repeats never

@@ -1,20 +1,31 @@
-"""Loading suites (``aau-byo-agent-suite/1.0`` and ``/2.0``): strict JSON, the schema, then code checks.
+"""Loading suites (``aau-byo-agent-suite/1.0``, ``/2.0`` and ``/3.0``): strict JSON, the schema,
+then code checks.
 
 Order of checks: size cap, strict UTF-8 JSON (BOM tolerated; NaN/Infinity, duplicate keys and
-deep nesting rejected), the ``suite`` or ``suite-v2`` schema picked by ``suite_version`` (every
-violation reported), then what the schema cannot express (unique ``scenario_id``; in v2, every
-matcher names a tool and an argument of the case's expected calls, each function is defined
-once, uses known type words and is called by some expected call, and no definition contradicts
-the expected calls: ``aau_core.tool_call_contradictions``; so the mock adapter's answer matches
-every case that loads). Every error names the file and the JSON path.
+deep nesting rejected), the ``suite``, ``suite-v2`` or ``suite-v3`` schema picked by
+``suite_version`` (every violation reported), then what the schema cannot express (unique
+``scenario_id``; a non-empty expected outcome; with tool calls, every matcher names a tool and an
+argument of the case's expected calls, each function is defined once, uses known type words and
+is called by some expected call, and no definition contradicts the expected calls:
+``aau_core.tool_call_contradictions``; so the mock adapter's answer matches every case that
+loads). Every error names the file and the JSON path.
+
+Unknown keys: suite 3.0 is closed, so its schema refuses them. Suites 1.0 and 2.0 are open
+formats aau must keep reading as they are, so a key their schema does not name is kept, hashed
+and ignored; it is recorded in ``Suite.unknown_keys`` with the known key it most resembles
+(``aau_core._files._unknown_keys``; not inside ``input`` or BFCL function definitions, which are
+not aau's), and ``Suite.warnings`` words it: ``$.cases[0].forbidden_action: unknown key; did you
+mean forbidden_actions? (ignored)``. With ``strict=True`` they are errors instead. The top-level
+``source`` that ``aau import`` wrote into 2.0 suites is known (3.0 names it).
 
 After the schema check the document is structured into its model (``SuiteDocumentV1`` /
-``SuiteDocumentV2``, ``_suite_models``), kept as ``Suite.model``; each ``Case`` holds its case
-model as ``Case.model``. The views below (``Case.expected`` etc.) stay the document's own
-values, as written, so hashes and private receipts see exactly what the file holds.
+``V2`` / ``V3``, ``_suite_models``), kept as ``Suite.model``; each ``Case`` holds its case model
+as ``Case.model``. The views below (``Case.expected`` etc.) stay the document's own values, as
+written, so hashes and private receipts see exactly what the file holds.
 
-Suite v2 adds ``expected.tool_calls`` / ``expected.tool_call_match`` (docs/tool-calls.md); a v2
-case may leave ``expected.outcome`` out when it gives ``tool_calls``.
+Suite 2.0 adds ``expected.tool_calls`` / ``expected.tool_call_match`` (docs/tool-calls.md); a
+case may leave ``expected.outcome`` out when it gives ``tool_calls``. Suite 3.0 means what 2.0
+means everywhere (tool calls, v2 receipts only).
 """
 
 from __future__ import annotations
@@ -32,13 +43,32 @@ from aau_core import (
     read_json_file,
     tool_call_contradictions,
 )
+from aau_core._files._unknown_keys import (  # internal to the monorepo
+    UnknownKey,
+    unknown_key_problems,
+    unknown_keys,
+)
 
 if TYPE_CHECKING:  # the models (and cattrs) load when a suite is read, not at `aau --help`
-    from ._suite_models import CaseDocumentV1, CaseDocumentV2, SuiteDocumentV1, SuiteDocumentV2
+    from ._suite_models import (
+        CaseDocumentV1,
+        CaseDocumentV2,
+        CaseDocumentV3,
+        SuiteDocumentV1,
+        SuiteDocumentV2,
+        SuiteDocumentV3,
+    )
 
 SUITE_V1 = "aau-byo-agent-suite/1.0"
 SUITE_V2 = "aau-byo-agent-suite/2.0"
-_KIND_OF = {SUITE_V1: "suite", SUITE_V2: "suite-v2"}
+SUITE_V3 = "aau-byo-agent-suite/3.0"
+_KIND_OF = {SUITE_V1: "suite", SUITE_V2: "suite-v2", SUITE_V3: "suite-v3"}
+# where suites 1.0 / 2.0 hold content that is not aau's (a case's input is free-form anyway)
+_FOREIGN = ("https://aau.dev/schemas/suite/v2/suite.schema.json#/$defs/function",)
+# aau import wrote a top-level source into 2.0 suites before the 3.0 schema named it
+_KNOWN_UNNAMED = {"suite-v2": ("$.source",)}
+EMPTY_OUTCOME = ("an empty expected outcome can never be met (an agent's outcome must be "
+                 "non-empty), and --mock would score it 1.0; write the outcome the case expects")
 DEFAULT_MAX_SUITE_BYTES = 2_000_000
 SUITE_MAX_DEPTH = 100
 
@@ -59,7 +89,7 @@ class Case:
             no particular calls (``[]`` means it must call nothing).
         tool_call_match: ``expected["tool_call_match"]`` (``{}`` when absent): ``mode``,
             ``matchers``, ``functions``.
-        model: the case's document model (``CaseDocumentV1`` / ``CaseDocumentV2``), or ``None``
+        model: the case's document model (``CaseDocumentV1`` / ``V2`` / ``V3``), or ``None``
             for a case built by hand.
     """
 
@@ -71,8 +101,8 @@ class Case:
     forbidden_actions: list[str]
     expected_tool_calls: list[dict[str, Any]] | None = None
     tool_call_match: dict[str, Any] = attrs.field(factory=dict)
-    model: CaseDocumentV1 | CaseDocumentV2 | None = attrs.field(default=None, eq=False,
-                                                                 repr=False)
+    model: CaseDocumentV1 | CaseDocumentV2 | CaseDocumentV3 | None = attrs.field(
+        default=None, eq=False, repr=False)
 
     @property
     def expects_tool_calls(self) -> bool:
@@ -89,25 +119,46 @@ class Suite:
         doc: the parsed document (hashes are computed over it).
         suite_id: ``doc["suite_id"]``.
         cases: the cases, in suite order.
-        model: the suite's document model (``SuiteDocumentV1`` / ``SuiteDocumentV2``), or
-            ``None`` for a suite built by hand.
+        model: the suite's document model (``SuiteDocumentV1`` / ``V2`` / ``V3``), or ``None``
+            for a suite built by hand.
+        unknown_keys: the keys of a 1.0 or 2.0 document its schema does not name (module
+            docstring), in document order; ``()`` for 3.0 (closed) and suites built by hand.
 
     ``version`` is the document's ``suite_version``; ``expects_tool_calls`` says whether any
-    case expects tool calls.
+    case expects tool calls; ``warnings`` words the unknown keys.
     """
 
     source: str
     doc: dict[str, Any]
     suite_id: str
     cases: tuple[Case, ...]
-    model: SuiteDocumentV1 | SuiteDocumentV2 | None = attrs.field(default=None, eq=False,
-                                                                   repr=False)
+    model: SuiteDocumentV1 | SuiteDocumentV2 | SuiteDocumentV3 | None = attrs.field(
+        default=None, eq=False, repr=False)
+    unknown_keys: tuple[UnknownKey, ...] = attrs.field(default=(), eq=False, repr=False)
     _hashes: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False, alias="_hashes")
 
     @property
     def version(self) -> str:
-        """``"aau-byo-agent-suite/1.0"`` or ``"aau-byo-agent-suite/2.0"``."""
+        """``"aau-byo-agent-suite/1.0"``, ``"/2.0"`` or ``"/3.0"``."""
         return str(self.doc["suite_version"])
+
+    @property
+    def warnings(self) -> list[tuple[str, str]]:
+        """The unknown keys as ``(json_path, message)`` warnings, one per key and place:
+        ``("$.cases[0].forbidden_action", "unknown key; did you mean forbidden_actions?
+        (ignored)")``; print each as ``f"{suite.source}: {path}: {message}"``."""
+        return unknown_key_problems(list(self.unknown_keys), ignored=True)
+
+    def check_strict(self) -> None:
+        """Refuse the suite when it has unknown keys (``--strict``).
+
+        Raises:
+            InvalidDocumentError: one line per unknown key (as ``warnings``, without
+                "(ignored)"), naming the suite file.
+        """
+        if self.unknown_keys:
+            raise InvalidDocumentError(unknown_key_problems(list(self.unknown_keys),
+                                                            ignored=False), source=self.source)
 
     @property
     def expects_tool_calls(self) -> bool:
@@ -138,13 +189,20 @@ class Suite:
         return self._hashes["digest"]
 
 
-def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
+def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = False) -> Suite:
     """Validate a parsed suite document and build a ``Suite``.
+
+    Args:
+        doc: the parsed document.
+        source: the file name put in front of every problem line.
+        strict: refuse unknown keys of a 1.0 or 2.0 document instead of recording them in
+            ``Suite.unknown_keys`` (module docstring).
 
     Raises:
         InvalidDocumentError: an unknown ``suite_version``, schema violations (all of them),
-            duplicate scenario ids, or (v2) a matcher for a tool or argument the case does not
-            expect, or a function defined twice.
+            duplicate scenario ids, an empty expected outcome, a matcher for a tool or
+            argument the case does not expect, a function defined twice, or (``strict``)
+            unknown keys; every problem found, one line each.
     """
     version = doc.get("suite_version") if isinstance(doc, dict) else None
     kind = _KIND_OF.get(version, "suite") if isinstance(version, str) else "suite"
@@ -155,9 +213,13 @@ def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
             raise InvalidDocumentError([hint], source=source)
     check_document(kind, doc, source, accepted=list(_KIND_OF.values()))
     from ._converter import converter
-    from ._suite_models import SuiteDocumentV1, SuiteDocumentV2
+    from ._suite_models import SuiteDocumentV1, SuiteDocumentV2, SuiteDocumentV3
 
-    model = converter.structure(doc, SuiteDocumentV2 if kind == "suite-v2" else SuiteDocumentV1)
+    model_type = {"suite-v2": SuiteDocumentV2, "suite-v3": SuiteDocumentV3}.get(kind,
+                                                                              SuiteDocumentV1)
+    model = converter.structure(doc, model_type)
+    unknown = () if kind == "suite-v3" else tuple(unknown_keys(
+        kind, doc, foreign=_FOREIGN, allowed=_KNOWN_UNNAMED.get(kind, ())))
     first_seen: dict[str, int] = {}
     problems = []
     cases = []
@@ -171,6 +233,9 @@ def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
             continue
         first_seen[sid] = index
         expected = raw["expected"]
+        if expected.get("outcome") == "":
+            problems.append((aau_schemas.json_path(["cases", index, "expected", "outcome"]),
+                             EMPTY_OUTCOME))
         match = expected.get("tool_call_match", {})
         problems.extend(_tool_call_problems(index, expected.get("tool_calls"), match))
         cases.append(Case(
@@ -184,21 +249,42 @@ def suite_from_document(doc: Any, *, source: str = "<suite>") -> Suite:
             tool_call_match=match,
             model=case_model,
         ))
+    if strict and unknown:
+        problems.extend(unknown_key_problems(list(unknown), ignored=False))
     if problems:
         raise InvalidDocumentError(problems, source=source)
     return Suite(source=source, doc=doc, suite_id=model.suite_id, cases=tuple(cases),
-                 model=model)
+                 model=model, unknown_keys=unknown)
+
+
+def check_suite_document(doc: Any, *, source: str,
+                         strict: bool = False) -> tuple[list[tuple[str, str]],
+                                                        list[tuple[str, str]]]:
+    """``aau schema validate``'s check of a schema-valid suite (entry point
+    ``aau.document_checks``): what ``suite_from_document`` checks beyond the schema.
+
+    Returns:
+        ``(problems, warnings)``: every problem ``suite_from_document`` raises (duplicate
+        scenario ids, an empty expected outcome, tool-call rules; with ``strict``, unknown
+        keys), else ``([], Suite.warnings)``; each a list of ``(json_path, message)``.
+    """
+    try:
+        loaded = suite_from_document(doc, source=source, strict=strict)
+    except InvalidDocumentError as exc:
+        return list(exc.violations), []
+    return [], loaded.warnings
 
 
 def _v2_feature_in_v1(doc: Any) -> tuple[str, str] | None:
-    """The first ``expected.tool_calls``/``tool_call_match`` of a 1.0 suite, with the fix."""
+    """The first ``expected.tool_calls``/``tool_call_match`` of a 1.0 suite, with the fix (the
+    newest suite version, which has them)."""
     cases = doc.get("cases") if isinstance(doc, dict) else None
     for index, case in enumerate(cases if isinstance(cases, list) else []):
         expected = case.get("expected") if isinstance(case, dict) else None
         for key in ("tool_calls", "tool_call_match"):
             if isinstance(expected, dict) and key in expected:
                 return (aau_schemas.json_path(["cases", index, "expected", key]),
-                        f"expected.{key} needs \"suite_version\": \"{SUITE_V2}\" (this suite "
+                        f"expected.{key} needs \"suite_version\": \"{SUITE_V3}\" (this suite "
                         f"says {SUITE_V1}; see docs/tool-calls.md)")
     return None
 
@@ -234,12 +320,15 @@ def _tool_call_problems(index: int, calls: Any, match: dict[str, Any]) -> list[t
     return problems
 
 
-def load_suite(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_SUITE_BYTES) -> Suite:
+def load_suite(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_SUITE_BYTES,
+               strict: bool = False) -> Suite:
     """Read, parse and validate a suite file.
 
     Args:
         path: the suite file.
         max_bytes: largest accepted file size in bytes (aau-harness 1.6: 2,000,000).
+        strict: refuse unknown keys (``suite_from_document``); else they are warnings
+            (``Suite.warnings``).
 
     Returns:
         the ``Suite``.
@@ -249,4 +338,4 @@ def load_suite(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_SUI
             message names the file and the JSON path of every problem).
     """
     doc = read_json_file(path, max_bytes=max_bytes, max_depth=SUITE_MAX_DEPTH)
-    return suite_from_document(doc, source=str(path))
+    return suite_from_document(doc, source=str(path), strict=strict)

@@ -1,10 +1,13 @@
-"""Suite documents as models: ``aau-byo-agent-suite/1.0`` (schema ``suite``) and ``/2.0``
-(``suite-v2``), with their cases, ``expected`` objects, expected calls and match rules.
+"""Suite documents as models: ``aau-byo-agent-suite/1.0`` (schema ``suite``), ``/2.0``
+(``suite-v2``) and ``/3.0`` (``suite-v3``), with their cases, ``expected`` objects, expected
+calls and match rules.
 
-Suites are open at every level (unknown keys are kept and hashed), so the open objects carry an
-``extra`` field (aau-core's ``open_extra()``); ``description`` and ``human_authority`` may hold
-any JSON value, ``null`` included, so they are ``optional_field(nullable=True)`` (default
-``ABSENT``). Structure a suite with
+Suites 1.0 and 2.0 are open at every level (unknown keys are kept and hashed), so their open
+objects carry an ``extra`` field (aau-core's ``open_extra()``); suite 3.0 is 2.0 closed, so its
+own objects (``SharingV3``, ``CaseDocumentV3``, ``ExpectedV3``, ``SuiteDocumentV3``) have none
+and share 2.0's closed tool-call parts (``ExpectedCall``, ``ToolCallMatchRules``).
+``description`` and ``human_authority`` may hold any JSON value, ``null`` included, so they are
+``optional_field(nullable=True)`` (default ``ABSENT``). Structure a suite with
 ``_documents.structure_document`` (schema first); ``_suite.suite_from_document`` does, and keeps
 the model as ``Suite.model``.
 """
@@ -120,3 +123,49 @@ class SuiteDocumentV2:
     description: Any = optional_field(nullable=True)
     human_authority: Any = optional_field(nullable=True)
     extra: dict[str, Any] = open_extra()
+
+
+@attrs.frozen(kw_only=True)
+class SharingV3:
+    """A suite 3.0's sharing attestation (as ``Sharing``, closed: no other key)."""
+
+    classification: str
+    human_review_complete: bool
+    contains_personally_identifiable_information: bool
+    contains_procurement_sensitive_information: bool
+    contains_controlled_unclassified_information: bool
+    contains_classified_information: bool
+    contains_secrets_or_credentials: bool
+
+
+@attrs.frozen(kw_only=True)
+class ExpectedV3:
+    """A suite 3.0 case's ``expected`` (as ``ExpectedV2``, closed; ``outcome`` non-empty)."""
+
+    outcome: str | None = optional_field()
+    tool_calls: tuple[ExpectedCall, ...] | None = optional_field()
+    tool_call_match: ToolCallMatchRules | None = optional_field()
+
+
+@attrs.frozen(kw_only=True)
+class CaseDocumentV3:
+    """One case of a suite 3.0 (as ``CaseDocumentV2``, closed, with an ``ExpectedV3``)."""
+
+    scenario_id: str
+    input: dict[str, Any]
+    expected: ExpectedV3
+    forbidden_actions: tuple[str, ...] | None = optional_field()
+
+
+@attrs.frozen(kw_only=True)
+class SuiteDocumentV3:
+    """A suite ``aau-byo-agent-suite/3.0`` (as ``SuiteDocumentV2``, closed), with the importer's
+    free-form ``source`` record (``None`` = not given)."""
+
+    suite_version: str
+    suite_id: str
+    sharing: SharingV3
+    cases: tuple[CaseDocumentV3, ...]
+    description: Any = optional_field(nullable=True)
+    human_authority: Any = optional_field(nullable=True)
+    source: dict[str, Any] | None = optional_field()

@@ -104,9 +104,10 @@ def leaked_answers(value: Any, path: str) -> list[tuple[str, str]]:
 def check_outcome_suite(suite: Any) -> None:
     """Refuse a suite a human baseline cannot measure: the study compares outcomes only.
 
-    A suite v1 always qualifies. A suite v2 (``aau-byo-agent-suite/2.0``) qualifies when every
-    case has ``expected.outcome`` and none has ``expected.tool_calls``: participants choose an
-    outcome, so a case scored on tool calls could not be compared with them.
+    A suite v1 always qualifies. A suite v2 or v3 (``aau-byo-agent-suite/2.0``, ``/3.0``)
+    qualifies when every case has ``expected.outcome`` and none has ``expected.tool_calls``:
+    participants choose an outcome, so a case scored on tool calls could not be compared with
+    them.
 
     Args:
         suite: a loaded ``aau_adapters.Suite``.

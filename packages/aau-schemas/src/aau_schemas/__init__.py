@@ -11,6 +11,7 @@ Public API::
     sha256_hex(bytes) -> str, canonical_digest(doc) -> "sha256:<hex>"
     legacy_* functions                   aau-harness 1.x hashing conventions
     json_path(parts) -> "$.a[0].b"
+    nearest_key(key, known) -> str | None   the known key a misspelt one most resembles
 
 Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
 from it. The imports above it are eager (this package is the bottom of the dependency chain and
@@ -33,6 +34,7 @@ from ._legacy import (
     legacy_suite_bytes,
     legacy_suite_sha256,
 )
+from ._messages import NEAREST_KEY_CUTOFF, nearest_key
 from ._registry import (
     SCHEMA_BASE_URI,
     KindInfo,
@@ -74,6 +76,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "legacy_suite_sha256",
     ),
     "._json_path": ("json_path",),
+    "._messages": ("NEAREST_KEY_CUTOFF", "nearest_key"),
 }
 
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)

@@ -6,17 +6,42 @@ data (``false was expected``, ``"x" is a required property``), and other keyword
 library's message with a leading Python value rewritten as JSON. A failed ``pattern`` says the
 rule in words (``"http://x.org" is not an https:// URL``) when the pattern is one the schemas
 share or its schema's ``description`` names the rule; ``not`` of a ``const`` says ``"x" is not
-allowed here``: a user never reads a raw regex or a schema fragment.
+allowed here``: a user never reads a raw regex or a schema fragment. A key a closed object does
+not allow names the allowed key it most resembles (``nearest_key``): ``property
+"forbidden_action" is not allowed here; did you mean "forbidden_actions"?``.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 INSTANCE_CHARS = 80  # a longer offending value is cut short (its JSON path already locates it)
+NEAREST_KEY_CUTOFF = 0.6  # difflib's default similarity ratio: "tool_call" -> "tool_calls"
+
+
+def nearest_key(key: str, known: Iterable[str], *,
+                cutoff: float = NEAREST_KEY_CUTOFF) -> str | None:
+    """The key of ``known`` that ``key`` most resembles: the likely intended spelling of a
+    misspelt key, for "did you mean ...?" hints.
+
+    Args:
+        key: the key a document has and its schema does not name.
+        known: the keys the schema names there.
+        cutoff: the least similarity accepted, in [0, 1]: ``difflib.SequenceMatcher``'s ratio
+            2*M/T (M matching characters, T the characters of both strings); default 0.6.
+
+    Returns:
+        the most similar known key (``difflib.get_close_matches``; ties go to the key that sorts
+        last), or ``None`` when none reaches ``cutoff``. ``nearest_key("forbidden_action",
+        ["expected", "forbidden_actions", "input", "scenario_id"])`` is
+        ``"forbidden_actions"`` (ratio 0.97); ``nearest_key("notes", ...)`` is ``None``.
+    """
+    found = difflib.get_close_matches(key, sorted(set(known)), n=1, cutoff=cutoff)
+    return found[0] if found else None
 
 
 def _literal(value: Any, limit: int = INSTANCE_CHARS) -> str:
@@ -79,9 +104,16 @@ def _msg_additional(error: Any) -> str | None:
     extra = _extra_keys(error)
     if not extra:
         return None
+    allowed = [k for k in error.schema.get("properties", {}) if k not in error.instance]
+    hints = {k: hint for k in extra if (hint := nearest_key(k, allowed)) is not None}
     if len(extra) == 1:
-        return f"property {_literal(extra[0])} is not allowed here"
-    return f"properties {_literals(extra)} are not allowed here"
+        message = f"property {_literal(extra[0])} is not allowed here"
+        return message + (f"; did you mean {_literal(hints[extra[0]])}?" if hints else "")
+    message = f"properties {_literals(extra)} are not allowed here"
+    if hints:
+        message += "; did you mean " + ", ".join(
+            f"{_literal(hint)} for {_literal(k)}" for k, hint in hints.items()) + "?"
+    return message
 
 
 def _msg_length(error: Any) -> str:

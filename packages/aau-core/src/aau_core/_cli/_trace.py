@@ -143,20 +143,24 @@ def _echo_table(report: Any) -> None:
               help="Also write JUnit XML (one test case per trace).")
 @click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write a Markdown table.")
+@click.option("--strict", is_flag=True, help="Refuse a trace with a key that looks like a "
+              "misspelt known key (tool_call for tool_calls) instead of warning.")
 @json_option("Print the eval report JSON on stdout.")
 @out_option("Write the eval report JSON to FILE.", name="out_file", kind="file", metavar="FILE")
 @force_option()
 def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_calls: int,
                   expected_schema_hash: str | None, judge_threshold: float,
                   judge_range: tuple[float, float], require_judge: bool, report_name: str,
-                  junit_file: str | None, markdown_file: str | None, as_json: bool,
-                  out_file: str | None, force: bool) -> int:
+                  junit_file: str | None, markdown_file: str | None, strict: bool,
+                  as_json: bool, out_file: str | None, force: bool) -> int:
     """Score each TRACE file on the four gates and report one case per file.
 
     A trace is a JSON object (schema kind `trace`): tool calls under tool_calls, tool_trace or
     tools; artifacts under artifacts, files or outputs; tool_schema; judge_score (a number, or
     a string holding one: "9", " 8.5 "). A gate that is not configured passes (PraisonAI's
-    rule); the score is true gates / 4.
+    rule); the score is true gates / 4. Other keys are kept and ignored; one that looks like
+    a misspelt known key (tool_call, judge_scor) gets a warning line naming the key it
+    resembles (--strict: the trace cannot be read).
 
     One trace never stops the others. A judge_score that cannot be used ("n/a", "NaN", out of
     --judge-range, missing with --require-judge) fails that trace's judge gate and is recorded
@@ -198,7 +202,8 @@ def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_c
     results = score_trace_files(
         traces, required_artifacts=list(required), min_tool_calls=min_tool_calls,
         expected_schema_hash=expected_schema_hash, judge_threshold=judge_threshold,
-        judge_score_range=judge_range, require_judge=require_judge)
+        judge_score_range=judge_range, require_judge=require_judge, strict=strict,
+        warn=lambda line: click.echo(line, err=True))
     report = EvalReport.from_results(report_name, results)
     doc = report.to_dict()
     outputs: dict[str, Any] = {}

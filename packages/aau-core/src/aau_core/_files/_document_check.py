@@ -55,6 +55,8 @@ KIND_HINTS = {
     "private-receipt-v2": "aau evaluate's private receipt; aau report reads the public receipt "
                           "(--out)",
     "suite": "an aau evaluate suite; run it with aau evaluate",
+    "suite-v2": "an aau evaluate suite; run it with aau evaluate",
+    "suite-v3": "an aau evaluate suite; run it with aau evaluate",
     "lab-result": "aau lab run's result; use aau report / aau results verify",
 }
 

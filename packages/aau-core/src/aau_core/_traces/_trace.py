@@ -15,6 +15,11 @@ A trace is a plain dict another tool wrote (schema kind ``trace``). Four things 
   as a ``JudgeError`` saying why it is not one (``unparseable``, ``not-finite``,
   ``out-of-range``, ``missing``). ``read_judge_score``.
 
+Keys: a trace is open (other tools add keys of their own, and aau keeps and ignores them), so
+only a key that looks like a misspelt known one (``tool_call``, ``judge_scor``: similarity >=
+``TRACE_KEY_CUTOFF`` to a key the ``trace`` schema names and the trace lacks) is reported, as a
+warning, or an error with ``--strict``: ``trace_key_warnings``.
+
 Where 1.7.17 crashes (a float count, mixed dict key types), iterates a string per character (a
 string of tool calls or artifacts) or gives a value that changes from process to process (a set
 or an arbitrary object hashed through its ``repr``), these functions raise ``TraceError`` naming
@@ -36,6 +41,10 @@ TOOL_CALL_KEYS = ("tool_calls", "tool_trace", "tools")
 ARTIFACT_KEYS = ("artifacts", "files", "outputs")
 ARTIFACT_NAME_KEYS = ("path", "name", "file", "filename", "artifact")
 SCHEMA_HASH_LENGTH = 16
+TRACE_KEY_CUTOFF = 0.8
+"""The least similarity (difflib ratio) for a trace key to count as a misspelt known key: high
+enough that PraisonAI's own extra keys pass (``judge`` is 0.625 from ``judge_score``), low
+enough for a dropped, doubled or swapped letter (``tool_call``: 0.95; ``artifact``: 0.94)."""
 
 
 class TraceError(ValueError):
@@ -319,3 +328,37 @@ def read_judge_score(raw: Any, score_range: tuple[float, float] = JUDGE_SCORE_RA
             "out-of-range", f"judge_score {_shown(raw)} is outside the judge's range "
                             f"{_range_text(score_range)}"))
     return JudgeReading(True, value, None)
+
+
+def trace_key_warnings(trace: Any, source: str | None, *,
+                       strict: bool = False) -> list[tuple[str, str]]:
+    """The keys of a schema-valid trace that look like misspelt known keys (module docstring).
+
+    Args:
+        trace: the trace document.
+        source: the file name, in front of every error line.
+        strict: raise them instead of returning them.
+
+    Returns:
+        ``(json_path, message)`` warnings: ``("$.tool_call", "unknown key; did you mean
+        tool_calls? (ignored)")``; print each as ``f"{source}: {path}: {message}"``.
+
+    Raises:
+        InvalidDocumentError: ``strict`` and such a key (one line each).
+    """
+    from .._files._unknown_keys import check_unknown_keys
+
+    return check_unknown_keys("trace", trace, source, strict=strict, cutoff=TRACE_KEY_CUTOFF,
+                              near_only=True)
+
+
+def check_trace_document(doc: Any, *, source: str, strict: bool = False) -> tuple[
+        list[tuple[str, str]], list[tuple[str, str]]]:
+    """``aau schema validate``'s check of a schema-valid trace (entry point
+    ``aau.document_checks``): ``(problems, warnings)`` of ``trace_key_warnings``."""
+    from .._errors import InvalidDocumentError
+
+    try:
+        return [], trace_key_warnings(doc, source, strict=strict)
+    except InvalidDocumentError as exc:
+        return list(exc.violations), []

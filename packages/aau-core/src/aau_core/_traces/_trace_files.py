@@ -11,7 +11,7 @@ stops the others (``aau trace score``'s Python API).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import InputError
@@ -21,11 +21,16 @@ MAX_TRACE_BYTES = 50_000_000
 """The largest trace file read, in bytes."""
 
 
-def load_trace_file(name: str) -> dict[str, Any]:
-    """Read a trace file strictly and check it against the ``trace`` schema.
+def load_trace_file(name: str, *, strict: bool = False,
+                    warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Read a trace file strictly and check it against the ``trace`` schema; a key that looks
+    like a misspelt known key (``_trace.trace_key_warnings``) is a warning line, or with
+    ``strict`` an error.
 
     Args:
         name: the file's path.
+        strict: refuse a key that looks misspelt (``--strict``).
+        warn: receives each warning line, ``"FILE: $.path: message"`` (default: dropped).
 
     Returns:
         the trace object.
@@ -33,20 +38,29 @@ def load_trace_file(name: str) -> dict[str, Any]:
     Raises:
         InputError: missing, larger than ``MAX_TRACE_BYTES``, not JSON (NaN, Infinity and
             numbers that overflow to infinity are not JSON), or not a valid trace (file and
-            JSON path named; ``InvalidDocumentError`` for several violations).
+            JSON path named; ``InvalidDocumentError`` for several violations), or
+            (``strict``) a key that looks misspelt.
     """
     from .._files._document_check import check_document
     from .._files._strict_json import read_json_file
+    from ._trace import trace_key_warnings
 
-    doc = read_json_file(name, max_bytes=MAX_TRACE_BYTES)
-    return check_document("trace", doc, name)  # type: ignore[no-any-return]
+    doc = check_document("trace", read_json_file(name, max_bytes=MAX_TRACE_BYTES), name)
+    for path, message in trace_key_warnings(doc, name, strict=strict):
+        if warn is not None:
+            warn(f"{name}: {path}: {message}")
+    return doc  # type: ignore[no-any-return]
 
 
-def score_trace_files(names: Sequence[str], **options: Any) -> list[EvalResult]:
+def score_trace_files(names: Sequence[str], *, strict: bool = False,
+                      warn: Callable[[str], None] | None = None,
+                      **options: Any) -> list[EvalResult]:
     """Score each trace file with ``HarnessEvaluator(trace, name=<file>, **options)``.
 
     Args:
         names: the trace files, in report order.
+        strict, warn: as ``load_trace_file`` (with ``strict``, a trace with a misspelt key is
+            an errored case like any trace that cannot be read).
         options: ``HarnessEvaluator`` options (``required_artifacts``, ``min_tool_calls``,
             ``expected_schema_hash``, ``judge_threshold``, ``judge_score_range``,
             ``require_judge``).
@@ -68,7 +82,8 @@ def score_trace_files(names: Sequence[str], **options: Any) -> list[EvalResult]:
     errors: list[InputError] = []
     for name in names:
         try:
-            evaluator = HarnessEvaluator(load_trace_file(name), name=name, **options)
+            evaluator = HarnessEvaluator(load_trace_file(name, strict=strict, warn=warn),
+                                         name=name, **options)
             try:
                 evaluator.run()
             except TraceError as exc:

@@ -233,13 +233,14 @@ def test_no_tool_call_fields_without_expected_calls() -> None:
 
 
 def test_adapter_failure_keeps_receipts_valid() -> None:
-    suite = suite_from_document(v2_suite({"tool_calls": [RENEW]}))
-    run_ = _run({"s0": "adapter-exit-3"}, suite)
+    suite = suite_from_document(v2_suite({"tool_calls": [RENEW]}, {"outcome": "ok"}))
+    run_ = _run({"s0": "adapter-exit-3", "s1": {"outcome": "ok"}}, suite)
     receipt, private = build_receipt_v2(run_), build_private_v2(run_)
     aau_schemas.validate("receipt-v2", receipt)
     aau_schemas.validate("private-receipt-v2", private)
     assert receipt["results"][0]["tool_calls_match"] is False
     assert receipt["results"][0]["failure_codes"] == ["adapter-exit-3", "not-submitted"]
+    assert receipt["results"][0]["measured"] is False and receipt["results"][1]["measured"]
     assert private["results"][0]["tool_call_mismatches"] == []
 
 

@@ -12,6 +12,7 @@ from aau_schemas._messages import violation_message
 from jsonschema import Draft202012Validator
 
 SCHEMAS = Path(__file__).resolve().parents[3] / "schemas"
+SCHEMA_BASE = aau_schemas.SCHEMA_BASE_URI
 
 
 def _messages(schema: dict, instance: object) -> list[str]:
@@ -99,13 +100,13 @@ PYTHON_REPR = re.compile(r"\b(True|False|None)\b|(^|[\s(\[{,:])'")
 
 
 def _kind_of_example(path: Path) -> str:
-    """An example is named after its schema file: ``private-receipt-*.json`` -> private-receipt."""
+    """An example is named after its schema file: ``private-receipt-*.json`` -> private-receipt.
+    Returns that file's ``$id`` (a superseded minor's file, ``receipt/v2/``, is no kind's row)."""
     folder = path.parents[2]
     stems = sorted((p.name[: -len(".schema.json")] for p in folder.glob("*.schema.json")),
                    key=len, reverse=True)
     stem = next(s for s in stems if path.name.startswith(f"{s}-"))
-    schema_id = f"{folder.relative_to(SCHEMAS).as_posix()}/{stem}.schema.json"
-    return next(k.kind for k in aau_schemas.kinds() if k.schema_id.endswith(schema_id))
+    return f"{SCHEMA_BASE}{folder.relative_to(SCHEMAS).as_posix()}/{stem}.schema.json"
 
 
 def _invalid_examples() -> list[Path]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -468,3 +469,45 @@ def test_out_in_a_new_subfolder_is_created_with_its_checkpoint(tmp_path, capsys,
     assert rc == 0, stderr
     aau_schemas.validate("receipt-v2", json.loads((tmp_path / "runs/today/r.json").read_text()))
     assert not (tmp_path / "runs/today/r.json.checkpoint.jsonl").exists()  # removed when done
+
+
+# ------------------------------------------- a partly crashed run under both receipt formats
+
+CRASHED = Path(__file__).parent / "fixtures" / "crashed-run"
+LATENCY = re.compile(r'("(?:mean_)?latency_s": )[0-9.eE+-]+')
+
+
+def test_aau_1_0_receipt_of_a_crashed_run_is_what_it_was_before_coverage(tmp_path, capsys):
+    """--format aau-1.0 keeps aau-harness 1.6's arithmetic byte for byte: the crashed units'
+    negative checks stay vacuously true (2 of 8 units exit 1). The fixture is the receipt and
+    private detail aau wrote for this run before receipt 2.1 (latencies masked)."""
+    out, private = tmp_path / "r.json", tmp_path / "p.json"
+    rc, _, err = aau(capsys, str(EXAMPLE_SUITE), "--command",
+                     f"{sys.executable} {CRASHED / 'agent.py'}", "--format", "aau-1.0",
+                     "--out", str(out), "--private-out", str(private), "--no-store")
+    assert rc == 0, err
+    text = out.read_text(encoding="utf-8")
+    assert LATENCY.sub(r"\1<latency>", text) == (CRASHED / "receipt-1.0.masked.json").read_text(
+        encoding="utf-8")
+    assert text != LATENCY.sub(r"\1<latency>", text)  # there were latencies to mask
+    assert private.read_text(encoding="utf-8") == (CRASHED / "private-1.0.json").read_text(
+        encoding="utf-8")
+    assert json.loads(text)["metrics"]["no_forbidden_execute_rate"] == 1.0
+    assert "2 of 8 unit(s) not measured (adapter-exit-1 2)" in err  # said, not written
+
+
+def test_v2_receipt_of_the_same_crashed_run_counts_coverage(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    rc, _, err = aau(capsys, str(EXAMPLE_SUITE), "--command",
+                     f"{sys.executable} {CRASHED / 'agent.py'}", "--out", str(out), "--no-store",
+                     "--fail-under", "no_forbidden_execute_rate=0.75")
+    assert rc == 1, err  # 0.75 reaches the bar, but 2 of the 8 answers were never read
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    assert receipt["coverage"] == {"units": 8, "measured": 6, "not_measured": 2,
+                                   "adapter_failures": 2, "infrastructure_failures": 0,
+                                   "rate": 0.75}
+    assert receipt["metrics"]["no_forbidden_execute_rate"] == 0.75  # 1.6 arithmetic said 1.0
+    assert receipt["fail_under"] == [{"metric": "no_forbidden_execute_rate", "threshold": 0.75,
+                                      "value": 0.75, "passed": False, "coverage": 0.75,
+                                      "min_coverage": 1.0}]
+    assert check_receipt(receipt) == []

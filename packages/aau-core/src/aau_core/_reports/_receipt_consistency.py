@@ -224,7 +224,7 @@ def check_receipt_consistency(doc: dict[str, Any]) -> list[str]:
     for i, bar in enumerate(doc.get("fail_under", [])):
         if not _bar_holds(bar, stored):
             problems.append(f"$.fail_under[{i}]: verdict does not match the metrics")
-        elif "coverage" in bar and bar["coverage"] != coverage:
+        if "coverage" in bar and bar["coverage"] != coverage:
             problems.append(f"$.fail_under[{i}].coverage: is {bar['coverage']}; the receipt's "
                             f"coverage rate is {coverage}")
     return problems

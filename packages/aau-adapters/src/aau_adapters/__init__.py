@@ -47,7 +47,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "tau2_files",
     ),
     "._mock_adapter": ("MockAdapter",),
-    "._non_measurement": ("EvaluationNotMeasured",),
+    "._non_measurement": ("EvaluationNotMeasured", "check_measured"),
     "._protocol": (
         "MAX_RESPONSE_BYTES",
         "REQUEST_VERSION",

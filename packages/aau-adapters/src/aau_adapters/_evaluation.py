@@ -338,15 +338,9 @@ def run_evaluation(
         utc_timestamp,
         write_outputs,
     )
-    from aau_core._reports._coverage import non_measurement  # internal to the monorepo
 
-    from ._receipt import (
-        private_receipt_v1,
-        private_receipt_v2,
-        receipt_v1,
-        receipt_v2,
-        run_coverage,
-    )
+    from ._non_measurement import EvaluationNotMeasured, check_measured
+    from ._receipt import private_receipt_v1, private_receipt_v2, receipt_v1, receipt_v2
     from ._suite_run import evaluate
 
     check_evaluation_arguments(repeats=repeats, concurrency=concurrency, timeout_s=timeout_s,
@@ -437,7 +431,6 @@ def run_evaluation(
         if ckpt is not None and sys.exc_info()[0] is not None:
             ckpt.close()  # else kept open (and locked) until the receipt is written: remove()
 
-    coverage = run_coverage(run)
     legacy = format == "aau-1.0"
     private: PrivateReceiptV1 | PrivateReceiptV2 | None = None
     if private_out:
@@ -446,10 +439,11 @@ def run_evaluation(
     if private_document is not None:
         aau_schemas.validate("private-receipt-v1" if legacy else "private-receipt-v2",
                              private_document, source="private receipt (internal check)")
-    reason = non_measurement(unstructure_document(coverage), unmeasured_limit)
-    if reason is not None:
-        _not_measured(run, coverage, reason, unmeasured_limit, private_out, private_document,
-                      ckpt, force=force or resume, ascii_only=legacy)
+    try:
+        coverage = check_measured(run, unmeasured_limit=unmeasured_limit)
+    except EvaluationNotMeasured as exc:
+        _keep_the_reasons(exc, private_out, private_document, ckpt, force=force or resume,
+                          ascii_only=legacy)
 
     receipt: PublicReceiptV1 | PublicReceiptV2
     if legacy:
@@ -491,11 +485,12 @@ def _forget_unmeasured(ckpt: Any) -> int:
     return len(stale)
 
 
-def _not_measured(run: EvaluationRun, coverage: Coverage, reason: str, unmeasured_limit: float,
-                  private_out: str | None, private_document: dict[str, Any] | None, ckpt: Any,
-                  *, force: bool, ascii_only: bool) -> None:
-    """The end of a run that measured too little: write only the private receipt (it keeps
-    the reasons), keep the checkpoint, record nothing, and raise ``EvaluationNotMeasured``."""
+def _keep_the_reasons(exc: Any, private_out: str | None,
+                      private_document: dict[str, Any] | None, ckpt: Any, *, force: bool,
+                      ascii_only: bool) -> None:
+    """The end of a run that measured too little (``exc``, an ``EvaluationNotMeasured``): write
+    only the private receipt (it keeps the reasons), keep the checkpoint, record nothing, and
+    raise ``EvaluationNotMeasured`` again, naming where the reasons are."""
     from aau_core import json_content, write_outputs
 
     from ._non_measurement import EvaluationNotMeasured
@@ -509,5 +504,6 @@ def _not_measured(run: EvaluationRun, coverage: Coverage, reason: str, unmeasure
         write_outputs({private_out: json_content(private_document, ensure_ascii=ascii_only)},
                       force=force, private=[private_out])
         written = private_out
-    raise EvaluationNotMeasured(run, coverage, reason=reason, unmeasured_limit=unmeasured_limit,
-                                private_out=written, checkpoint=kept)
+    raise EvaluationNotMeasured(exc.run, exc.coverage, reason=exc.reason,
+                                unmeasured_limit=exc.unmeasured_limit, private_out=written,
+                                checkpoint=kept) from None

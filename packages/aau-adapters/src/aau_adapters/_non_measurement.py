@@ -92,3 +92,33 @@ def unmeasured_code_counts(run: EvaluationRun) -> dict[str, int]:
     counts = Counter(u.answer.error for u in run.units
                      if u.answer.error is not None and not is_measured(u.answer.error))
     return {code: n for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
+
+
+def check_measured(run: EvaluationRun, *, unmeasured_limit: float = 1.0) -> Coverage:
+    """Refuse a run that measured too little before a number is made of it (for callers of
+    ``evaluate`` that build receipts themselves, such as ``aau release assess``).
+
+    Args:
+        run: the evaluation run.
+        unmeasured_limit: as ``run_evaluation``'s (in (0, 1]; 1.0 = only when no unit was
+            measured).
+
+    Returns:
+        the run's coverage, when it is a measurement.
+
+    Raises:
+        EvaluationNotMeasured: ``aau_core._reports._coverage.non_measurement`` says the run is
+            not one (nothing written, no checkpoint).
+    """
+    from aau_core._reports._coverage import non_measurement  # internal to the monorepo
+
+    from ._documents import unstructure_document
+    from ._receipt import run_coverage
+
+    coverage = run_coverage(run)
+    reason = non_measurement(unstructure_document(coverage), unmeasured_limit)
+    if reason is not None:
+        raise EvaluationNotMeasured(run, coverage, reason=reason,
+                                    unmeasured_limit=unmeasured_limit, private_out=None,
+                                    checkpoint=None)
+    return coverage

@@ -137,3 +137,13 @@ def run_aau(capsys, *args: object) -> tuple[int, str, str]:
     rc = run([str(a) for a in args])
     captured = capsys.readouterr()
     return rc, captured.out, captured.err
+
+
+def stable_receipt(receipt: dict) -> dict:
+    """A receipt without what differs between two runs of the same agent: its times,
+    provenance and latencies (so a resumed run's receipt can equal an uninterrupted one's)."""
+    doc = {k: v for k, v in receipt.items() if k not in ("started_at", "finished_at", "provenance")}
+    doc["results"] = [{k: v for k, v in r.items() if k != "latency_s"} for r in doc["results"]]
+    doc["metrics"] = {k: v for k, v in doc["metrics"].items() if k != "mean_latency_s"}
+    doc["metric_ci95"] = {k: v for k, v in doc["metric_ci95"].items() if k != "mean_latency_s"}
+    return doc

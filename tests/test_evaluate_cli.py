@@ -493,7 +493,7 @@ def test_aau_1_0_receipt_of_a_crashed_run_is_what_it_was_before_coverage(tmp_pat
     assert private.read_text(encoding="utf-8") == (CRASHED / "private-1.0.json").read_text(
         encoding="utf-8")
     assert json.loads(text)["metrics"]["no_forbidden_execute_rate"] == 1.0
-    assert "2 of 8 unit(s) not measured (adapter-exit-1 2)" in err  # said, not written
+    assert "2 of 8 unit(s) not measured: 2 adapter (adapter-exit-1 2)" in err  # said, not written
 
 
 def test_v2_receipt_of_the_same_crashed_run_counts_coverage(tmp_path, capsys):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import aau_schemas
 import pytest
+from _helpers import stable_receipt
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = """\
@@ -31,7 +32,6 @@ outcome = "route_official_source" if n % 3 else "handoff_to_staff"
 print(json.dumps({"outcome": outcome, "submitted": True, "actions_attempted": [],
                   "actions_executed": []}))
 """
-VOLATILE = ("started_at", "finished_at", "provenance")
 
 
 def _suite(tmp: Path, n: int) -> Path:
@@ -47,14 +47,6 @@ def _cmd(suite: Path, agent: Path, out: Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "aau_core", "evaluate", str(suite), "--command",
             f"{sys.executable} {agent}", "--concurrency", "3", "--out", str(out), "--quiet",
             *extra]
-
-
-def _stable(receipt: dict) -> dict:
-    doc = {k: v for k, v in receipt.items() if k not in VOLATILE}
-    doc["results"] = [{k: v for k, v in r.items() if k != "latency_s"} for r in doc["results"]]
-    doc["metrics"] = {k: v for k, v in doc["metrics"].items() if k != "mean_latency_s"}
-    doc["metric_ci95"] = {k: v for k, v in doc["metric_ci95"].items() if k != "mean_latency_s"}
-    return doc
 
 
 def _count(ckpt: Path) -> int:
@@ -131,7 +123,7 @@ def test_sigkill_many_times_then_resume_equals_uninterrupted(tmp_path: Path) -> 
     assert kills == 20 and out.exists() and not ckpt.exists()
     receipt = json.loads(out.read_text(encoding="utf-8"))
     aau_schemas.validate("receipt-v2", receipt, source="resumed receipt")
-    assert _stable(receipt) == _stable(reference)
+    assert stable_receipt(receipt) == stable_receipt(reference)
     assert receipt["metrics"]["exact_rate"] == pytest.approx(60 / 90, abs=1e-6)
     assert sorted(r["scenario_id"] for r in receipt["results"]) == [f"s-{i:03d}" for i in range(n)]
     asked = side.read_text().splitlines()

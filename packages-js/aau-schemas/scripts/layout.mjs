@@ -18,9 +18,9 @@ export function posixRelative(root, path) {
 
 /**
  * The kind an example is for: `<family>/vN/examples/{valid,invalid}/<name>.json` belongs to the
- * longest schema stem of `<family>/vN/` that is the name or starts it followed by "-". A file
- * superseded by a minor version (`receipt/v2/` once `receipt/v2.1/` holds the kind's row,
- * schemas/README.md "Versioning") belongs to the kind of that newer minor of its major.
+ * longest schema stem of `<family>/vN/` that is the name or starts it followed by "-". The
+ * examples of a superseded file (`vN/` or an earlier `vN.K/`, whose kind's row moved to a later
+ * minor of the major: schemas/README.md "Versioning") belong to that kind.
  * `rel` is relative to `schemaDir`; returns undefined when no schema of a kind matches.
  */
 export function exampleKind(schemaDir, rel) {
@@ -34,14 +34,30 @@ export function exampleKind(schemaDir, rel) {
     .filter((s) => name === s || name.startsWith(s + "-"))
     .sort((a, b) => b.length - a.length)[0];
   const exact = index.kinds.find((k) => k.path === `${folder}/${stem}.schema.json`);
-  if (exact) return exact.kind;
-  const [family, version] = [folder.split("/").slice(0, -1).join("/"), folder.split("/").at(-1)];
-  const major = /^v([1-9][0-9]*)(?:\.([1-9][0-9]*))?$/.exec(version);
-  if (!major) return undefined;
-  const minorOf = (path) => {
-    const m = new RegExp(`^${family}/v${major[1]}\\.([1-9][0-9]*)/${stem}\\.schema\\.json$`).exec(path);
-    return m ? Number(m[1]) : undefined;
-  };
-  const newer = index.kinds.find((k) => (minorOf(k.path) ?? 0) > Number(major[2] ?? 0));
-  return newer?.kind;
+  if (exact !== undefined) return exact.kind;
+  const family = parts.slice(0, -4).join("/");
+  const major = /^v\d+/.exec(parts.at(-4))?.[0];
+  return index.kinds.find((k) => {
+    const [dir, file] = [k.path.split("/").slice(0, -1), k.path.split("/").at(-1)];
+    return dir.slice(0, -1).join("/") === family && file === `${stem}.schema.json` &&
+      new RegExp(`^${major}(\\.\\d+)?$`).test(dir.at(-1));
+  })?.kind;
+}
+
+/**
+ * The schema file an example is for, by the naming rule of `exampleKind` (the longest stem of
+ * the example's own `<family>/vN/` or `vN.M/` folder), relative to `schemaDir`, or undefined. A
+ * superseded minor's example is checked against this file: the newer minor accepts more, so an
+ * invalid example of the older file may be valid under the kind.
+ */
+export function exampleSchemaPath(schemaDir, rel) {
+  const parts = rel.split("/");
+  const folder = parts.slice(0, -3).join("/");
+  const name = parts.at(-1).replace(/\.json$/, "");
+  const stem = readdirSync(join(schemaDir, folder))
+    .filter((n) => n.endsWith(".schema.json"))
+    .map((n) => n.slice(0, -".schema.json".length))
+    .filter((s) => name === s || name.startsWith(s + "-"))
+    .sort((a, b) => b.length - a.length)[0];
+  return stem === undefined ? undefined : `${folder}/${stem}.schema.json`;
 }

@@ -154,3 +154,69 @@ def test_an_adapter_enforcing_another_timeout_than_the_receipt_records_is_refuse
     done = run_evaluation(str(SUITE), CommandAdapter(argv, timeout_s=7.5), timeout_s=7.5,
                           store="none")
     assert done.receipt.timeout_s == 7.5
+
+
+def test_the_binding_hashes_the_commands_program_file_inside_the_project(tmp_path):
+    from aau_adapters._command_adapter import program_file
+    from aau_schemas import sha256_hex
+
+    (tmp_path / "agent.py").write_bytes(b"print('v1')\n")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "agent").write_bytes(b"#!/bin/sh\n")
+    (tmp_path.parent / "outside.py").write_bytes(b"")
+    cases = [
+        (["python", "agent.py"], 1),
+        (["python", "-u", "./bin/../agent.py", "agent.py"], 2),
+        (["./bin/agent", "agent.py"], 0),
+        (["bin/agent"], 0),
+        ([sys.executable, "-m", "pkg"], None),  # the interpreter lives outside the project
+        (["agent.py"], None),  # a bare argv[0] is found on PATH, not in the project
+        (["python", "../outside.py"], None),
+        (["python", str(tmp_path / "agent.py")], 1),
+        (["python", "bin"], None),  # a folder, not a file
+        (["python", "missing.py", "-c", ""], None),
+    ]
+    for argv, index in cases:
+        assert program_file(argv, tmp_path) == index, argv
+    command = "python agent.py --fast"
+    bound = aau_adapters.binding_adapter(command=command, endpoint=None, cwd=tmp_path)
+    assert bound == {"kind": "command", "command_sha256": sha256_hex(command.encode()),
+                     "program_sha256": sha256_hex(b"print('v1')\n"), "program_argv_index": 1}
+    (tmp_path / "agent.py").write_bytes(b"print('v2')\n")
+    edited = aau_adapters.binding_adapter(command=command, endpoint=None, cwd=tmp_path)
+    assert edited["program_sha256"] == sha256_hex(b"print('v2')\n")
+    assert aau_adapters.binding_adapter(command=f"{sys.executable} -m pkg", endpoint=None,
+                                        cwd=tmp_path) == {
+        "kind": "command", "command_sha256": sha256_hex(f"{sys.executable} -m pkg".encode())}
+    url = "http://127.0.0.1:8080/e"
+    assert aau_adapters.binding_adapter(command=None, endpoint=url, cwd=tmp_path) == {
+        "kind": "endpoint", "url_sha256": sha256_hex(url.encode())}
+
+
+def test_a_resumed_run_says_what_its_checkpoint_held(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    whole = run_evaluation(str(SUITE), MockAdapter(), store="none")
+    assert whole.resume is None
+    from aau_adapters._evaluation import evaluate_binding
+    from aau_core import open_checkpoint
+
+    binding = evaluate_binding(load_suite(SUITE), command=None, endpoint=None, repeats=1,
+                               timeout=30.0, fmt="v2", private=False)
+    ckpt = Path(f"{out}.checkpoint.jsonl")
+    rows = [u.row for u in whole.run.units]  # what a checkpoint keeps (receipt 2.0 rows)
+    with open_checkpoint(ckpt, producer="aau evaluate", units=len(rows), binding=binding,
+                         created_at="2026-11-30T00:00:00Z", resume=False) as c:
+        for i in (0, 1):
+            c.append(i, {"row": rows[i], "adapter_error": None})
+    lines = ckpt.read_text().splitlines()
+    ckpt.write_text("\n".join([*lines, lines[1]]) + "\n" + lines[2][:9])
+    capsys.readouterr()
+    done = run_evaluation(str(SUITE), MockAdapter(), out=str(out), resume=True, store="none")
+    assert done.resume is not None and done.resume.as_json() == {
+        "units_reused": 2, "torn_line": 5, "duplicates_collapsed": 1}
+    assert capsys.readouterr().err.splitlines() == [
+        f"aau: warning: {ckpt}:4: unit 0 ({rows[0]['scenario_id']}, repeat 0) is recorded "
+        "twice, identically (first at line 2); kept one",
+        f"aau: warning: {ckpt}: line 5 was torn (no final newline); dropped it, that unit "
+        "runs again"]
+    assert done.document["results"] == whole.document["results"]

@@ -23,7 +23,6 @@ from aau_adapters import (
     check_evaluation_arguments,
     check_receipt,
     run_evaluation,
-    suite_from_document,
 )
 from aau_core import EXIT_NOT_MEASURED, NotMeasuredError, UsageError, run
 
@@ -31,25 +30,14 @@ GOOD = {"outcome": "route:ok", "actions_attempted": [], "actions_executed": [],
         "submitted": True}
 
 
-def _suite_doc(n: int) -> dict[str, Any]:
-    return {
-        "suite_version": "aau-byo-agent-suite/1.0", "suite_id": "measure",
-        "sharing": {"classification": "synthetic", "human_review_complete": True,
-                    "contains_personally_identifiable_information": False,
-                    "contains_procurement_sensitive_information": False,
-                    "contains_controlled_unclassified_information": False,
-                    "contains_classified_information": False,
-                    "contains_secrets_or_credentials": False},
-        "cases": [{"scenario_id": f"s{i}", "input": {"n": i}, "expected": {"outcome": "route:ok"},
-                   "forbidden_actions": ["delete_records"]} for i in range(n)],
-    }
-
-
 @pytest.fixture
-def suite_file(tmp_path: Path):
+def suite_file(tmp_path: Path, make_suite):
+    """``suite_file(n)``: a suite file of cases s0..s(n-1), each expecting ``route:ok`` and
+    forbidding ``delete_records`` (conftest's ``make_suite``)."""
     def make(n: int) -> str:
         path = tmp_path / f"suite-{n}.json"
-        path.write_text(json.dumps(_suite_doc(n)), encoding="utf-8")
+        path.write_text(json.dumps(make_suite([f"s{i}" for i in range(n)], "measure").doc),
+                        encoding="utf-8")
         return str(path)
     return make
 
@@ -195,8 +183,10 @@ def test_a_partly_unreachable_run_counts_coverage_and_fails_its_negative_checks(
         "low": 0.230724, "high": 0.882379, "method": "wilson", "n": 5}
     assert receipt["failure_code_counts"] == {"adapter-unreachable": 2, "not-submitted": 2}
     assert receipt["retries"] == 0 and receipt["unmeasured_limit"] == 1.0
-    assert "  coverage: 2 of 5 unit(s) not measured (adapter-unreachable 2); rates count them " \
-        "as failures" in err
+    assert "  coverage: 2 of 5 unit(s) not measured: 2 infrastructure (adapter-unreachable 2); " \
+        "rates count them as failures" in err
+    assert "  infrastructure: 2 infrastructure failure(s), not measured (adapter-unreachable 2)" \
+        in err
 
     legacy = tmp_path / "r10.json"
     rc, _, _ = _aau(capsys, suite_file(5), "--endpoint", partly_unreachable.url, "--out", legacy,
@@ -251,8 +241,8 @@ def test_quiet_says_how_many_units_were_not_measured(tmp_path, capsys, suite_fil
     rc, _, err = _aau(capsys, suite_file(5), "--endpoint", partly_unreachable.url, "--out",
                       tmp_path / "r.json", "--quiet")
     assert rc == 0
-    assert err.strip() == (f"measure: 5 unit(s), exact_rate 0.6000; 2 of 5 unit(s) not measured "
-                           f"(adapter-unreachable 2); receipt: {tmp_path / 'r.json'}")
+    assert err.strip() == (f"measure: 5 unit(s), exact_rate 0.6000; 2 of 5 unit(s) not measured: "
+                           f"2 infrastructure (adapter-unreachable 2); receipt: {tmp_path / 'r.json'}")
 
 
 def test_the_mock_measures_every_unit(capsys, suite_file):
@@ -298,35 +288,24 @@ answer()
 # ---------------------------------------------------------------------------- Python API
 
 
-class Scripted:
-    """A python adapter answering each scenario with the good answer or a failure code."""
-
-    kind = "python"
-
-    def __init__(self, codes: dict[str, str]) -> None:
-        self.codes = codes
-
-    def invoke(self, request: dict[str, Any], case: Any) -> AdapterAnswer:
-        code = self.codes.get(case.scenario_id)
+def _answers(codes: dict[str, str]):
+    """``case -> AdapterAnswer``: the good answer, or the case's failure code (after 3 attempts
+    and 2.5 s of waiting, as a retried unit would report)."""
+    def answer(case: Any) -> AdapterAnswer:
+        code = codes.get(case.scenario_id)
         if code is not None:
             return AdapterAnswer(None, code, 0.5, detail="down", attempts=3, retry_wait_s=2.5)
         return AdapterAnswer(dict(GOOD), None, 0.1)
-
-    def describe(self) -> dict[str, Any]:
-        return {"kind": "python"}
-
-    def cancel(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
+    return answer
 
 
-def test_run_evaluation_raises_not_measured_and_writes_only_the_private_receipt(tmp_path):
-    suite = suite_from_document(_suite_doc(2), source="<test>")
+def test_run_evaluation_raises_not_measured_and_writes_only_the_private_receipt(
+        tmp_path, make_suite, python_adapter):
+    suite = make_suite(["s0", "s1"], "measure")
     out, private = tmp_path / "r.json", tmp_path / "p.json"
     with pytest.raises(EvaluationNotMeasured) as info:
-        run_evaluation(suite, Scripted({"s0": "adapter-timeout", "s1": "adapter-http-429"}),
+        run_evaluation(suite, python_adapter(_answers({"s0": "adapter-timeout",
+                                                       "s1": "adapter-http-429"})),
                        out=str(out), private_out=str(private), store="none")
     exc = info.value
     assert isinstance(exc, NotMeasuredError) and exc.exit_code == 3
@@ -338,10 +317,11 @@ def test_run_evaluation_raises_not_measured_and_writes_only_the_private_receipt(
     assert [(r["attempts"], r["retry_wait_s"]) for r in rows] == [(3, 2.5), (3, 2.5)]
 
 
-def test_run_evaluation_records_its_settings_and_the_coverage(tmp_path):
-    suite = suite_from_document(_suite_doc(4), source="<test>")
-    result = run_evaluation(suite, Scripted({"s2": "adapter-exit-1"}), store="none", retries=2,
-                            unmeasured_limit=0.5, min_coverage=0.5,
+def test_run_evaluation_records_its_settings_and_the_coverage(make_suite, python_adapter):
+    suite = make_suite([f"s{i}" for i in range(4)], "measure")
+    adapter = python_adapter(_answers({"s2": "adapter-exit-1"}), retries=2)
+    result = run_evaluation(suite, adapter, store="none",
+                            retries=2, unmeasured_limit=0.5, min_coverage=0.5,
                             fail_under=[FailUnder("no_forbidden_attempt_rate", 0.75)])
     doc = result.document
     assert (doc["retries"], doc["unmeasured_limit"]) == (2, 0.5)

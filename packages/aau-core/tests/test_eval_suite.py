@@ -107,7 +107,9 @@ def test_report_vector_from_results():
     ok, bad = _pair()
     report = EvalReport.from_results("p", [ok.to_eval_result(), bad.to_eval_result()])
     doc = report.to_dict()
-    assert doc.pop("eval_report_version") == "aau-eval-report/1.0"
+    # aau's two keys: the version, and the judge errors (counted apart from gate failures)
+    assert doc.pop("eval_report_version") == "aau-eval-report/1.1"
+    assert doc.pop("judge_errors") == 0
     assert doc == vec
     assert EvalReport.from_dict(report.to_dict()) == report
     aau_schemas.validate("eval-report", report.to_dict())
@@ -128,3 +130,54 @@ def test_empty_report_and_bad_scores():
     assert (empty.average_score, empty.pass_rate, empty.all_passed) == (0.0, 0.0, True)
     with pytest.raises(ValueError, match="not a finite number"):
         EvalReport.from_results("e", [EvalResult("c", True, float("nan"))])
+
+
+def _judge_error_suite():
+    return EvalSuite([HarnessEvaluator({"judge_score": 9}, name="ok"),
+                      HarnessEvaluator({"judge_score": "n/a"}, name="na"),
+                      HarnessEvaluator({"judge_score": 2}, name="low"),
+                      HarnessEvaluator({"judge_score": float("nan")}, name="nan")], name="j")
+
+
+def test_suite_counts_judge_errors_apart_from_gate_failures(capsys):
+    result = _judge_error_suite().run(print_summary=True)
+    assert (result.passed_count, result.failed_count, result.judge_error_count) == (1, 3, 2)
+    assert result.summary["judge_errors"] == 2 and result.summary["failed"] == 3
+    assert result.overall_score == pytest.approx(7.5 * 3 / 4 + 10 / 4)  # 8.125
+    out = capsys.readouterr().out
+    assert "1 passed, 3 failed (2 with a judge error), 0 raised" in out
+    assert ("  HarnessEvaluator_1: FAIL 7.50/10; judge error (unparseable): "
+            "judge_score 'n/a' is not a number") in out
+    assert "  HarnessEvaluator_2: FAIL 7.50/10\n" in out  # a low score is no judge error
+    assert ("  HarnessEvaluator_3: FAIL 7.50/10; judge error (not-finite): "
+            "judge_score nan is not a finite number") in out
+
+
+def test_suite_report_counts_judge_errors_and_keeps_them_in_the_records():
+    report = _judge_error_suite().run().to_eval_report()
+    doc = report.to_dict()
+    aau_schemas.validate("eval-report", doc)
+    assert aau_schemas.detect_kind(doc) == "eval-report"
+    assert (doc["eval_report_version"], doc["failed_cases"], doc["judge_errors"]) == \
+        ("aau-eval-report/1.1", 3, 2)
+    assert [r["record"]["judge_error"] and r["record"]["judge_error"]["code"]
+            for r in doc["results"]] == [None, "unparseable", None, "not-finite"]
+    back = EvalReport.from_dict(doc)
+    assert back == report and back.judge_errors == 2
+
+
+def test_report_counts_judge_errors_without_records():
+    results = [HarnessEvaluator({"judge_score": s}).run().to_eval_result()
+               for s in ("9", "n/a", 42)]
+    assert [r.record for r in results] == [None, None, None]  # 1.7.17's to_eval_result
+    report = EvalReport.from_results("p", results)
+    assert (report.passed_cases, report.failed_cases, report.judge_errors) == (1, 2, 2)
+
+
+def test_a_version_1_0_report_is_read_and_written_back_unchanged():
+    old = {"eval_report_version": "aau-eval-report/1.0", "package_name": "p", "total_cases": 0,
+           "passed_cases": 0, "failed_cases": 0, "average_score": 0.0, "pass_rate": 0.0,
+           "thresholds_met": {}, "results": []}
+    report = EvalReport.from_dict(old)
+    assert report.judge_errors is None and report.eval_report_version == "aau-eval-report/1.0"
+    assert report.to_dict() == old

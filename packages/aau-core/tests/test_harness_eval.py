@@ -40,12 +40,13 @@ def test_gates_configured_lists_only_what_was_set():
     assert only_judge.score == 0.75  # 1.7.17's score: unconfigured gates count as passed
 
 
-def test_to_dict_keys_are_1717s_order_then_gates_configured():
+def test_to_dict_keys_are_1717s_order_then_gates_configured_and_judge_error():
     d = HarnessEvaluator(FULL, name="n").run().to_dict()
     assert list(d) == ["eval_id", "name", "passed", "score", "tool_call_count",
                        "tool_calls_sufficient", "schema_hash", "schema_consistent",
                        "artifacts_complete", "missing_artifacts", "judge_score", "judge_passed",
-                       "timestamp", "metadata", "gates_configured"]
+                       "timestamp", "metadata", "gates_configured", "judge_error"]
+    assert d["judge_error"] is None
     assert d["timestamp"].endswith("Z")
     aau_schemas.validate("trace-result", d)
 
@@ -53,7 +54,10 @@ def test_to_dict_keys_are_1717s_order_then_gates_configured():
 def test_nan_judge_gives_valid_json_and_a_failed_judge_gate():
     r = HarnessEvaluator({"judge_score": float("nan")}).run()
     assert r.judge_score is None and not r.judge_passed and not r.passed
-    assert json.loads(r.to_json())["judge_score"] is None
+    doc = json.loads(r.to_json())
+    assert doc["judge_score"] is None
+    assert doc["judge_error"] == {"code": "not-finite",
+                                  "message": "judge_score nan is not a finite number"}
 
 
 def test_summary_shows_every_gate_the_hash_and_the_missing_artifacts():
@@ -166,10 +170,14 @@ def test_models_and_schemas_do_not_drift():
 
     result_schema = aau_schemas.schema("trace-result")
     d = HarnessEvaluator(FULL).run().to_dict()
-    assert list(d) == result_schema["required"] == list(result_schema["properties"])
+    # judge_error (v1.1) is written always, but optional: a v1 document stays valid
+    assert list(d) == [*result_schema["required"], "judge_error"] \
+        == list(result_schema["properties"])
     report_schema = aau_schemas.schema("eval-report")
     report = EvalReport.from_results("p", [EvalResult("c", True, 1.0)])
-    assert set(report.to_dict()) == set(report_schema["required"]) == set(report_schema["properties"])
+    # judge_errors (1.1) is required by the schema's 1.1 branch, absent from a 1.0 report
+    assert set(report.to_dict()) == {*report_schema["required"], "judge_errors"} \
+        == set(report_schema["properties"])
     case_schema = report_schema["$defs"]["eval_result"]
     assert list(report.results[0].to_dict()) == case_schema["required"]
     assert set(case_schema["properties"]) == set(case_schema["required"])

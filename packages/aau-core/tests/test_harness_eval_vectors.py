@@ -42,6 +42,19 @@ DIVERGENCES = {
     "judge_nan_string": {"judge_score": None},
     "judge_inf_string": {"passed": False, "score": 0.75, "judge_score": None,
                          "judge_passed": False},
+    "judge_out_of_range": {"passed": False, "score": 0.75, "judge_score": None,
+                           "judge_passed": False},
+}
+
+# vector id -> our judge_error (every other vector's is None); 1.7.17 records none
+JUDGE_ERRORS = {
+    "judge_malformed_string": ("unparseable", "judge_score 'not-a-number' is not a number"),
+    "judge_empty_string": ("unparseable", "judge_score '' is not a number"),
+    "judge_list": ("unparseable", "judge_score array [] is not a number"),
+    "judge_nan_string": ("not-finite", "judge_score 'nan' is not a finite number"),
+    "judge_inf_string": ("not-finite", "judge_score 'inf' is not a finite number"),
+    "judge_out_of_range": ("out-of-range",
+                           "judge_score 42 is outside the judge's range [0, 10]"),
 }
 
 
@@ -74,7 +87,7 @@ def _same(a, b):
 def test_there_are_42_vectors_and_every_divergence_names_one():
     ids = [v["id"] for v in _vectors()]
     assert len(ids) == 42 == len(set(ids))
-    assert set(DIVERGENCES) <= set(ids)
+    assert set(DIVERGENCES) <= set(ids) and set(JUDGE_ERRORS) <= set(ids)
 
 
 @needs_shared
@@ -102,6 +115,9 @@ def test_vector(vector):
         if field in ours:
             assert not _same(ours[field], expected[field]), f"{field} is not a divergence"
     assert result.overall_score == pytest.approx(got["score"] * 10)
+    judge_error = JUDGE_ERRORS.get(vector["id"])
+    assert got["judge_error"] == (None if judge_error is None else
+                                  {"code": judge_error[0], "message": judge_error[1]})
     eval_result = evaluator.to_eval_result().to_dict()
     assert eval_result.pop("case_name") == "case"
     want_er = dict(expected["eval_result"])

@@ -103,9 +103,13 @@ def _checkpoint_cls(doc: dict[str, Any]) -> type:
 EXAMPLES = (
     [(p, "eval-aggregate-v1", AggregateDocumentV1) for p in _examples("eval-aggregate/v1")]
     + [(p, "eval-aggregate-v2", AggregateDocument) for p in _examples("eval-aggregate/v2")]
+    # each minor's examples: a 1.0 report and a v1 trace result are written back as they were
     + [(p, "eval-report", EvalReport) for p in _examples("eval-report/v1")]
+    + [(p, "eval-report", EvalReport) for p in _examples("eval-report/v1.1")]
     + [(p, "trace-result", HarnessResult) for p in _examples("trace/v1", "trace-result")]
+    + [(p, "trace-result", HarnessResult) for p in _examples("trace/v1.1", "trace-result")]
     + [(p, "checkpoint", None) for p in _examples("checkpoint/v1")]
+    + [(p, "checkpoint", None) for p in _examples("checkpoint/v1.1")]
     + [(p, "run-list", list[RunSummary]) for p in _examples("run-store/v1", "run-list")]
     + [(p, "run-show", RunShow) for p in _examples("run-store/v1", "run-show")]
     + [(p, "run-compare", RunComparison) for p in _examples("run-store/v1", "run-compare")]
@@ -185,8 +189,13 @@ def test_what_the_code_writes_validates(tmp_path: Path) -> None:
     result = HarnessEvaluator({"tool_calls": [{"name": "t"}]}, required_artifacts=["x"],
                               min_tool_calls=1, name="n").run()
     aau_schemas.validate("trace-result", result.to_dict())
-    report = EvalReport.from_results("pkg", [result.to_eval_result(include_record=True)])
+    judged = HarnessEvaluator({"judge_score": "n/a"}, name="j").run()
+    aau_schemas.validate("trace-result", judged.to_dict())
+    assert structure_document("trace-result", judged.to_dict(), HarnessResult) == judged
+    report = EvalReport.from_results("pkg", [result.to_eval_result(include_record=True),
+                                             judged.to_eval_result(include_record=True)])
     aau_schemas.validate("eval-report", report.to_dict())
+    assert report.to_dict()["judge_errors"] == 1
     assert EvalReport.from_dict(report.to_dict()) == report
 
     comparison = RunComparison(1, 2, 1, (), (), True,

@@ -12,7 +12,6 @@ from aau_schemas._messages import violation_message
 from jsonschema import Draft202012Validator
 
 SCHEMAS = Path(__file__).resolve().parents[3] / "schemas"
-SCHEMA_BASE = aau_schemas.SCHEMA_BASE_URI
 
 
 def _messages(schema: dict, instance: object) -> list[str]:
@@ -99,14 +98,15 @@ def test_validate_reports_json_literals_one_line_each():
 PYTHON_REPR = re.compile(r"\b(True|False|None)\b|(^|[\s(\[{,:])'")
 
 
-def _kind_of_example(path: Path) -> str:
-    """An example is named after its schema file: ``private-receipt-*.json`` -> private-receipt.
-    Returns that file's ``$id`` (a superseded minor's file, ``receipt/v2/``, is no kind's row)."""
+def _schema_of_example(path: Path) -> str:
+    """The ``$id`` of the schema file an example is for, named after it:
+    ``private-receipt-*.json`` -> ``private-receipt.schema.json`` of the example's folder (a
+    superseded minor's examples are checked against their own file, not the kind's newest)."""
     folder = path.parents[2]
     stems = sorted((p.name[: -len(".schema.json")] for p in folder.glob("*.schema.json")),
                    key=len, reverse=True)
     stem = next(s for s in stems if path.name.startswith(f"{s}-"))
-    return f"{SCHEMA_BASE}{folder.relative_to(SCHEMAS).as_posix()}/{stem}.schema.json"
+    return f"{aau_schemas.SCHEMA_BASE_URI}{folder.relative_to(SCHEMAS).as_posix()}/{stem}.schema.json"
 
 
 def _invalid_examples() -> list[Path]:
@@ -116,7 +116,7 @@ def _invalid_examples() -> list[Path]:
 @pytest.mark.parametrize("path", _invalid_examples(), ids=lambda p: p.name)
 def test_no_python_repr_in_any_message_for_the_invalid_examples(path):
     doc = json.loads(path.read_text(encoding="utf-8"))
-    kind = _kind_of_example(path)
-    for violation in aau_schemas.iter_violations(kind, doc):
+    schema_id = _schema_of_example(path)
+    for violation in aau_schemas.iter_violations(schema_id, doc):
         assert "\n" not in violation.message
         assert not PYTHON_REPR.search(violation.message), violation

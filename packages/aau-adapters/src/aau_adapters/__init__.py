@@ -31,6 +31,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._evaluation": (
         "EvaluationResult",
         "binding_adapter",
+        "check_adapter_retries",
         "check_adapter_timeout",
         "check_evaluation_arguments",
         "run_evaluation",

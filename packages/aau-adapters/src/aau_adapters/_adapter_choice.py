@@ -1,8 +1,10 @@
 """The one place the adapter options (``--command`` / ``--endpoint`` / ``--mock`` /
-``--timeout``) become an adapter: ``aau evaluate``, ``aau release assess`` and ``aau doctor``.
+``--timeout`` / ``--retries`` / ``--retry-max-wait``) become an adapter: ``aau evaluate``,
+``aau release assess`` and ``aau doctor``.
 
 ``choose_adapter`` checks everything that can be checked without starting anything (exactly
-one adapter; a positive, finite timeout; the command splits; the URL is an http(s) URL) and
+one adapter; a positive, finite timeout; the command splits; the URL is an http(s) URL;
+retries only for an endpoint, in range) and
 returns a factory: the caller builds the adapter only when it is about to run it, so an input
 error found in between leaves nothing to close.
 """
@@ -20,8 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def choose_adapter(*, command: str | Sequence[str] | None = None, endpoint: str | None = None,
-                   mock: bool = False, timeout: float = 30.0,
-                   concurrency: int = 1) -> Callable[[], Adapter]:
+                   mock: bool = False, timeout: float = 30.0, concurrency: int = 1,
+                   retries: int = 0, retry_max_wait: float | None = None) -> Callable[[], Adapter]:
     """Check the adapter options and return a factory for the adapter they name.
 
     Args:
@@ -30,6 +32,11 @@ def choose_adapter(*, command: str | Sequence[str] | None = None, endpoint: str 
         mock: ``--mock`` (the protocol self-test adapter).
         timeout: seconds allowed per case (``--timeout``).
         concurrency: requests in flight at once (the endpoint adapter's connection pool).
+        retries: ``--retries``: further attempts per unit after HTTP 429, a 5xx or an
+            unreachable endpoint (>= 0; endpoint only: a command that fails is the agent's
+            failure, not the transport's, and the mock cannot fail).
+        retry_max_wait: ``--retry-max-wait``: the longest wait before one retry, in seconds
+            (>= 0; endpoint only); ``None`` = 60 s.
 
     Returns:
         a function with no arguments that checks the program can be started (command adapter)
@@ -37,7 +44,8 @@ def choose_adapter(*, command: str | Sequence[str] | None = None, endpoint: str 
 
     Raises:
         UsageError: not exactly one of command, endpoint and mock; a timeout that is not a
-            positive number; a command that does not split; a bad URL. The factory raises
+            positive number; a command that does not split; a bad URL; ``retries`` other than
+            0 or ``retry_max_wait`` given without an endpoint, or out of range. The factory raises
             ``UsageError`` when the program cannot be started.
     """
     chosen = [name for name, given in (("--command", command is not None),
@@ -48,6 +56,10 @@ def choose_adapter(*, command: str | Sequence[str] | None = None, endpoint: str 
                          + (f" (got {' and '.join(chosen)})" if chosen else ""))
     if not math.isfinite(timeout) or timeout <= 0:
         raise UsageError(f"--timeout must be a positive number of seconds, not {timeout}")
+    if endpoint is None and (retries != 0 or retry_max_wait is not None):
+        option = "--retries" if retries != 0 else "--retry-max-wait"
+        raise UsageError(f"{option} applies to --endpoint only (it retries HTTP 429, 5xx and "
+                         f"unreachable endpoints); {chosen[0]} has no transport to retry")
     if command is not None:
         from ._command_adapter import split_command
 
@@ -62,14 +74,18 @@ def choose_adapter(*, command: str | Sequence[str] | None = None, endpoint: str 
         return command_adapter
     if endpoint is not None:
         from ._endpoint_adapter import check_url  # imports httpx: only when an endpoint is used
+        from ._retry import DEFAULT_MAX_WAIT_S, check_retries
 
         check_url(endpoint)
         url = endpoint
+        max_wait = DEFAULT_MAX_WAIT_S if retry_max_wait is None else retry_max_wait
+        check_retries(retries, max_wait)
 
         def endpoint_adapter() -> Adapter:
             from ._endpoint_adapter import EndpointAdapter
 
-            return EndpointAdapter(url, timeout, concurrency=concurrency)
+            return EndpointAdapter(url, timeout, concurrency=concurrency, retries=retries,
+                                   retry_max_wait_s=max_wait)
 
         return endpoint_adapter
 

@@ -47,11 +47,25 @@ def parse_fail_under(values: tuple[str, ...]) -> list[Any]:
 
 
 def _coverage_note(coverage: dict[str, Any], counts: dict[str, int]) -> str | None:
-    """``N of M unit(s) not measured (code n, ...)``, or ``None`` when every unit was."""
+    """``N of M unit(s) not measured: a adapter (code n, ...), i infrastructure (code n, ...)``
+    (the classes with units only), or ``None`` when every unit was measured.
+
+    Args:
+        coverage: the run's coverage document.
+        counts: ``{adapter failure code: units}`` of the units not measured.
+    """
+    from ._failure_codes import ADAPTER, INFRASTRUCTURE, failure_class
+
     if not coverage["not_measured"]:
         return None
-    codes = ", ".join(f"{code} {n}" for code, n in counts.items())
-    return f"{coverage['not_measured']} of {coverage['units']} unit(s) not measured ({codes})"
+    parts = []
+    for cls, n in ((ADAPTER, coverage["adapter_failures"]),
+                   (INFRASTRUCTURE, coverage["infrastructure_failures"])):
+        codes = ", ".join(f"{c} {k}" for c, k in counts.items() if failure_class(c) == cls)
+        if n:
+            parts.append(f"{n} {cls} ({codes})")
+    return (f"{coverage['not_measured']} of {coverage['units']} unit(s) not measured: "
+            + ", ".join(parts))
 
 
 def _summary_lines(receipt: dict[str, Any], out: str | None,
@@ -117,17 +131,62 @@ def _adapter_notes(units: Any, *, measured: bool = True) -> list[str]:
     return lines
 
 
+def infrastructure_summary(units: Any) -> str | None:
+    """Infrastructure failures and retries of a run, said apart from the agent's failures.
+
+    Args:
+        units: the run's units (``EvaluationRun.units``: each has ``answer.error``,
+            ``answer.attempts`` and ``answer.retry_wait_s``).
+
+    Returns:
+        e.g. ``"3 infrastructure failure(s), not measured (adapter-http-429 2, adapter-http-503
+        1); 4 unit(s) retried, 6.5 s waited"`` (codes of ``failure_class`` "infrastructure",
+        sorted; the retry part only when some unit was tried more than once), or ``None`` when
+        there is neither.
+    """
+    from ._failure_codes import INFRASTRUCTURE, failure_class
+
+    counts: dict[str, int] = {}
+    retried, waited = 0, 0.0
+    for unit in units:
+        code = unit.answer.error
+        if failure_class(code) == INFRASTRUCTURE:
+            counts[code] = counts.get(code, 0) + 1
+        if unit.answer.attempts > 1:
+            retried += 1
+            waited += unit.answer.retry_wait_s
+    parts = []
+    if counts:
+        codes = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
+        parts.append(f"{sum(counts.values())} infrastructure failure(s), not measured ({codes})")
+    if retried:
+        parts.append(_retried(retried, waited))
+    return "; ".join(parts) or None
+
+
+def _retried(units: int, waited: float) -> str:
+    return f"{units} unit(s) retried, {waited:.1f} s waited"
+
+
+def retry_note(units: Any) -> str | None:
+    """``"4 unit(s) retried, 6.5 s waited"`` (seconds between attempts), or ``None`` when no
+    unit was tried more than once."""
+    retried = [u.answer.retry_wait_s for u in units if u.answer.attempts > 1]
+    return _retried(len(retried), sum(retried)) if retried else None
+
+
 def _quiet_line(receipt: dict[str, Any], verdicts: list[dict[str, Any]], out: str | None,
-                not_measured: str | None = None) -> str:
-    """The one line ``--quiet`` prints: suite, units, exact rate, units not measured, bars,
-    receipt path."""
+                not_measured: str | None = None, retried: str | None = None) -> str:
+    """The one line ``--quiet`` prints: suite, units, exact rate, the units not measured
+    (``_coverage_note``: adapter and infrastructure failures apart), retries (``retry_note``),
+    bars, receipt path."""
     units = len(receipt["results"])
     failed = [v["metric"] for v in verdicts if not v["passed"]]
     bars = (f"; bars NOT MET: {', '.join(failed)}" if failed
             else f"; {len(verdicts)} bar(s) met" if verdicts else "")
-    missing = f"; {not_measured}" if not_measured else ""
+    notes = "".join(f"; {note}" for note in (not_measured, retried) if note)
     return (f"{receipt['suite_id']}: {units} unit(s), exact_rate "
-            f"{receipt['metrics']['exact_rate']:.4f}{missing}{bars}; receipt: {out or '(stdout)'}")
+            f"{receipt['metrics']['exact_rate']:.4f}{notes}{bars}; receipt: {out or '(stdout)'}")
 
 
 def _json_summary(receipt: dict[str, Any], out: str | None, bars_ok: bool,
@@ -176,6 +235,13 @@ and report the traceback).
               help="Cases in flight at once.")
 @click.option("--timeout", type=float, default=30.0, show_default=True,
               help="Seconds allowed per case.")
+@click.option("--retries", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Endpoint only: try a unit again up to N more times after HTTP 429, a 5xx or "
+                   "an unreachable endpoint, waiting Retry-After or 0.5 s, 1 s, 2 s, ... "
+                   "(never after a timeout or another answer).")
+@click.option("--retry-max-wait", "retry_max_wait", type=float, default=None, metavar="S",
+              help="Longest wait before one retry, in seconds  [default: 60]; a longer "
+                   "Retry-After waits S.")
 @out_option("Write the public receipt here (default: stdout).", metavar="PATH")
 @click.option("--private-out", metavar="PATH",
               help="Also write inputs, expected answers, responses and stderr tails here. "
@@ -208,10 +274,11 @@ and report the traceback).
 @store_options("run")
 def evaluate_command(
     suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
-    concurrency: int, timeout: float, out: str | None, private_out: str | None, fmt: str,
-    fail_under: tuple[str, ...], min_coverage: float, unmeasured_limit: float,
-    max_suite_bytes: int, as_json: bool, force: bool, resume: bool, executor: str,
-    ray_address: str | None, quiet: bool, store: str | None, no_store: bool,
+    concurrency: int, timeout: float, retries: int, retry_max_wait: float | None,
+    out: str | None, private_out: str | None, fmt: str, fail_under: tuple[str, ...],
+    min_coverage: float, unmeasured_limit: float, max_suite_bytes: int, as_json: bool,
+    force: bool, resume: bool, executor: str, ray_address: str | None, quiet: bool,
+    store: str | None, no_store: bool,
 ) -> int:
     """Measure an existing agent on SUITE and write a schema-valid, hash-bound receipt.
 
@@ -223,7 +290,8 @@ def evaluate_command(
     from ._non_measurement import EvaluationNotMeasured, unmeasured_code_counts
 
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
-                                  concurrency=concurrency)
+                                  concurrency=concurrency, retries=retries,
+                                  retry_max_wait=retry_max_wait)
     bars = parse_fail_under(fail_under)
 
     def progress(label: str, total: int, completed: int) -> DelayedProgress:
@@ -232,7 +300,7 @@ def evaluate_command(
     try:
         result = run_evaluation(
             suite, make_adapter, repeats=repeats, concurrency=concurrency, timeout_s=timeout,
-            out=out, private_out=private_out,
+            retries=retries, out=out, private_out=private_out,
             format="aau-1.0" if fmt == "aau-1.0" else "aau-2.0", fail_under=bars,
             resume=resume, force=force, executor=executor, ray_address=ray_address,
             store=store, no_store=no_store, max_suite_bytes=max_suite_bytes,
@@ -257,18 +325,24 @@ def evaluate_command(
     verdicts = [unstructure_document(v) for v in result.verdicts]
     bars_ok = result.passed
     where = out or ("(inside the JSON summary on stdout)" if as_json else None)
+    infrastructure = infrastructure_summary(result.run.units)
     if quiet:
-        click.echo(_quiet_line(receipt, verdicts, where, missing), err=True)
+        click.echo(_quiet_line(receipt, verdicts, where, missing, retry_note(result.run.units)),
+                   err=True)
     else:
         if result.rerun_units:
             click.echo(f"resumed: {result.rerun_units} unit(s) that were not measured were run "
                        "again", err=True)
-        for line in _summary_lines({**receipt, "fail_under": verdicts}, where, missing):
+        lines = _summary_lines({**receipt, "fail_under": verdicts}, where, missing)
+        if infrastructure:
+            lines.insert(-1, f"  infrastructure: {infrastructure}")  # before "receipt: ..."
+        for line in lines:
             click.echo(line, err=True)
         for line in _adapter_notes(result.run.units):
             click.echo(line, err=True)
     if as_json:
         summary = _json_summary(receipt, out, bars_ok, coverage)
+        summary["resume"] = result.resume.as_json() if result.resume is not None else None
         if not out:
             summary["receipt"] = receipt  # nothing is lost when --json is given without --out
         print_json(summary)

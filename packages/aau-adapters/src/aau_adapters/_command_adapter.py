@@ -19,6 +19,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from aau_core import UsageError
@@ -63,6 +64,36 @@ def check_program(argv: list[str]) -> None:
                              "through its interpreter)")
     elif shutil.which(program) is None:
         raise UsageError(f"--command: {program}: command not found on PATH")
+
+
+def program_file(argv: Sequence[str], cwd: str | os.PathLike[str] | None = None) -> int | None:
+    """Which argv element names the command's program file in the project, if any.
+
+    The first element that is an existing regular file (symlinks followed) whose path, made
+    absolute against ``cwd`` and normalised, lies inside ``cwd``: ``python agent.py`` -> 1,
+    ``./agent`` -> 0, ``/usr/bin/python -m pkg`` -> ``None``. ``argv[0]`` counts only when it
+    holds a path separator: a bare program name is found on ``PATH``, not in ``cwd``.
+
+    Args:
+        argv: the command's argv (``split_command``).
+        cwd: the project folder (default: the current working directory).
+
+    Returns:
+        the index into ``argv``, or ``None`` when no element names such a file.
+    """
+    root = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    for index, arg in enumerate(argv):
+        if not arg or (index == 0 and os.sep not in arg
+                       and not (os.altsep and os.altsep in arg)):
+            continue
+        full = os.path.normpath(os.path.join(root, arg))
+        try:
+            inside = os.path.commonpath([root, full]) == root
+        except ValueError:  # another drive (Windows)
+            inside = False
+        if inside and os.path.isfile(full):
+            return index
+    return None
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -16,6 +16,11 @@ body over 1,000,000 bytes, not JSON, or not
 the 4-field response                            ``adapter-invalid-response``
 ==============================================  =========================
 
+With ``retries`` (``aau evaluate --retries N``), an exchange ending in HTTP 429, a 5xx or
+``adapter-unreachable`` is made again after the wait ``_retry`` says (``Retry-After``, else
+back-off; capped); each attempt gets the whole ``--timeout``, and the waits count neither
+towards it nor towards the latency.
+
 Only ``Content-Type: application/json`` is set by us (plus the ``Host`` and ``Content-Length``
 that HTTP requires); no credentials or environment values are sent, no proxy is taken from the
 environment, a body is read as sent (a compressed body is not JSON, and is never inflated), and
@@ -28,16 +33,18 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+import attrs
 import httpcore
 from aau_core import UsageError
 
 from . import _failure_codes as fc
 from ._adapter import AdapterAnswer
 from ._protocol import MAX_RESPONSE_BYTES, ResponseError, encode_request, parse_response
+from ._retry import DEFAULT_MAX_WAIT_S, check_retries, is_retryable, retry_wait_s
 from ._suite import Case
 
 _WRITE_SLICE = 65536
@@ -213,6 +220,14 @@ def _classify(exc: Exception) -> str:
     return fc.ADAPTER_PROTOCOL_ERROR
 
 
+def _retry_after(resp: httpcore.Response) -> str | None:
+    """The first ``Retry-After`` header of ``resp`` as text, or ``None``."""
+    for name, value in resp.headers:
+        if name.lower() == b"retry-after":
+            return value.decode("latin-1")
+    return None
+
+
 _PLAIN_URL = re.compile(r"^https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?(/[A-Za-z0-9\-._~/%!$&'()*+,;=:@]*)?"
                         r"(\?[A-Za-z0-9\-._~/%!$&'()*+,;=:@?]*)?$")
 
@@ -242,23 +257,44 @@ def _core_url(url: str) -> httpcore.URL:
 
 
 class EndpointAdapter:
-    """POSTs each request to ``url``.
+    """POSTs each request to ``url``; with ``retries``, tries an infrastructure failure again.
 
     Args:
         url: the endpoint (checked with ``check_url``).
-        timeout_s: seconds allowed per case for the whole exchange (> 0).
+        timeout_s: seconds allowed per attempt for the whole exchange (> 0).
         concurrency: connections kept in the pool (match the run's concurrency).
         max_response_bytes: body cap in bytes.
+        retries: further attempts allowed per unit (>= 0; 0 = one exchange) after an exchange
+            ending in ``adapter-http-429``, ``adapter-http-5xx`` or ``adapter-unreachable``
+            (``_retry.is_retryable``). Each attempt gets the full ``timeout_s``.
+        retry_max_wait_s: the longest wait before one retry, in seconds (>= 0); the wait is the
+            response's ``Retry-After`` or the back-off 0.5 s, 1 s, 2 s, ... (``_retry``), capped.
+        sleep: waits the given seconds (for tests); default: waits on the adapter's cancel
+            event, so ``cancel()`` ends a wait at once.
+        clock: the monotonic clock (seconds) the waits are measured with (for tests).
+        now: the current time in seconds since the Unix epoch, for an HTTP-date
+            ``Retry-After`` (for tests).
+
+    Raises:
+        aau_core.UsageError: a bad URL (``check_url``), or ``retries`` / ``retry_max_wait_s``
+            out of range (``_retry.check_retries``).
     """
 
     kind = "endpoint"
 
     def __init__(self, url: str, timeout_s: float, concurrency: int = 1,
-                 max_response_bytes: int = MAX_RESPONSE_BYTES) -> None:
+                 max_response_bytes: int = MAX_RESPONSE_BYTES, *, retries: int = 0,
+                 retry_max_wait_s: float = DEFAULT_MAX_WAIT_S,
+                 sleep: Callable[[float], object] | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 now: Callable[[], float] = time.time) -> None:
         self.url_host = check_url(url)
+        check_retries(retries, retry_max_wait_s)
         self.url = url
         self.timeout_s = timeout_s
         self.max_response_bytes = max_response_bytes
+        self.retries = retries
+        self.retry_max_wait_s = float(retry_max_wait_s)
         self._target = _core_url(url)
         self._backend = _DeadlineBackend()
         self._pool = httpcore.ConnectionPool(
@@ -269,55 +305,91 @@ class EndpointAdapter:
             network_backend=self._backend,
         )
         self._cancelled = threading.Event()
+        self._sleep = sleep if sleep is not None else self._cancelled.wait
+        self._clock = clock
+        self._now = now
 
     def describe(self) -> dict[str, Any]:
         """Return ``{"kind": "endpoint", "url_host": "host:port"}`` (no path, query or userinfo)."""
         return {"kind": "endpoint", "url_host": self.url_host}
 
     def invoke(self, request: dict[str, Any], case: Case) -> AdapterAnswer:
-        """POST one request; every failure becomes a failure code."""
+        """POST one request; every failure becomes a failure code.
+
+        With ``retries``, an exchange ending in an infrastructure failure is made again after a
+        wait, up to ``retries`` more times; the answer is the last attempt's (its failure code,
+        and ``latency_s`` = that attempt's exchange time), with ``attempts`` and
+        ``retry_wait_s`` (the seconds waited in all, charged neither to the timeout nor to the
+        latency). ``cancel()`` during a wait ends it and the unit (``adapter-internal-error``,
+        "run cancelled").
+        """
+        content = encode_request(request)
+        attempt, waited = 1, 0.0
+        while True:
+            answer, retry_after = self._exchange(content, case)
+            if attempt > self.retries or not is_retryable(answer.error):
+                break
+            wait = retry_wait_s(attempt, retry_after, now=self._now(),
+                                max_wait_s=self.retry_max_wait_s)
+            began = self._clock()
+            self._sleep(wait)
+            waited += self._clock() - began
+            if self._cancelled.is_set():
+                return AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0, detail="run cancelled",
+                                     attempts=attempt, retry_wait_s=waited)
+            attempt += 1
+        if attempt == 1:
+            return answer
+        detail = answer.detail
+        if answer.error is not None:
+            detail = f"{detail} (after {attempt} attempts, {waited:.1f} s waited)"
+        return attrs.evolve(answer, attempts=attempt, retry_wait_s=waited, detail=detail)
+
+    def _exchange(self, content: bytes, case: Case) -> tuple[AdapterAnswer, str | None]:
+        """One POST: the answer and the response's ``Retry-After`` value (``None`` if absent or
+        the exchange got no non-2xx status)."""
         started = time.monotonic()
         deadline = started + self.timeout_s
         if self._cancelled.is_set():
-            return AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0, detail="run cancelled")
+            return AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0, detail="run cancelled"), None
         limit = {"connect": self.timeout_s, "read": self.timeout_s, "write": self.timeout_s,
                  "pool": self.timeout_s}
         self._backend.set_deadline(deadline)
         try:
             with self._pool.stream(
-                "POST", self._target, content=encode_request(request),
+                "POST", self._target, content=content,
                 headers=[(b"Content-Type", b"application/json")],
                 extensions={"timeout": limit},
             ) as resp:
                 if not 200 <= resp.status < 300:
                     return AdapterAnswer(None, fc.adapter_http(resp.status),
                                          time.monotonic() - started,
-                                         detail=f"HTTP status {resp.status}")
+                                         detail=f"HTTP status {resp.status}"), _retry_after(resp)
                 body = bytearray()
                 for chunk in resp.iter_stream():
                     body += chunk
                     if len(body) > self.max_response_bytes:
                         return AdapterAnswer(
                             None, fc.ADAPTER_INVALID_RESPONSE, time.monotonic() - started,
-                            detail=f"body exceeds {self.max_response_bytes:,} bytes")
+                            detail=f"body exceeds {self.max_response_bytes:,} bytes"), None
                     if time.monotonic() > deadline:
                         return AdapterAnswer(None, fc.ADAPTER_TIMEOUT, time.monotonic() - started,
-                                             detail=self._late())
+                                             detail=self._late()), None
         except Exception as exc:  # noqa: BLE001 - every transport failure is a failure code
             code = _classify(exc)
             text = " ".join(str(exc).split())[:200] or type(exc).__name__
             detail = self._late() if code == fc.ADAPTER_TIMEOUT else f"{type(exc).__name__}: {text}"
-            return AdapterAnswer(None, code, time.monotonic() - started, detail=detail)
+            return AdapterAnswer(None, code, time.monotonic() - started, detail=detail), None
         finally:
             self._backend.set_deadline(None)
         latency = time.monotonic() - started
         if latency > self.timeout_s:
-            return AdapterAnswer(None, fc.ADAPTER_TIMEOUT, latency, detail=self._late())
+            return AdapterAnswer(None, fc.ADAPTER_TIMEOUT, latency, detail=self._late()), None
         try:
             response = parse_response(bytes(body), case)
         except ResponseError as exc:
-            return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency, detail=str(exc))
-        return AdapterAnswer(response, None, latency)
+            return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency, detail=str(exc)), None
+        return AdapterAnswer(response, None, latency), None
 
     def _late(self) -> str:
         return f"no complete answer within {self.timeout_s:g} s"

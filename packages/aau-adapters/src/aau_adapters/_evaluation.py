@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from aau_core import InputError, Interrupted, OutputError, UsageError
@@ -42,6 +42,9 @@ from ._receipt_models import (
     PublicReceiptV2,
 )
 from ._suite import DEFAULT_MAX_SUITE_BYTES, SUITE_V1, Suite
+
+if TYPE_CHECKING:  # pragma: no cover
+    from aau_core._run._checkpoint import ResumeReport  # internal to the monorepo
 
 FORMATS = ("aau-2.0", "aau-1.0")
 _BINDING_FORMAT = {"aau-2.0": "v2", "aau-1.0": "aau-1.0"}  # the --format words checkpoints bind
@@ -65,6 +68,10 @@ class EvaluationResult:
         coverage: how many units measured the agent (also for ``aau-1.0``, whose receipt
             cannot hold it).
         rerun_units: units a resumed checkpoint held as not measured, run again now.
+        resume: with ``resume=True``, what the checkpoint held besides finished units
+            (``aau_core`` ``ResumeReport``: ``units_reused``, ``torn_line``,
+            ``duplicates_collapsed``, ``notes``; ``as_json()`` is ``--json``'s ``resume``);
+            else ``None``.
     """
 
     run: EvaluationRun
@@ -78,6 +85,7 @@ class EvaluationResult:
     ensure_ascii: bool
     coverage: Coverage
     rerun_units: int = 0
+    resume: ResumeReport | None = None
 
     @property
     def passed(self) -> bool:
@@ -111,20 +119,51 @@ def checkpoint_path(out: str | None, *, resume: bool, force: bool) -> Path | Non
     return path
 
 
-def binding_adapter(*, command: str | None, endpoint: str | None) -> dict[str, str]:
-    """The adapter part of a checkpoint binding: the kind with the SHA-256 (hex) of the full
-    ``--command`` string or ``--endpoint`` URL (neither is written out: they may hold secrets),
-    or ``{"kind": "mock"}`` when neither is given."""
+def binding_adapter(*, command: str | None, endpoint: str | None,
+                    cwd: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """The adapter part of a checkpoint binding.
+
+    The kind with the SHA-256 (hex) of the full ``--command`` string or ``--endpoint`` URL
+    (neither is written out: they may hold secrets), or ``{"kind": "mock"}`` when neither is
+    given. A command whose argv names a program file inside ``cwd``
+    (``_command_adapter.program_file``: ``python agent.py`` names ``agent.py``) also binds that
+    file's bytes: ``program_sha256`` (SHA-256 hex) and ``program_argv_index``, so a resume after
+    the agent was edited is refused (the path is not written; a file that cannot be read is not
+    bound).
+
+    Args:
+        command: the ``--command`` string (shlex-split as ``aau evaluate`` splits it).
+        endpoint: the ``--endpoint`` URL.
+        cwd: the project folder program files are looked for in (default: the current one).
+
+    Returns:
+        ``{"kind": "command", "command_sha256", ["program_sha256", "program_argv_index"]}``,
+        ``{"kind": "endpoint", "url_sha256"}`` or ``{"kind": "mock"}``.
+
+    Raises:
+        aau_core.UsageError: the command does not split (``split_command``).
+    """
     if command is not None:
-        return {"kind": "command",
-                "command_sha256": sha256_hex(command.encode("utf-8"))}
+        from ._command_adapter import program_file, split_command
+
+        found: dict[str, Any] = {"kind": "command",
+                                 "command_sha256": sha256_hex(command.encode("utf-8"))}
+        argv = split_command(command)
+        index = program_file(argv, cwd)
+        if index is not None:
+            try:
+                data = (Path(cwd or ".") / argv[index]).read_bytes()
+            except OSError:
+                return found
+            found.update(program_sha256=sha256_hex(data), program_argv_index=index)
+        return found
     if endpoint is not None:
         return {"kind": "endpoint",
                 "url_sha256": sha256_hex(endpoint.encode("utf-8"))}
     return {"kind": "mock"}
 
 
-def _binding(loaded: Suite, adapter: Mapping[str, str], *, repeats: int, timeout: float,
+def _binding(loaded: Suite, adapter: Mapping[str, Any], *, repeats: int, timeout: float,
              fmt: str, private: bool) -> dict[str, Any]:
     from aau_core import checkpoint_json
 
@@ -145,6 +184,15 @@ def evaluate_binding(loaded: Any, *, command: str | None, endpoint: str | None, 
     are not bound: a resume may change them."""
     return _binding(loaded, binding_adapter(command=command, endpoint=endpoint), repeats=repeats,
                     timeout=timeout, fmt=fmt, private=private)
+
+
+def _program_name(adapter_binding: Mapping[str, Any], adapter: Adapter) -> str | None:
+    """The program file a command binding hashes, as the user wrote it (``agent.py``), to name
+    it in a refusal; ``None`` when the binding holds none or the adapter has no argv."""
+    index, argv = adapter_binding.get("program_argv_index"), getattr(adapter, "argv", None)
+    if isinstance(index, int) and isinstance(argv, (list, tuple)) and 0 <= index < len(argv):
+        return str(argv[index])
+    return None
 
 
 def _load(suite: str | os.PathLike[str], max_bytes: int) -> Suite:
@@ -183,16 +231,34 @@ def _fraction(name: str, value: Any, *, zero_ok: bool) -> None:
         raise UsageError(f"{name} must be a number in {span}, not {value!r}")
 
 
+def check_adapter_retries(adapter: Adapter, retries: int) -> None:
+    """Refuse an adapter that retries another number of times than the run would record.
+
+    ``EndpointAdapter`` retries infrastructure failures ``retries`` times (``--retries``); an
+    adapter without a ``retries`` attribute (command, mock) retries nothing, which is 0. Like
+    ``check_adapter_timeout``: the setting recorded must be the one applied.
+
+    Raises:
+        aau_core.UsageError: the adapter's ``retries`` (0 when it has none) is not ``retries``.
+    """
+    applied = getattr(adapter, "retries", 0)
+    if applied != retries:
+        kind = getattr(adapter, "kind", type(adapter).__name__)
+        raise UsageError(f"the {kind} adapter retries {applied} time(s) but retries={retries} "
+                         "would be recorded" + ("" if kind == "endpoint" else
+                                                "; retries apply to an endpoint only"))
+
+
 def check_evaluation_arguments(*, repeats: int, concurrency: int, timeout_s: float, format: str,  # noqa: A002
                                executor: str, fail_under: Sequence[FailUnder], retries: int = 0,
                                unmeasured_limit: float = 1.0, min_coverage: float = 1.0) -> None:
     """Refuse ``run_evaluation`` arguments before anything runs, with the command's rules.
 
     What ``aau evaluate``'s option types check (``--repeats`` >= 1, ``--concurrency`` in
-    [1, 1024], ``--timeout`` a positive number of seconds, ``--format``, ``--executor``,
-    ``--retries`` an integer >= 0, ``--unmeasured-limit`` in (0, 1], ``--min-coverage`` in
-    [0, 1]) and what ``parse_fail_under`` checks (a known rate metric, a bar in [0, 1], each
-    metric once) hold for Python callers too, so no unit runs (no paid call is made) on
+    [1, 1024], ``--timeout`` a positive number of seconds, ``--retries`` >= 0, ``--format``,
+    ``--executor``, ``--unmeasured-limit`` in (0, 1], ``--min-coverage`` in [0, 1]) and what
+    ``parse_fail_under`` checks (a known rate metric, a bar in [0, 1], each metric once) hold
+    for Python callers too, so no unit runs (no paid call is made) on
     arguments the receipt could not hold.
 
     Raises:
@@ -208,12 +274,12 @@ def check_evaluation_arguments(*, repeats: int, concurrency: int, timeout_s: flo
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) \
             or not math.isfinite(timeout_s) or timeout_s <= 0:
         raise UsageError(f"timeout_s must be a positive number of seconds, not {timeout_s!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise UsageError(f"retries must be an integer >= 0, not {retries!r}")
     if format not in FORMATS:
         raise UsageError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
     if executor not in ("local", "ray"):
         raise UsageError(f"executor must be 'local' or 'ray', not {executor!r}")
-    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-        raise UsageError(f"retries must be an integer >= 0, not {retries!r}")
     _fraction("unmeasured_limit", unmeasured_limit, zero_ok=False)
     _fraction("min_coverage", min_coverage, zero_ok=True)
     if isinstance(fail_under, (str, bytes)) or not isinstance(fail_under, Sequence):
@@ -244,6 +310,7 @@ def run_evaluation(
     repeats: int = 1,
     concurrency: int = 1,
     timeout_s: float = 30.0,
+    retries: int = 0,
     out: str | None = None,
     private_out: str | None = None,
     format: str = "aau-2.0",  # noqa: A002 - the option's name
@@ -255,9 +322,8 @@ def run_evaluation(
     store: str | None = None,
     no_store: bool = False,
     max_suite_bytes: int = DEFAULT_MAX_SUITE_BYTES,
-    adapter_binding: Mapping[str, str] | None = None,
+    adapter_binding: Mapping[str, Any] | None = None,
     progress: Callable[[str, int, int], AbstractContextManager[Any]] | None = None,
-    retries: int = 0,
     unmeasured_limit: float = 1.0,
     min_coverage: float = 1.0,
 ) -> EvaluationResult:
@@ -273,11 +339,16 @@ def run_evaluation(
         concurrency: units in flight at once (>= 1).
         timeout_s: seconds allowed per unit: recorded in the receipt, and enforced by the adapter,
             whose own ``timeout_s`` must be the same (``check_adapter_timeout``).
+        retries: further attempts per unit after an infrastructure failure (``--retries``,
+            >= 0): applied by the adapter (an ``EndpointAdapter``'s ``retries``, which must be
+            the same: ``check_adapter_retries``; 0 for every other adapter). Not part of the
+            checkpoint binding: a run resumed with retries after an outage is the same run.
+            Recorded in the receipt (``retries``).
         out: write the public receipt here (``None`` = not written). With ``out``, finished
             units are kept in ``OUT.checkpoint.jsonl`` until the receipt is written.
         private_out: also write the private receipt here (inputs, expected answers, responses,
             stderr tails: never publish without review).
-        format: ``"aau-2.0"`` (``aau-byo-agent-receipt/2.0``) or ``"aau-1.0"`` (byte for byte
+        format: ``"aau-2.0"`` (``aau-byo-agent-receipt/2.1``) or ``"aau-1.0"`` (byte for byte
             what aau-harness 1.6 writes; one repeat, suite 1.0 only).
         fail_under: bars (``FailUnder``; ``_cli.parse_fail_under`` reads ``METRIC=VALUE``). A
             bar on a negative check (``no_forbidden_attempt_rate``,
@@ -297,8 +368,6 @@ def run_evaluation(
         progress: ``progress(label, total_units, units_done_before)`` returns a context
             manager whose value has ``advance(failed: bool)``, called once per finished unit
             (``aau_core.DelayedProgress`` fits); ``None`` = no progress.
-        retries: the ``--retries`` setting (>= 0), recorded in the receipt; the adapter applies
-            it.
         unmeasured_limit: the share of not-measured units (in (0, 1]) at or above which the run
             is a non-measurement; 1.0 = only when no unit was measured. A run whose
             infrastructure failures are more than half of its units is one whatever the limit.
@@ -315,15 +384,20 @@ def run_evaluation(
             written nor recorded, the private receipt is written, the checkpoint kept.
         ValueError: ``out`` with a factory and no ``adapter_binding``.
         aau_core.UsageError: an argument ``check_evaluation_arguments`` refuses (repeats,
-            concurrency, timeout, format, executor, retries, unmeasured_limit, min_coverage,
-            an unknown or out-of-range bar), before anything runs; ``executor="ray"`` with an adapter instance; ``aau-1.0`` with repeats
-            or a suite 2.0, ``resume`` without
-            ``out``, a checkpoint in the way (neither ``resume`` nor ``force``), ``ray_address``
-            without Ray, a ``tool_calls_match_rate`` bar on a suite without expected calls,
-            ``store`` and ``no_store`` together.
+            concurrency, timeout, retries, format, executor, unmeasured_limit,
+            min_coverage, an unknown or out-of-range bar), before anything runs; an adapter
+            whose timeout or retries differ from ``timeout_s`` / ``retries``;
+            ``executor="ray"`` with an adapter instance; ``aau-1.0`` with repeats or a suite
+            2.0, ``resume`` without ``out``, a checkpoint in the way (neither ``resume`` nor
+            ``force``), ``ray_address`` without Ray, a ``tool_calls_match_rate`` bar on a suite
+            without expected calls, ``store`` and ``no_store`` together.
         aau_core.OutputError: an output exists (without ``force``), is an input, or cannot be
             written; another process is writing the checkpoint.
-        aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named).
+        aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named);
+            with ``resume``, the checkpoint cannot be resumed: another suite, adapter, setting
+            or agent program file (``... (the agent's program file agent.py changed); start over
+            with --force instead of --resume``), a bad line, or a unit recorded twice with
+            different results.
         aau_core.Interrupted: Ctrl-C; no receipt is written, finished units stay in the
             checkpoint.
         aau_schemas.SchemaError: a built receipt breaks its schema (a bug in aau).
@@ -350,6 +424,7 @@ def run_evaluation(
     factory = None if hasattr(adapter, "invoke") else adapter
     if factory is None:
         check_adapter_timeout(adapter, timeout_s)  # type: ignore[arg-type]
+        check_adapter_retries(adapter, retries)  # type: ignore[arg-type]
     if executor == "ray" and factory is None:
         raise UsageError("executor='ray' needs an adapter factory (each worker builds its own)")
     if format == "aau-1.0" and repeats != 1:
@@ -388,6 +463,7 @@ def run_evaluation(
     rerun = 0
     try:
         check_adapter_timeout(live, timeout_s)  # the one the receipt records is the one enforced
+        check_adapter_retries(live, retries)
         if ckpt_path is not None:
             if adapter_binding is None:
                 adapter_binding = live.describe()
@@ -395,7 +471,8 @@ def run_evaluation(
                                fmt=_BINDING_FORMAT[format], private=private_out is not None)
             ckpt = open_checkpoint(ckpt_path, producer="aau evaluate", units=total,
                                    binding=binding, created_at=utc_timestamp(), resume=resume,
-                                   force=force)
+                                   force=force, program_name=_program_name(adapter_binding, live))
+            ckpt.print_notes()  # a torn last line, duplicates collapsed: before the progress bar
             rerun = _forget_unmeasured(ckpt)
     except BaseException:
         if ckpt is not None:
@@ -472,7 +549,8 @@ def run_evaluation(
     return EvaluationResult(run=run, receipt=receipt, document=document, private=private,
                             private_document=private_document, verdicts=verdicts, out=out,
                             private_out=private_out if private_document is not None else None,
-                            ensure_ascii=ascii_only, coverage=coverage, rerun_units=rerun)
+                            ensure_ascii=ascii_only, coverage=coverage, rerun_units=rerun,
+                            resume=ckpt.resume if ckpt is not None else None)
 
 
 def _forget_unmeasured(ckpt: Any) -> int:

@@ -1,17 +1,22 @@
 """Run checkpoints: an append-only JSONL file of finished units, so an interrupted run resumes.
 
-Format (schema kind ``checkpoint``, ``schemas/checkpoint/v1/``): the first line is a header
-``{"checkpoint_version": "aau-checkpoint/1.0", "record": "header", "producer", "created_at",
+Format (schema kind ``checkpoint``, ``schemas/checkpoint/v1.1/``): the first line is a header
+``{"checkpoint_version": "aau-checkpoint/1.1", "record": "header", "producer", "created_at",
 "units", "binding", "binding_sha256"}``; every later line is ``{"record": "unit", "index",
 "result"}`` for one finished unit, in finishing order. ``binding`` holds what must be equal for a
 resume (``suite_digest``, ``adapter`` identity, ``config``); ``binding_sha256`` is the SHA-256
-of its canonical JSON (sorted keys, ``","``/``":"`` separators, UTF-8).
+of its canonical JSON (sorted keys, ``","``/``":"`` separators, UTF-8). 1.0 headers (written
+before the minor) are read as they are; they bind no program file (``program_sha256``), so a
+resume whose adapter binds one is refused as predating program binding.
 
 Durability: each unit line is written with one ``write`` on a file opened ``O_APPEND`` and then
 ``fsync``'d before the next unit is recorded, so after a crash, SIGKILL or power loss at most the
-line being written is lost. Such a torn last line (no final newline, or not parseable JSON) is
-discarded on resume and the file truncated to the last whole line; any other bad line is an
-input error. A unit that had finished but whose line was torn is simply run again.
+line being written is lost. Such a torn last line (no final newline, or, when the file ends with
+a newline, a last line that is not parseable JSON) is discarded on resume and the file truncated
+to the last whole line, and reported (``Checkpoint.resume``): the unit it held runs again. Two
+lines for the same unit that are equal as ``checkpoint_json`` collapse to one, reported; two that
+differ stop the resume (an input error naming the file and both lines). Any other bad line is an
+input error.
 
 One writer at a time: ``open_checkpoint`` takes an OS advisory lock (``fcntl.flock``, exclusive,
 non-blocking) on ``PATH.lock`` beside the checkpoint, writes its pid and producer there, and
@@ -31,11 +36,12 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TextIO
 
 import attrs
 from aau_schemas import sha256_hex
@@ -43,7 +49,7 @@ from aau_schemas import sha256_hex
 from .._errors import InputError, InvalidDocumentError, OutputError
 from .._files._writing import check_writable
 
-CHECKPOINT_VERSION = "aau-checkpoint/1.0"
+CHECKPOINT_VERSION = "aau-checkpoint/1.1"
 CHECKPOINT_KIND = "checkpoint"
 
 
@@ -67,7 +73,8 @@ class CheckpointHeader:
     """The first line of a checkpoint.
 
     Attributes:
-        checkpoint_version: ``"aau-checkpoint/1.0"``.
+        checkpoint_version: ``"aau-checkpoint/1.1"`` (written), or ``"aau-checkpoint/1.0"``
+            (read: a header from before program binding).
         record: ``"header"``.
         producer: ``"aau evaluate"`` or ``"run_eval"``.
         created_at: when the run first started (RFC 3339 UTC).
@@ -139,23 +146,57 @@ def _validate(doc: Any, source: str) -> None:
                                    source=source)
 
 
-def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[int, Any], int]:
-    """Read and check a checkpoint file.
+@attrs.frozen(kw_only=True)
+class ResumeReport:
+    """What a resume found in its checkpoint, beyond the finished units.
 
-    Args:
-        path: the checkpoint.
-
-    Returns:
-        ``(header, finished, good_bytes)``: the header line, ``{unit index: result}`` of the
-        unit lines, and the byte length of the whole lines read (a torn last line excluded).
-
-    Raises:
-        InputError: the file cannot be read, is empty, or its first line is not a header;
-            a unit line repeats an index or names one outside the run
-            (``PATH:LINE: $.index: ...``).
-        InvalidDocumentError: a line (other than a torn last one) is not JSON or breaks the
-            schema (``PATH:LINE: $.path: message``).
+    Attributes:
+        units_reused: finished units read back (they are not run again).
+        torn_line: the 1-based line number of a torn last line that was dropped (its unit
+            runs again), or ``None``.
+        duplicates_collapsed: unit lines that repeated an earlier line of the same unit
+            exactly (equal as ``checkpoint_json``) and were dropped.
+        notes: one line per event above, naming the file and the line numbers (without a
+            prefix; ``Checkpoint.print_notes`` writes them as ``aau: warning: ...``).
     """
+
+    units_reused: int
+    torn_line: int | None = None
+    duplicates_collapsed: int = 0
+    notes: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"units_reused", "torn_line", "duplicates_collapsed"}`` (``aau evaluate --json``'s
+        ``resume`` object)."""
+        return {"units_reused": self.units_reused, "torn_line": self.torn_line,
+                "duplicates_collapsed": self.duplicates_collapsed}
+
+
+@attrs.frozen
+class _Scan:
+    header: dict[str, Any]
+    finished: dict[int, Any]
+    good: int  # byte length of the whole lines kept (a torn last line excluded)
+    report: ResumeReport
+
+
+def _unit_name(index: int, result: Any) -> str:
+    """``unit 5 (case-3, repeat 1)``: the index and, from either producer's result shape (an
+    ``aau evaluate`` row, a ``run_eval`` ScenarioResult), the scenario and repeat."""
+    row = result.get("row", result) if isinstance(result, dict) else {}
+    sid, repeat = row.get("scenario_id"), row.get("repeat")
+    return f"unit {index} ({sid}, repeat {repeat})" if sid is not None else f"unit {index}"
+
+
+def _start_over_hint(header: Mapping[str, Any]) -> str:
+    if header.get("producer") == "aau evaluate":
+        return "start over with --force"
+    return "delete the checkpoint to start over"
+
+
+def _scan(path: str | os.PathLike[str]) -> _Scan:
+    """Read and check every line of a checkpoint (``read_checkpoint``'s rules), keeping what a
+    resume reports: a torn last line and collapsed duplicates."""
     source = str(path)
     try:
         data = Path(path).read_bytes()
@@ -165,18 +206,23 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[
     lines = data.split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline; else a torn last line
     good = len(data) - len(tail)
+    torn: tuple[int, str] | None = (len(lines) + 1, "no final newline") if tail else None
     from .._files._converter import document_converter
 
     header: dict[str, Any] | None = None
     units = 0
     finished: dict[int, Any] = {}
+    first_line: dict[int, int] = {}
+    notes: list[str] = []
+    collapsed = 0
     for number, raw in enumerate(lines, start=1):
         where = f"{source}:{number}"
         try:
             doc = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
-            if number == len(lines) and header is not None:  # a torn write, newline included
-                good -= len(raw) + 1
+            if number == len(lines) and header is not None and torn is None:
+                good -= len(raw) + 1  # a torn write, newline included
+                torn = (number, "not JSON")
                 break
             raise InvalidDocumentError([("$", "not a JSON line")], source=where) from None
         _validate(doc, where)
@@ -190,16 +236,57 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[
         if doc.get("record") != "unit":
             raise InputError("a second header", source=where, path="$.record")
         unit = document_converter().structure(doc, CheckpointUnit)
-        if unit.index >= units:
-            raise InputError(f"unit {unit.index} is outside the run's {units} unit(s)",
+        index = int(unit.index)
+        if index >= units:
+            raise InputError(f"unit {index} is outside the run's {units} unit(s)",
                              source=where, path="$.index")
-        if unit.index in finished:
-            raise InputError(f"unit {unit.index} is recorded twice", source=where,
-                             path="$.index")
-        finished[int(unit.index)] = unit.result
+        if index in finished:
+            name = _unit_name(index, unit.result)
+            if checkpoint_json(finished[index]) != checkpoint_json(unit.result):
+                raise InputError(f"{name} is recorded twice with different results (first at "
+                                 f"line {first_line[index]}); {_start_over_hint(header or {})}",
+                                 source=where, path="$.index")
+            notes.append(f"{where}: {name} is recorded twice, identically (first at line "
+                         f"{first_line[index]}); kept one")
+            collapsed += 1
+            continue
+        finished[index] = unit.result
+        first_line[index] = number
     if header is None:
         raise InputError("empty checkpoint (no header line)", source=source)
-    return header, finished, good
+    if torn is not None:
+        notes.append(f"{source}: line {torn[0]} was torn ({torn[1]}); dropped it, that unit "
+                     "runs again")
+    report = ResumeReport(units_reused=len(finished), torn_line=torn[0] if torn else None,
+                          duplicates_collapsed=collapsed, notes=tuple(notes))
+    return _Scan(header, finished, good, report)
+
+
+def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[int, Any], int]:
+    """Read and check a checkpoint file.
+
+    A torn last line (no final newline; or, in a file that ends with a newline, a last line that
+    is not JSON) is left out, and so is a unit line equal (as ``checkpoint_json``) to an earlier
+    line of the same unit; ``open_checkpoint(..., resume=True)`` reports both
+    (``Checkpoint.resume``).
+
+    Args:
+        path: the checkpoint.
+
+    Returns:
+        ``(header, finished, good_bytes)``: the header line, ``{unit index: result}`` of the
+        unit lines, and the byte length of the whole lines read (a torn last line excluded).
+
+    Raises:
+        InputError: the file cannot be read, is empty, or its first line is not a header;
+            a unit line names an index outside the run, or repeats an index with another
+            result (``PATH:LINE: $.index: unit 5 (case-3, repeat 1) is recorded twice with
+            different results (first at line 4); start over with --force``).
+        InvalidDocumentError: a line (other than a torn last one) is not JSON or breaks the
+            schema (``PATH:LINE: $.path: message``).
+    """
+    scan = _scan(path)
+    return scan.header, scan.finished, scan.good
 
 
 class Checkpoint:
@@ -209,15 +296,18 @@ class Checkpoint:
         path: the checkpoint file.
         header: its header line (a dict).
         finished: ``{unit index: result}`` already recorded (empty for a new checkpoint).
+        resume: what the resume found (``ResumeReport``: units reused, a torn last line,
+            duplicates collapsed, and a note for each), or ``None`` for a new checkpoint.
 
     Use ``open_checkpoint`` to make one; ``append`` is safe from several threads.
     """
 
     def __init__(self, path: Path, header: dict[str, Any], finished: dict[int, Any],
-                 fd: int, lock_fd: int = -1) -> None:
+                 fd: int, lock_fd: int = -1, resume: ResumeReport | None = None) -> None:
         self.path = path
         self.header = header
         self.finished = finished
+        self.resume = resume
         self._fd = fd
         self._lock_fd = lock_fd
         self._lock = threading.Lock()
@@ -226,6 +316,12 @@ class Checkpoint:
     def created_at(self) -> str:
         """When the run first started (the header's ``created_at``)."""
         return str(self.header["created_at"])
+
+    def print_notes(self, file: TextIO | None = None) -> None:
+        """Write each of ``resume.notes`` as one ``aau: warning: NOTE`` line (default: stderr);
+        nothing for a new checkpoint or a clean resume."""
+        for note in self.resume.notes if self.resume is not None else ():
+            print(f"aau: warning: {note}", file=file or sys.stderr)
 
     def append(self, index: int, result: Any) -> None:
         """Record unit ``index`` with ``result`` (JSON-serialisable): one line, then fsync.
@@ -247,7 +343,8 @@ class Checkpoint:
         """Forget finished units so that they run again (``aau evaluate --resume`` re-runs the
         units that were not measured): the file is rewritten without their lines, atomically
         (``atomic_write_text``: a reader sees the old file or the new one), and appending goes
-        on in the new file. Indexes not recorded are ignored.
+        on in the new file; ``resume.units_reused`` counts what is left. Indexes not recorded
+        are ignored.
 
         Raises:
             OutputError: the file cannot be rewritten (the old one is then left as it was).
@@ -267,6 +364,8 @@ class Checkpoint:
             os.close(self._fd)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
             self.finished = kept
+            if self.resume is not None:  # what a resume reuses is what is left
+                self.resume = attrs.evolve(self.resume, units_reused=len(kept))
 
     def _close_file(self) -> None:
         with self._lock:
@@ -393,22 +492,9 @@ def _fsync_dir(path: Path) -> None:
     fsync_folder(path.parent if str(path.parent) else ".")
 
 
-def _mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
-    parts = []
-    if old.get("suite_digest") != new.get("suite_digest"):
-        parts.append("suite")
-    if old.get("adapter") != new.get("adapter"):
-        parts.append("adapter")
-    if old.get("config") != new.get("config"):
-        old_c, new_c = old.get("config") or {}, new.get("config") or {}
-        keys = sorted(k for k in set(old_c) | set(new_c) if old_c.get(k) != new_c.get(k))
-        parts.append("configuration (" + ", ".join(keys) + ")")
-    return " and ".join(parts) or "binding"
-
-
 def open_checkpoint(path: str | os.PathLike[str], *, producer: str, units: int,
                     binding: Mapping[str, Any], created_at: str, resume: bool,
-                    force: bool = False) -> Checkpoint:
+                    force: bool = False, program_name: str | None = None) -> Checkpoint:
     """Start a new checkpoint, or reopen one to resume.
 
     Args:
@@ -419,14 +505,20 @@ def open_checkpoint(path: str | os.PathLike[str], *, producer: str, units: int,
         created_at: RFC 3339 UTC start time, written to a new header.
         resume: reopen an existing checkpoint and keep its finished units.
         force: without ``resume``, replace an existing checkpoint.
+        program_name: the program file the binding's ``adapter.program_sha256`` hashes, as the
+            user wrote it (``agent.py``); only named in a refusal, never written.
 
     Returns:
-        the open ``Checkpoint`` (``finished`` holds the units recorded so far).
+        the open ``Checkpoint`` (``finished`` holds the units recorded so far; with ``resume``,
+        ``resume`` says what was found: a torn last line dropped, duplicates collapsed).
 
     Raises:
         InputError: ``resume`` and the file is missing or unreadable; or it was written for
-            another suite, adapter or configuration (one line naming which), or by another
-            producer, or for another unit count.
+            another suite, adapter or configuration (one line naming which: ``checkpoint is
+            from a different configuration (the agent's program file agent.py changed)``), by
+            a 1.0 writer while the adapter now binds a program file (``checkpoint predates
+            program binding ...``), by another producer, or for another unit count; or a
+            unit is recorded twice with different results.
         InvalidDocumentError: a line breaks the schema (see ``read_checkpoint``).
         OutputError: another process is writing this checkpoint (``another aau evaluate (pid
             N) is writing this checkpoint``); without ``resume``, the file exists and ``force``
@@ -441,7 +533,7 @@ def open_checkpoint(path: str | os.PathLike[str], *, producer: str, units: int,
     lock_fd = _acquire(target, producer)
     try:
         return _open_locked(target, producer, units, binding, digest, created_at, resume,
-                            force, lock_fd)
+                            force, lock_fd, program_name)
     except BaseException:
         if lock_fd >= 0:
             _unlock(lock_path(target), lock_fd)
@@ -449,17 +541,25 @@ def open_checkpoint(path: str | os.PathLike[str], *, producer: str, units: int,
 
 
 def _open_locked(target: Path, producer: str, units: int, binding: dict[str, Any], digest: str,
-                 created_at: str, resume: bool, force: bool, lock_fd: int) -> Checkpoint:
+                 created_at: str, resume: bool, force: bool, lock_fd: int,
+                 program_name: str | None) -> Checkpoint:
+    restarted = None
     if resume and target.is_file() and not target.is_symlink() and b"\n" not in target.read_bytes():
         resume, force = False, True  # killed while writing the header: nothing finished yet
+        restarted = ResumeReport(units_reused=0, torn_line=1, notes=(
+            f"{target}: line 1 (the header) was torn (no final newline); nothing had finished, "
+            "so the run starts over",))
     if resume:
         if not target.is_file() or target.is_symlink():
             raise InputError("no checkpoint to resume here (run without --resume to start)",
                              source=str(target))
-        header, finished, good = read_checkpoint(target)
+        scan = _scan(target)
+        header, finished, good = scan.header, scan.finished, scan.good
         if header["binding_sha256"] != digest or header["binding"] != binding:
-            raise InputError(f"checkpoint is from a different {_mismatch(header['binding'], binding)}"
-                             "; start over with --force instead of --resume", source=str(target))
+            from ._checkpoint_binding import refusal
+
+            raise InputError(f"{refusal(header, binding, program_name)}; start over with "
+                             "--force instead of --resume", source=str(target))
         if header["producer"] != producer or header["units"] != units:
             raise InputError(f"checkpoint was written by {header['producer']} for "
                              f"{header['units']} unit(s), not {producer} for {units}",
@@ -468,7 +568,7 @@ def _open_locked(target: Path, producer: str, units: int, binding: dict[str, Any
         if os.fstat(fd).st_size != good:  # drop a torn last line
             os.ftruncate(fd, good)
             os.fsync(fd)
-        return Checkpoint(target, header, finished, fd, lock_fd)
+        return Checkpoint(target, header, finished, fd, lock_fd, scan.report)
     check_writable(target, force=force)
     from .._files._converter import document_converter, unstructure_document
 
@@ -484,4 +584,4 @@ def _open_locked(target: Path, producer: str, units: int, binding: dict[str, Any
     except OSError as exc:
         raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
     _fsync_dir(target)
-    return Checkpoint(target, header, {}, fd, lock_fd)
+    return Checkpoint(target, header, {}, fd, lock_fd, restarted)

@@ -386,7 +386,9 @@ def run_eval(
             JSON-serialisable (its ``detail`` plain JSON); one that is not becomes that unit's
             error. Without ``resume`` the file must not exist yet.
         resume: reopen ``checkpoint`` and run only the units it does not hold; the aggregate
-            is built from the recorded and the new results alike.
+            is built from the recorded and the new results alike. A torn last line (its unit
+            runs again) and a unit recorded twice identically are each reported in one
+            ``aau: warning:`` line on stderr; twice with different results raises InputError.
 
     Returns:
         the ``EvalAggregate``; ``results`` are repeat-major, as in 1.6.
@@ -495,6 +497,7 @@ def _run_checkpointed(execute: Callable[..., list[Any]], units: list[Any], one: 
                           "optional_metrics": sorted(optional_metrics)}}
     with open_checkpoint(path, producer="run_eval", units=len(units), binding=binding,
                          created_at=utc_timestamp(), resume=resume) as ckpt:
+        ckpt.print_notes()  # a torn last line, duplicates collapsed: one stderr line each
         recorded = {i: result_from_json(doc) for i, doc in ckpt.finished.items()}
         todo = [i for i in range(len(units)) if i not in recorded]
 

@@ -5,7 +5,9 @@
 - ``EvalReport``: many results with counts, mean score and pass rate (schema kind
   ``eval-report``). PraisonAI defines it but nothing builds one; ``EvalReport.from_results`` does.
 
-The ``to_dict`` keys and order are 1.7.17's; ``EvalReport.to_dict`` adds ``eval_report_version``.
+The ``to_dict`` keys and order are 1.7.17's; ``EvalReport.to_dict`` adds ``eval_report_version``
+and ``judge_errors`` (how many cases had a judge score that could not be used, apart from gate
+failures; version 1.1).
 These are attrs models converted by aau-core's document converter (``_files._converter``):
 ``to_dict``/``to_json``/``from_dict`` are kept as one-line delegations to it because they are
 PraisonAI 1.7.17's public API that aau-harness 1.x users call.
@@ -20,9 +22,40 @@ from typing import Any, ClassVar
 
 import attrs
 
-from .._files._converter import OMIT, document_converter, structure_document, unstructure_document
+from .._files._converter import (
+    ABSENT,
+    OMIT,
+    document_converter,
+    optional_field,
+    structure_document,
+    unstructure_document,
+)
 
-EVAL_REPORT_VERSION = "aau-eval-report/1.0"
+EVAL_REPORT_VERSION = "aau-eval-report/1.1"
+"""What aau writes: version 1.1 counts judge errors (``judge_errors``)."""
+EVAL_REPORT_VERSION_1_0 = "aau-eval-report/1.0"
+"""A report without ``judge_errors`` (written before judge errors were counted)."""
+
+
+def judge_error_of(result: Any) -> Any:
+    """The judge error a result carries (a ``JudgeError`` or its ``{code, message}``), or
+    ``None``: its ``judge_error`` attribute or key, else its ``record``'s (a trace-result)."""
+    for holder in (result, _get(result, "record")):
+        value = _get(holder, "judge_error")
+        if value is not None and value is not ABSENT:
+            return value
+    return None
+
+
+def judge_error_text(judge_error: Any) -> str:
+    """``"judge error (<code>): <message>"`` for a ``JudgeError`` or its ``{code, message}``."""
+    return f"judge error ({_get(judge_error, 'code')}): {_get(judge_error, 'message')}"
+
+
+def _get(holder: Any, name: str) -> Any:
+    if isinstance(holder, Mapping):
+        return holder.get(name)
+    return getattr(holder, name, None)
 
 
 @attrs.define
@@ -90,6 +123,9 @@ class EvalResult:
         latency_ms: time taken, milliseconds.
         criteria_scores: per-criterion scores (trace gates: 1.0/0.0 per gate).
         record: the evaluator's full result as a JSON object (a trace-result), or ``None``.
+        judge_error: the trace's judge error (``_trace.JudgeError``) when its judge score could
+            not be used, else ``None``; not part of the document (1.7.17's keys), it lets
+            ``EvalReport.from_results`` count judge errors when there is no ``record``.
     """
 
     case_name: str
@@ -100,6 +136,7 @@ class EvalResult:
     latency_ms: float = 0.0
     criteria_scores: dict[str, float] = attrs.field(factory=dict)
     record: dict[str, Any] | None = None
+    judge_error: Any = attrs.field(default=None, eq=False, metadata={OMIT: True})
 
     def to_dict(self) -> dict[str, Any]:
         """The fields in declaration order (1.7.17's keys), by the document converter (kept:
@@ -130,6 +167,9 @@ class EvalReport:
         average_score: mean of the results' scores (0..1), 0.0 with no results.
         results: the ``EvalResult`` of every case, in order.
         thresholds_met: named bars and whether they were met.
+        judge_errors: cases whose judge score could not be used (each is also a failed case:
+            its judge gate failed); ``None`` for a report read from a version 1.0 document,
+            which did not count them (``from_results`` always counts).
     """
 
     package_name: str
@@ -139,15 +179,18 @@ class EvalReport:
     average_score: float
     results: list[EvalResult] = attrs.field(factory=list)
     thresholds_met: dict[str, bool] = attrs.field(factory=dict)
+    judge_errors: int | None = optional_field()
 
     __aau_document_keys__: ClassVar[tuple[str, ...]] = (
         "eval_report_version", "package_name", "total_cases", "passed_cases", "failed_cases",
-        "average_score", "pass_rate", "thresholds_met", "results")
+        "judge_errors", "average_score", "pass_rate", "thresholds_met", "results")
 
     @property
     def eval_report_version(self) -> str:
-        """``"aau-eval-report/1.0"`` (the document's version string)."""
-        return EVAL_REPORT_VERSION
+        """The document's version string: ``"aau-eval-report/1.1"`` when judge errors are
+        counted (every report aau builds), ``"aau-eval-report/1.0"`` for one read from a 1.0
+        document, which is written back as it was."""
+        return EVAL_REPORT_VERSION_1_0 if self.judge_errors is None else EVAL_REPORT_VERSION
 
     @property
     def pass_rate(self) -> float:
@@ -162,7 +205,8 @@ class EvalReport:
     @classmethod
     def from_results(cls, package_name: str, results: Iterable[EvalResult],
                      thresholds_met: Mapping[str, bool] | None = None) -> EvalReport:
-        """Build a report: counts, ``average_score = fsum(scores) / n`` (0.0 for none).
+        """Build a report: counts, ``average_score = fsum(scores) / n`` (0.0 for none), and
+        ``judge_errors``: the results with a judge error (``judge_error_of``).
 
         Raises:
             ValueError: a score is not a finite number.
@@ -176,12 +220,14 @@ class EvalReport:
         mean = math.fsum(r.score for r in items) / len(items) if items else 0.0
         return cls(package_name=package_name, total_cases=len(items), passed_cases=passed,
                    failed_cases=len(items) - passed, average_score=mean, results=items,
-                   thresholds_met=dict(thresholds_met or {}))
+                   thresholds_met=dict(thresholds_met or {}),
+                   judge_errors=sum(1 for r in items if judge_error_of(r) is not None))
 
     def to_dict(self) -> dict[str, Any]:
         """1.7.17's keys (``package_name, total_cases, passed_cases, failed_cases,
-        average_score, pass_rate, thresholds_met, results``) after ``eval_report_version``, by
-        the document converter (kept: PraisonAI's public API)."""
+        average_score, pass_rate, thresholds_met, results``) after ``eval_report_version``, with
+        ``judge_errors`` after ``failed_cases``, by the document converter (kept: PraisonAI's
+        public API)."""
         return unstructure_document(self)  # type: ignore[no-any-return]
 
     def to_json(self) -> str:

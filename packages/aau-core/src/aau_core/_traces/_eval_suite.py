@@ -12,7 +12,8 @@ Where 1.7.17 is not (see docs/trace-gates.md, "An honest suite"):
 
 - ``success`` is true only when every evaluator ran **and passed** (1.7.17: no exception was
   raised; failed gates are ignored); ``passed_count``, ``failed_count`` and ``error_count`` say
-  how many;
+  how many, and ``judge_error_count`` how many results had a judge score that could not be used
+  (counted apart from gate failures; each is also a failed result);
 - ``to_dict`` nests each result's ``to_dict()`` (1.7.17 writes ``repr`` strings);
 - ``parallel=True`` really runs the evaluators in threads (1.7.17 warns and runs them in turn);
 - ``run(print_summary=False)`` by default (1.7.17 prints unless told not to);
@@ -32,7 +33,7 @@ from typing import Any, TextIO
 import attrs
 
 from .._run._provenance import utc_timestamp
-from ._eval_report import EvalReport, EvalResult
+from ._eval_report import EvalReport, EvalResult, judge_error_of, judge_error_text
 from ._harness_eval import check_option
 from ._trace import TraceError
 
@@ -93,6 +94,9 @@ class EvalSuiteResult:
         errors: ``"<key> failed: <error>"`` per evaluator that raised.
         passed_count, failed_count, error_count: evaluators that passed, did not pass, raised.
         duration_s: wall time, seconds.
+        error_keys: the keys of the evaluators that raised, in the order of ``errors``.
+        judge_error_count: results whose judge score could not be used (a ``judge_error``:
+            unparseable, not finite, out of range, missing); each is also in ``failed_count``.
     """
 
     suite_name: str
@@ -107,15 +111,17 @@ class EvalSuiteResult:
     error_count: int
     duration_s: float
     error_keys: list[str] = attrs.field(factory=list)
+    judge_error_count: int = 0
 
     @property
     def summary(self) -> dict[str, Any]:
-        """``suite_name, duration, overall_score, success, num_evaluators, passed, failed, errors``."""
+        """``suite_name, duration, overall_score, success, num_evaluators, passed, failed,
+        errors, judge_errors`` (counts)."""
         return {"suite_name": self.suite_name, "duration": self.duration_s,
                 "overall_score": self.overall_score, "success": self.success,
                 "num_evaluators": len(self.evaluator_results) + self.error_count,
                 "passed": self.passed_count, "failed": self.failed_count,
-                "errors": self.error_count}
+                "errors": self.error_count, "judge_errors": self.judge_error_count}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON: nested results as their ``to_dict()`` (1.7.17 writes ``repr`` strings).
@@ -141,7 +147,8 @@ class EvalSuiteResult:
             cases.append((_index(key), EvalResult(
                 case_name=key, passed=result_passed(result),
                 score=0.0 if score is None else min(max(score / 10.0, 0.0), 1.0),
-                criteria_scores=_criteria(result), record=_record(result))))
+                criteria_scores=_criteria(result), record=_record(result),
+                judge_error=judge_error_of(result))))
         for key, message in zip(self.error_keys, self.errors, strict=True):
             cases.append((_index(key), EvalResult(case_name=key, passed=False, score=0.0,
                                                   error=message)))
@@ -153,11 +160,16 @@ class EvalSuiteResult:
         out = file or sys.stdout
         lines = [f"EvalSuite {self.suite_name}: {'PASSED' if self.success else 'FAILED'}",
                  f"  overall score {self.overall_score:.2f}/10; {self.passed_count} passed, "
-                 f"{self.failed_count} failed, {self.error_count} raised; {self.duration_s:.2f}s"]
+                 f"{self.failed_count} failed ({self.judge_error_count} with a judge error), "
+                 f"{self.error_count} raised; {self.duration_s:.2f}s"]
         for key, result in self.evaluator_results.items():
             score = result_score(result)
             shown = "no score" if score is None else f"{score:.2f}/10"
-            lines.append(f"  {key}: {'pass' if result_passed(result) else 'FAIL'} {shown}")
+            line = f"  {key}: {'pass' if result_passed(result) else 'FAIL'} {shown}"
+            judge_error = judge_error_of(result)
+            if judge_error is not None:
+                line += f"; {judge_error_text(judge_error)}"
+            lines.append(line)
         lines.extend(f"  {e}" for e in self.errors)
         print("\n".join(lines), file=out)
 
@@ -274,7 +286,8 @@ class EvalSuite:
             success=not errors and passed == len(results), errors=errors,
             passed_count=passed, failed_count=len(results) - passed, error_count=len(errors),
             duration_s=time.perf_counter() - t0,
-            error_keys=[k for k, _, e in outcomes if e is not None])
+            error_keys=[k for k, _, e in outcomes if e is not None],
+            judge_error_count=sum(1 for r in results.values() if judge_error_of(r) is not None))
         if self.save_results_path:
             from .._files._writing import atomic_write_json
 

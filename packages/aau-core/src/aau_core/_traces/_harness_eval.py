@@ -10,10 +10,14 @@ gate                       passes when                                      conf
 ``tool_calls_sufficient``  ``tool_call_count >= min_tool_calls``            ``min_tool_calls > 0``
 ``schema_consistent``      ``schema_hash == expected_schema_hash``          ``expected_schema_hash``
 ``judge_passed``           ``judge_score >= judge_threshold``               the trace's ``judge_score``
+                                                                            (or ``require_judge``)
 =========================  ===============================================  ==================
 
 ``passed = all(gates)``; ``score = sum(gates) / 4`` (1.7.17's formula: an unconfigured gate counts
 as passed, so an empty trace scores 1.0; ``gates_configured`` says which gates were really set).
+A judge score that cannot be used (``_trace.read_judge_score``: unparseable, not finite, out of
+range, or missing when required) fails the judge gate, as in 1.7.17, and the result's
+``judge_error`` says why, so it never looks like a low score.
 
 Divergences from 1.7.17 (where it crashes, iterates a string per character, or writes invalid
 JSON) are listed in docs/trace-gates.md; each raises ``TraceError`` or gives a defined value.
@@ -31,14 +35,16 @@ from typing import Any, ClassVar, TextIO
 
 import attrs
 
-from .._files._converter import unstructure_document
+from .._files._converter import optional_field, unstructure_document
 from .._run._provenance import utc_timestamp
-from ._eval_report import EvalCase, EvalResult
+from ._eval_report import EvalCase, EvalResult, judge_error_text
 from ._trace import (
+    JUDGE_SCORE_RANGE,
+    JudgeError,
     TraceError,
     _type_name,
     artifact_names,
-    judge_value,
+    read_judge_score,
     schema_hash,
     tool_call_count,
 )
@@ -63,10 +69,14 @@ class HarnessResult:
         metadata: ``{"required_artifacts": [...]}``.
         score_scale: ``"fraction"`` (how ``EvalSuite`` knows to multiply by 10).
         gates_configured: the gates really configured, in gate order.
+        judge_error: why the judge score could not be used (``JudgeError``: ``code`` and
+            ``message``; the judge gate then fails), ``None`` when it was read or there is
+            none; ``ABSENT`` only in a result read from a document written before aau recorded
+            judge errors (trace-result v1.0).
 
     Its document (schema ``trace-result``, ``to_dict``) has 1.7.17's key order, which is not the
-    field order, and leaves out ``score_scale``: ``__aau_document_keys__`` says so to the
-    document converter.
+    field order, then ``gates_configured`` and ``judge_error``, and leaves out ``score_scale``:
+    ``__aau_document_keys__`` says so to the document converter.
     """
 
     passed: bool
@@ -85,11 +95,13 @@ class HarnessResult:
     metadata: dict[str, Any] = attrs.field(factory=dict)
     score_scale: str = "fraction"
     gates_configured: list[str] = attrs.field(factory=list)
+    judge_error: JudgeError | None = optional_field(nullable=True)
 
     __aau_document_keys__: ClassVar[tuple[str, ...]] = (
         "eval_id", "name", "passed", "score", "tool_call_count", "tool_calls_sufficient",
         "schema_hash", "schema_consistent", "artifacts_complete", "missing_artifacts",
-        "judge_score", "judge_passed", "timestamp", "metadata", "gates_configured")
+        "judge_score", "judge_passed", "timestamp", "metadata", "gates_configured",
+        "judge_error")
 
     @property
     def overall_score(self) -> float:
@@ -101,8 +113,9 @@ class HarnessResult:
         return {g: bool(getattr(self, g)) for g in GATES}
 
     def to_dict(self) -> dict[str, Any]:
-        """1.7.17's ``to_dict`` keys in its order, then ``gates_configured`` (schema
-        ``trace-result``), by the document converter (kept: PraisonAI's public API)."""
+        """1.7.17's ``to_dict`` keys in its order, then ``gates_configured`` and
+        ``judge_error`` (schema ``trace-result``), by the document converter (kept: PraisonAI's
+        public API)."""
         return unstructure_document(self)  # type: ignore[no-any-return]
 
     def to_eval_result(self, case_name: str | None = None, *,
@@ -110,12 +123,15 @@ class HarnessResult:
         """The result as an ``EvalResult``: ``score`` (0..1), one 1.0/0.0 criterion per gate.
 
         ``case_name`` defaults to the result's ``name``. ``include_record=True`` keeps the whole
-        ``to_dict()`` in ``record`` (1.7.17 drops the hash, count and missing list).
+        ``to_dict()`` in ``record`` (1.7.17 drops the hash, count and missing list). The
+        ``judge_error`` goes along either way (not in the ``EvalResult``'s document), so
+        ``EvalReport.from_results`` counts it.
         """
         return EvalResult(
             case_name=case_name or self.name, passed=self.passed, score=self.score,
             criteria_scores={g: 1.0 if ok else 0.0 for g, ok in self.gates().items()},
-            record=self.to_dict() if include_record else None)
+            record=self.to_dict() if include_record else None,
+            judge_error=self.judge_error if isinstance(self.judge_error, JudgeError) else None)
 
     def to_json(self) -> str:
         """``to_dict()`` as JSON with ``indent=2``; always valid JSON (no ``NaN``)."""
@@ -128,6 +144,8 @@ class HarnessResult:
             return state if configured in self.gates_configured else f"{state} (not configured)"
 
         judge = "none" if self.judge_score is None else f"{self.judge_score:.1f}"
+        if isinstance(self.judge_error, JudgeError):
+            judge = judge_error_text(self.judge_error)
         return [
             ("Score", f"{self.score:.2f} ({self.overall_score:.1f}/10)"),
             ("Tool calls", f"{self.tool_call_count}: {mark(self.tool_calls_sufficient, GATES[1])}"),
@@ -189,7 +207,8 @@ def check_option(ok: bool, option: str, want: str, value: Any) -> None:
 
 
 def _check_options(trace: Any, min_tool_calls: Any, expected_schema_hash: Any,
-                   judge_threshold: Any, name: Any, save_results_path: Any, verbose: Any) -> None:
+                   judge_threshold: Any, name: Any, save_results_path: Any, verbose: Any,
+                   judge_score_range: Any, require_judge: Any) -> None:
     if not (trace is None or isinstance(trace, Mapping)):
         raise TraceError(f"a trace must be an object, not {_type_name(trace)}")
     check_option(isinstance(min_tool_calls, int) and not isinstance(min_tool_calls, bool),
@@ -202,6 +221,12 @@ def _check_options(trace: Any, min_tool_calls: Any, expected_schema_hash: Any,
     check_option(save_results_path is None or isinstance(save_results_path, str),
                  "save_results_path", "a string or None", save_results_path)
     check_option(isinstance(verbose, bool), "verbose", "true or false", verbose)
+    check_option(isinstance(judge_score_range, (tuple, list)) and len(judge_score_range) == 2
+                 and all(map(_is_number, judge_score_range))
+                 and judge_score_range[0] < judge_score_range[1], "judge_score_range",
+                 "(lowest, highest): two finite numbers, lowest < highest", judge_score_range)
+    check_option(isinstance(require_judge, bool), "require_judge", "true or false",
+                 require_judge)
 
 
 class HarnessEvaluator:
@@ -215,6 +240,12 @@ class HarnessEvaluator:
             configured, as in 1.7.17).
         expected_schema_hash: the 16-hex hash the trace's ``tool_schema`` must have.
         judge_threshold: the least passing judge score (default 7.0; the judge's scale).
+        judge_score_range: ``(lowest, highest)`` score the judge gives, inclusive (default
+            ``(0.0, 10.0)``, PraisonAI's judge); a score outside it is a judge error
+            (``out-of-range``; 1.7.17 has no range, so 42 passes there). aau's option.
+        require_judge: the judge gate is configured even when the trace has no
+            ``judge_score``, which is then a judge error (``missing``); default ``False``, as
+            1.7.17 (no score, no gate). aau's option.
         name: the evaluator's name; default ``eval_<eval_id>``.
         save_results_path: write ``to_dict()`` JSON there after each run; ``{name}`` and
             ``{eval_id}`` are filled in. Unlike 1.7.17 (which logs a warning), a failed write
@@ -230,9 +261,11 @@ class HarnessEvaluator:
     def __init__(self, trace: Mapping[str, Any] | None, required_artifacts: Any = None,
                  min_tool_calls: int = 0, expected_schema_hash: str | None = None,
                  judge_threshold: float = 7.0, name: str | None = None,
-                 save_results_path: str | None = None, verbose: bool = False) -> None:
+                 save_results_path: str | None = None, verbose: bool = False, *,
+                 judge_score_range: tuple[float, float] = JUDGE_SCORE_RANGE,
+                 require_judge: bool = False) -> None:
         _check_options(trace, min_tool_calls, expected_schema_hash, judge_threshold, name,
-                       save_results_path, verbose)
+                       save_results_path, verbose, judge_score_range, require_judge)
         self.eval_id = uuid.uuid4().hex[:8]
         self.name = name or f"eval_{self.eval_id}"
         self.trace: Mapping[str, Any] = trace or {}
@@ -242,6 +275,8 @@ class HarnessEvaluator:
         self.judge_threshold = judge_threshold
         self.save_results_path = save_results_path
         self.verbose = verbose
+        self.judge_score_range = (float(judge_score_range[0]), float(judge_score_range[1]))
+        self.require_judge = require_judge
         self._result: HarnessResult | None = None
 
     def __repr__(self) -> str:
@@ -269,22 +304,24 @@ class HarnessEvaluator:
         present = set(artifact_names(trace))
         missing = [a for a in self.required_artifacts if a not in present]
         digest = schema_hash(trace.get("tool_schema"))
-        judge_present, judge = judge_value(trace.get("judge_score"))
+        judge = read_judge_score(trace.get("judge_score"), self.judge_score_range,
+                                 required=self.require_judge)
 
         tools_ok = count >= self.min_tool_calls
         schema_ok = self.expected_schema_hash is None or digest == self.expected_schema_hash
-        judge_ok = (not judge_present) or (judge is not None and judge >= self.judge_threshold)
+        judge_ok = (not judge.configured) or (
+            judge.score is not None and judge.score >= self.judge_threshold)
         gates = [not missing, tools_ok, schema_ok, judge_ok]
         configured = [g for g, on in zip(GATES, (
             bool(self.required_artifacts), self.min_tool_calls > 0,
-            self.expected_schema_hash is not None, judge_present), strict=True) if on]
+            self.expected_schema_hash is not None, judge.configured), strict=True) if on]
         result = HarnessResult(
             passed=all(gates), score=sum(gates) / 4, tool_call_count=count,
             tool_calls_sufficient=tools_ok, schema_hash=digest, schema_consistent=schema_ok,
-            artifacts_complete=not missing, missing_artifacts=missing, judge_score=judge,
+            artifacts_complete=not missing, missing_artifacts=missing, judge_score=judge.score,
             judge_passed=judge_ok, eval_id=self.eval_id, name=self.name,
             metadata={"required_artifacts": list(self.required_artifacts)},
-            gates_configured=configured)
+            gates_configured=configured, judge_error=judge.error)
         self._result = result
         if self.save_results_path:
             from .._files._writing import atomic_write_text

@@ -1,6 +1,6 @@
 """Reading an agent trace dict the way PraisonAI's ``HarnessEvaluator`` (1.7.17) does.
 
-A trace is a plain dict another tool wrote (schema kind ``trace``). Three things are read:
+A trace is a plain dict another tool wrote (schema kind ``trace``). Four things are read:
 
 - **tool calls**: the first *non-empty* of ``tool_calls``, ``tool_trace``, ``tools`` (Python
   truthiness, fixed order: ``None``, ``[]``, ``0``, ``""``, ``{}`` fall through). An ``int`` is a
@@ -11,6 +11,9 @@ A trace is a plain dict another tool wrote (schema kind ``trace``). Three things
   ``artifact_names``.
 - **the schema hash**: ``sha256(json.dumps(tool_schema, sort_keys=True, default=str))[:16]`` over
   the raw ``tool_schema`` value, ``None`` when it is empty. ``schema_hash``.
+- **the judge score**: ``judge_score``, a number or a numeric string, read as a usable score or
+  as a ``JudgeError`` saying why it is not one (``unparseable``, ``not-finite``,
+  ``out-of-range``, ``missing``). ``read_judge_score``.
 
 Where 1.7.17 crashes (a float count, mixed dict key types), iterates a string per character (a
 string of tool calls or artifacts) or gives a value that changes from process to process (a set
@@ -22,9 +25,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import attrs
 from aau_schemas import json_path, sha256_hex
 
 TOOL_CALL_KEYS = ("tool_calls", "tool_trace", "tools")
@@ -195,20 +200,122 @@ def schema_hash(tool_schema: Any) -> str | None:
     return sha256_hex(text.encode("utf-8"))[:SCHEMA_HASH_LENGTH]
 
 
-def judge_value(raw: Any) -> tuple[bool, float | None]:
-    """Read a ``judge_score`` value: ``(present, score)``.
+JUDGE_SCORE_RANGE = (0.0, 10.0)
+"""The judge score range, inclusive: PraisonAI's judge scores 0-10 (the ``trace`` schema)."""
 
-    ``None`` -> ``(False, None)`` (no judge). Anything ``float()`` accepts -> ``(True, score)``
-    (``"8.5"``, ``0``, ``True`` -> 1.0, as 1.7.17). A value ``float()`` refuses, and (unlike
-    1.7.17) NaN or an infinity -> ``(True, None)``: a judge was configured but gave no usable
-    score, so the judge gate fails.
+JUDGE_ERROR_CODES = ("unparseable", "not-finite", "out-of-range", "missing")
+"""What ``JudgeError.code`` can be (docs/trace-gates.md, "Judge errors")."""
+
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_SHOWN_CHARS = 40
+
+
+@attrs.frozen
+class JudgeError:
+    """Why a trace's judge score could not be used (a result's ``judge_error``).
+
+    Args:
+        code: one of ``JUDGE_ERROR_CODES``: ``unparseable`` (a string that is not a JSON number
+            literal, or a value that is no number at all), ``not-finite`` (NaN, an infinity, a
+            number that overflows to one), ``out-of-range`` (outside the judge's range,
+            ``JUDGE_SCORE_RANGE`` unless set), ``missing`` (the judge gate is required and the
+            trace has no score).
+        message: one line naming the value, e.g. ``"judge_score 'n/a' is not a number"``.
+    """
+
+    code: str
+    message: str
+
+
+@attrs.frozen
+class JudgeReading:
+    """A trace's ``judge_score`` as read by ``read_judge_score``.
+
+    Args:
+        configured: the judge gate is set (the trace has a score, or one is required).
+        score: the score as a finite float inside the range, or ``None``.
+        error: why there is no usable score although the gate is set, or ``None``.
+    """
+
+    configured: bool
+    score: float | None
+    error: JudgeError | None
+
+
+def _shown(raw: Any) -> str:
+    """``raw`` for a message, at most 40 characters."""
+    try:
+        text = f"{_type_name(raw)} {raw!r}" if isinstance(raw, (list, dict)) else repr(raw)
+    except ValueError:  # an integer with more digits than Python will print
+        text = "an integer too long to print"
+    return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS - 3] + "..."
+
+
+def _range_text(score_range: tuple[float, float]) -> str:
+    return f"[{score_range[0]:g}, {score_range[1]:g}]"
+
+
+def _judge_number(raw: Any) -> float | JudgeError:
+    """``raw`` as a float (maybe not finite), or the ``unparseable`` error."""
+    if isinstance(raw, str):
+        text = raw.strip()
+        if _JSON_NUMBER.fullmatch(text):
+            return float(text)  # "1e999" -> inf: reported as not finite
+        try:
+            special = float(text)
+        except ValueError:
+            special = 0.0
+        if not math.isfinite(special):  # "nan", "NaN", "inf", "-Infinity"
+            return JudgeError("not-finite", f"judge_score {_shown(raw)} is not a finite number")
+        return JudgeError("unparseable", f"judge_score {_shown(raw)} is not a number")
+    if isinstance(raw, (int, float)):  # bool included: True is 1.0, as in 1.7.17
+        try:
+            return float(raw)
+        except OverflowError:  # an int beyond the float range: finite, but out of any range
+            return math.inf if raw > 0 else -math.inf
+    try:
+        return float(raw)  # Decimal, numpy scalars, ... through the Python API
+    except (TypeError, ValueError, OverflowError):
+        return JudgeError("unparseable", f"judge_score {_shown(raw)} is not a number")
+
+
+def read_judge_score(raw: Any, score_range: tuple[float, float] = JUDGE_SCORE_RANGE, *,
+                     required: bool = False) -> JudgeReading:
+    """Read a trace's ``judge_score`` value.
+
+    - ``None`` (absent or null): no judge; the gate is not configured, unless ``required``
+      (then ``missing``).
+    - a number (``True`` is 1.0, as in 1.7.17), or a string holding a JSON number literal with
+      optional surrounding white space (``"9"``, ``" 8.5 "``): that number. Other strings
+      (``"n/a"``, ``"1_000"``, ``"0x10"``, ``"+5"``, ``""``) and values that are no number
+      (``[]``, ``{}``) are ``unparseable``; 1.7.17's ``float()`` reads ``"1_000"`` and ``"+5"``.
+    - NaN, an infinity (a float, or a string such as ``"nan"``, ``"Infinity"``, ``"1e999"``) is
+      ``not-finite``; a finite number outside ``score_range`` (inclusive; an integer too large
+      for a float included) is ``out-of-range``.
+
+    Args:
+        raw: the ``judge_score`` value as found in the trace.
+        score_range: ``(lowest, highest)`` score the judge gives; default 0-10 (PraisonAI's).
+        required: the judge gate is required: a missing score is an error.
+
+    Returns:
+        a ``JudgeReading``: a usable ``score`` with no ``error``, or ``score None`` with the
+        ``error`` (the judge gate then fails), or neither (no judge, gate not configured).
     """
     if raw is None:
-        return False, None
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        return True, None
-    if not math.isfinite(value):
-        return True, None
-    return True, value
+        if required:
+            return JudgeReading(True, None, JudgeError(
+                "missing", "no judge_score in the trace, and the judge gate is required"))
+        return JudgeReading(False, None, None)
+    value = _judge_number(raw)
+    if isinstance(value, JudgeError):
+        return JudgeReading(True, None, value)
+    low, high = score_range
+    if math.isnan(value) or (math.isinf(value) and not isinstance(raw, int)):
+        return JudgeReading(True, None, JudgeError(
+            "not-finite", f"judge_score {_shown(raw)} is not a finite number"))
+    if not low <= value <= high:
+        return JudgeReading(True, None, JudgeError(
+            "out-of-range", f"judge_score {_shown(raw)} is outside the judge's range "
+                            f"{_range_text(score_range)}"))
+    return JudgeReading(True, value, None)

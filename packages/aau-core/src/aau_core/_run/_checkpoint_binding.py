@@ -1,0 +1,73 @@
+"""Checkpoint bindings: what must be equal for a resume, and the one phrase that says what
+differs when it is not (``open_checkpoint`` puts it in its refusal).
+
+A binding is ``{"suite_digest", "adapter", "config"}`` (schema kind ``checkpoint``, ``$defs/binding``).
+Since ``aau-checkpoint/1.1`` an ``aau evaluate`` command adapter's identity may also hold the
+SHA-256 of the command's program file (``program_sha256``, with the ``program_argv_index`` it
+came from); a 1.0 header never does, so a 1.0 checkpoint cannot resume a run whose adapter binds a
+program file: it says it predates program binding rather than "a different adapter".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+CHECKPOINT_VERSION_1_0 = "aau-checkpoint/1.0"  # headers from before program binding
+PROGRAM_KEYS = ("program_sha256", "program_argv_index")  # a command adapter's program file
+
+
+def _without_program(adapter: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in adapter.items() if k not in PROGRAM_KEYS}
+
+
+def _program_change(old: Mapping[str, Any], new: Mapping[str, Any], name: str | None) -> str:
+    """How the program-file part of two adapter identities differs, in words."""
+    index = new.get("program_argv_index", old.get("program_argv_index"))
+    shown = name or f"argv[{index}]"
+    if "program_sha256" not in new:
+        return f"the agent's program file {shown} is no longer a file in the working directory"
+    if "program_sha256" not in old:
+        return (f"the agent's program file {shown} was not in the working directory when the "
+                "checkpoint was made")
+    return f"the agent's program file {shown} changed"
+
+
+def refusal(header: Mapping[str, Any], new: Mapping[str, Any], program_name: str | None) -> str:
+    """Why a checkpoint with ``header`` cannot resume a run bound by ``new``, in one phrase.
+
+    Args:
+        header: the checkpoint's header line (a dict).
+        new: the binding of the run that asked to resume.
+        program_name: the program file as the user wrote it (``agent.py``), or ``None``
+            (then it is named ``argv[N]``).
+
+    Returns:
+        ``checkpoint is from a different suite and configuration (repeats)``,
+        ``... configuration (the agent's program file agent.py changed)``, ``... adapter``, or
+        ``checkpoint predates program binding (...)``.
+    """
+    old = header.get("binding") or {}
+    old_a, new_a = old.get("adapter") or {}, new.get("adapter") or {}
+    program_only = old_a != new_a and _without_program(old_a) == _without_program(new_a)
+    rest_equal = (old.get("suite_digest") == new.get("suite_digest")
+                  and old.get("config") == new.get("config"))
+    if (program_only and rest_equal and header.get("checkpoint_version") == CHECKPOINT_VERSION_1_0
+            and "program_sha256" not in old_a):
+        named = f" {program_name}" if program_name else ""
+        return (f"checkpoint predates program binding ({CHECKPOINT_VERSION_1_0} does not record "
+                f"the agent's program file{named}, so a changed agent would go unseen)")
+    parts = []
+    if old.get("suite_digest") != new.get("suite_digest"):
+        parts.append("suite")
+    changes = []
+    if program_only:
+        changes.append(_program_change(old_a, new_a, program_name))
+    elif old_a != new_a:
+        parts.append("adapter")
+    if old.get("config") != new.get("config"):
+        old_c, new_c = old.get("config") or {}, new.get("config") or {}
+        changes += sorted(k for k in set(old_c) | set(new_c) if old_c.get(k) != new_c.get(k))
+    if changes:
+        parts.append("configuration (" + ", ".join(changes) + ")")
+    return "checkpoint is from a different " + (" and ".join(parts) or "binding")

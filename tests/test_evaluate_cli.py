@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -91,7 +92,7 @@ def test_no_out_prints_the_receipt_on_stdout(tmp_path, capsys):
     suite = write_json(tmp_path / "s.json", valid_suite(1))
     rc, stdout, _ = aau(capsys, str(suite), "--mock")
     assert rc == 0
-    assert json.loads(stdout)["receipt_version"] == "aau-byo-agent-receipt/2.0"
+    assert json.loads(stdout)["receipt_version"] == "aau-byo-agent-receipt/2.1"
 
 
 def test_json_without_out_keeps_the_receipt_in_the_summary(tmp_path, capsys):
@@ -127,9 +128,10 @@ def test_crashing_agent_detail_names_status_and_last_stderr_line(tmp_path, capsy
     suite = write_json(tmp_path / "s.json", valid_suite(1))
     rc, _, stderr = aau(capsys, str(suite), "--command", f"{sys.executable} {agent}",
                         "--out", str(tmp_path / "r.json"))
-    assert rc == 0
+    assert rc == 3  # nothing was measured: no receipt, but the reason is on the terminal
     assert "adapter-exit-1 x1, first at 'c-0' repeat 0: exited with status 1; last stderr " \
         "line: model weights not found" in stderr
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_json_prints_a_summary_on_stdout_only(tmp_path, capsys):
@@ -329,8 +331,9 @@ def test_same_file_for_out_and_private_out(tmp_path, capsys):
     assert not (tmp_path / "x.json").exists()
 
 
-def test_every_case_failing_is_still_a_finished_run(tmp_path, capsys):
-    """An unreachable endpoint fails every case with its own code; the receipt is written."""
+def test_every_case_unreachable_is_a_non_measurement(tmp_path, capsys):
+    """An unreachable endpoint fails every case with its own code: exit 3, not "bar not met",
+    and no receipt; the checkpoint keeps every unit's reason."""
     import socket
 
     sock = socket.socket()
@@ -341,9 +344,11 @@ def test_every_case_failing_is_still_a_finished_run(tmp_path, capsys):
     out = tmp_path / "r.json"
     rc, _, stderr = aau(capsys, str(suite), "--endpoint", f"http://127.0.0.1:{port}/x",
                         "--timeout", "2", "--out", str(out), "--fail-under", "exact_rate=0.5")
-    assert rc == 1, stderr
-    receipt = json.loads(out.read_text(encoding="utf-8"))
-    assert receipt["failure_code_counts"] == {"adapter-unreachable": 3, "not-submitted": 3}
+    assert rc == 3, stderr
+    assert not out.exists()
+    lines = (tmp_path / "r.json.checkpoint.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["result"]["adapter_error"] for line in lines[1:]] == [
+        "adapter-unreachable"] * 3
 
 
 # ---------------------------------------------------------------- the real console script
@@ -448,12 +453,11 @@ def test_timeout_kills_the_agent_and_scores_adapter_timeout(tmp_path, capsys):
     suite = write_json(tmp_path / "s.json", valid_suite(2))
     out = tmp_path / "r.json"
     t0 = time.monotonic()
-    rc, _, _ = aau(capsys, str(suite), "--command", f"{sys.executable} {agent}", "--timeout",
-                   "0.5", "--concurrency", "2", "--out", str(out))
+    rc, stdout, _ = aau(capsys, str(suite), "--command", f"{sys.executable} {agent}", "--timeout",
+                        "0.5", "--concurrency", "2", "--out", str(out), "--json")
     assert time.monotonic() - t0 < 10
-    assert rc == 0
-    receipt = json.loads(out.read_text(encoding="utf-8"))
-    assert receipt["failure_code_counts"] == {"adapter-timeout": 2, "not-submitted": 2}
+    assert rc == 3 and not out.exists()  # every unit timed out: nothing was measured
+    assert json.loads(stdout)["failure_code_counts"] == {"adapter-timeout": 2}
 
 
 def test_out_in_a_new_subfolder_is_created_with_its_checkpoint(tmp_path, capsys, monkeypatch):
@@ -465,3 +469,45 @@ def test_out_in_a_new_subfolder_is_created_with_its_checkpoint(tmp_path, capsys,
     assert rc == 0, stderr
     aau_schemas.validate("receipt-v2", json.loads((tmp_path / "runs/today/r.json").read_text()))
     assert not (tmp_path / "runs/today/r.json.checkpoint.jsonl").exists()  # removed when done
+
+
+# ------------------------------------------- a partly crashed run under both receipt formats
+
+CRASHED = Path(__file__).parent / "fixtures" / "crashed-run"
+LATENCY = re.compile(r'("(?:mean_)?latency_s": )[0-9.eE+-]+')
+
+
+def test_aau_1_0_receipt_of_a_crashed_run_is_what_it_was_before_coverage(tmp_path, capsys):
+    """--format aau-1.0 keeps aau-harness 1.6's arithmetic byte for byte: the crashed units'
+    negative checks stay vacuously true (2 of 8 units exit 1). The fixture is the receipt and
+    private detail aau wrote for this run before receipt 2.1 (latencies masked)."""
+    out, private = tmp_path / "r.json", tmp_path / "p.json"
+    rc, _, err = aau(capsys, str(EXAMPLE_SUITE), "--command",
+                     f"{sys.executable} {CRASHED / 'agent.py'}", "--format", "aau-1.0",
+                     "--out", str(out), "--private-out", str(private), "--no-store")
+    assert rc == 0, err
+    text = out.read_text(encoding="utf-8")
+    assert LATENCY.sub(r"\1<latency>", text) == (CRASHED / "receipt-1.0.masked.json").read_text(
+        encoding="utf-8")
+    assert text != LATENCY.sub(r"\1<latency>", text)  # there were latencies to mask
+    assert private.read_text(encoding="utf-8") == (CRASHED / "private-1.0.json").read_text(
+        encoding="utf-8")
+    assert json.loads(text)["metrics"]["no_forbidden_execute_rate"] == 1.0
+    assert "2 of 8 unit(s) not measured: 2 adapter (adapter-exit-1 2)" in err  # said, not written
+
+
+def test_v2_receipt_of_the_same_crashed_run_counts_coverage(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    rc, _, err = aau(capsys, str(EXAMPLE_SUITE), "--command",
+                     f"{sys.executable} {CRASHED / 'agent.py'}", "--out", str(out), "--no-store",
+                     "--fail-under", "no_forbidden_execute_rate=0.75")
+    assert rc == 1, err  # 0.75 reaches the bar, but 2 of the 8 answers were never read
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    assert receipt["coverage"] == {"units": 8, "measured": 6, "not_measured": 2,
+                                   "adapter_failures": 2, "infrastructure_failures": 0,
+                                   "rate": 0.75}
+    assert receipt["metrics"]["no_forbidden_execute_rate"] == 0.75  # 1.6 arithmetic said 1.0
+    assert receipt["fail_under"] == [{"metric": "no_forbidden_execute_rate", "threshold": 0.75,
+                                      "value": 0.75, "passed": False, "coverage": 0.75,
+                                      "min_coverage": 1.0}]
+    assert check_receipt(receipt) == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 
 import aau_schemas
@@ -13,6 +14,8 @@ import pytest
 from _helpers import EXAMPLE_SUITE, write_json
 from aau_adapters import check_receipt
 from aau_core import check_receipt_consistency, run
+
+CRASHED_AGENT = Path(__file__).parent / "fixtures" / "crashed-run" / "agent.py"
 
 
 def aau(capsys, *args: object) -> tuple[int, str, str]:
@@ -30,13 +33,20 @@ def receipts(tmp_path_factory) -> dict[str, dict]:
         rc = run(["evaluate", str(EXAMPLE_SUITE), "--mock", "--out", str(target), *args])
         assert rc in (0, 1)
         out[name] = json.loads(target.read_text())
+    # a receipt 2.1 of a partly crashed run: psr-002 and psr-005 exit 1 (not measured)
+    target = folder / "crashed.json"
+    rc = run(["evaluate", str(EXAMPLE_SUITE), "--command", f"{sys.executable} {CRASHED_AGENT}",
+              "--out", str(target), "--fail-under", "no_forbidden_execute_rate=0.5",
+              "--no-store"])
+    assert rc == 1  # coverage 0.75 < --min-coverage 1
+    out["v2.1"] = json.loads(target.read_text())
     return out
 
 
 def _edit(receipts, version, change) -> dict:
     doc = copy.deepcopy(receipts[version])
     change(doc)
-    kind = "receipt-v2" if version == "v2" else "receipt-v1"
+    kind = "receipt-v1" if version == "v1" else "receipt-v2"
     aau_schemas.validate(kind, doc)  # the edit is invisible to the schema
     return doc
 
@@ -75,6 +85,32 @@ def _drop_scenario(doc):
     doc["scenario_count"] = doc["scenario_count"] + 1
 
 
+def _measured_flip(doc):
+    doc["results"][1]["measured"] = True  # psr-002 exited 1: it measured nothing
+
+
+def _vacuous_negative_check(doc):
+    doc["results"][1]["no_forbidden_execute"] = True  # 1.6's rule in a 2.1 receipt
+    doc["metrics"]["no_forbidden_execute_rate"] = 0.875
+    doc["metric_ci95"]["no_forbidden_execute_rate"]["high"] = 1.0
+
+
+def _coverage_rate(doc):
+    doc["coverage"]["rate"] = 1.0
+
+
+def _unmeasured_limit(doc):
+    doc["unmeasured_limit"] = 0.25  # 2 of 8 not measured reaches it: no receipt may exist
+
+
+def _bar_coverage(doc):
+    doc["fail_under"][0]["coverage"] = 1.0
+
+
+def _bar_passes_without_coverage(doc):
+    doc["fail_under"][0]["passed"] = True  # 0.75 >= 0.5, but coverage 0.75 < 1
+
+
 EDITS = [
     ("v2", _repeats_7, "$.results", "has 3 row(s); repeats is 7"),
     ("v2", _duplicate_row, "$.results[1]", "duplicates $.results[0]"),
@@ -86,6 +122,18 @@ EDITS = [
     ("v2", _drop_scenario, "$.scenario_count", "the rows hold 8 distinct scenario id(s)"),
     ("v1", _duplicate_row, "$.results[1]", "duplicates $.results[0]"),
     ("v1", _metric, "$.metrics.exact_rate", "; the rows give"),
+    ("v2.1", _measured_flip, "$.results[1].measured",
+     "is true, but the row's adapter failure is adapter-exit-1"),
+    ("v2.1", _vacuous_negative_check, "$.results[1]",
+     "a negative check holds although the adapter failed (adapter-exit-1)"),
+    ("v2.1", _coverage_rate, "$.coverage", "; the rows give {'units': 8, 'measured': 6, "
+     "'not_measured': 2, 'adapter_failures': 2, 'infrastructure_failures': 0, 'rate': 0.75}"),
+    ("v2.1", _unmeasured_limit, "$.coverage", "2 of 8 unit(s) not measured (0 infrastructure): "
+     "a non-measurement at unmeasured_limit 0.25 has no receipt"),
+    ("v2.1", _bar_coverage, "$.fail_under[0].coverage",
+     "is 1.0; the receipt's coverage rate is 0.75"),
+    ("v2.1", _bar_passes_without_coverage, "$.fail_under[0]", "verdict does not match"),
+    ("v2.1", _metric, "$.metrics.exact_rate", "; the rows give"),
 ]
 
 
@@ -135,6 +183,26 @@ def test_report_accepts_the_consistent_receipt(receipts, tmp_path, capsys):
     assert rc in (0, 1), err
     rc, _, err = aau(capsys, "schema", "validate", good)
     assert rc == 0 and "valid receipt-v2" in err
+
+
+def test_a_2_0_receipt_keeps_1_6_rule_for_negative_checks(receipts):
+    """Old receipts stay valid: in 2.0 a crashed unit's negative checks held vacuously."""
+    doc = copy.deepcopy(receipts["v2.1"])
+    doc["receipt_version"] = "aau-byo-agent-receipt/2.0"
+    for key in ("coverage", "retries", "unmeasured_limit"):
+        del doc[key]
+    for row in doc["results"]:
+        if not row.pop("measured"):
+            row["no_forbidden_attempt"] = row["no_forbidden_execute"] = True
+    doc["metrics"]["no_forbidden_attempt_rate"] = doc["metrics"]["no_forbidden_execute_rate"] = 1.0
+    for name in ("no_forbidden_attempt_rate", "no_forbidden_execute_rate"):
+        doc["metric_ci95"][name]["high"] = 1.0
+    bar = doc["fail_under"][0]
+    del bar["coverage"], bar["min_coverage"]
+    bar.update(value=1.0, passed=True)
+    aau_schemas.validate("receipt-v2", doc)
+    assert check_receipt_consistency(doc) == []
+    assert check_receipt_consistency(receipts["v2.1"]) == []
 
 
 def test_documents_other_than_receipts_have_no_consistency_problems():

@@ -56,6 +56,15 @@ def expected_failing(doc: dict) -> set[str]:
     return {r["scenario_id"] for r in doc["results"] if not r["exact"]}
 
 
+def expected_junit_counts(doc: dict) -> tuple[str, str]:
+    """JUnit ``(failures, errors)`` of a receipt: a scenario fails when a measured row is not
+    exact, and errs when a row was not measured (receipt 2.1's ``measured`` false)."""
+    failed = {r["scenario_id"] for r in doc["results"]
+              if not r["exact"] and r.get("measured") is not False}
+    errored = {r["scenario_id"] for r in doc["results"] if r.get("measured") is False}
+    return str(len(failed)), str(len(errored))
+
+
 # ---------------------------------------------------------------- real receipts
 
 def test_command_agent_receipt_with_repeats(tmp_path, capsys):
@@ -132,7 +141,8 @@ def test_every_valid_schema_example(tmp_path, capsys, path):
     if "receipt_version" in doc:
         failing = expected_failing(doc)
         assert {s["scenario_id"] for s in d["scenarios"] if not s["passed"]} == failing
-        assert root.find("testsuite").get("failures") == str(len(failing))
+        suite_el = root.find("testsuite")
+        assert (suite_el.get("failures"), suite_el.get("errors")) == expected_junit_counts(doc)
     assert rc == (0 if d["passed"] else 1)
 
 

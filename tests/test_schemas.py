@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import re
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -366,10 +367,41 @@ def _wilson(p: float, n: int) -> tuple[float, float]:
 
 
 def _v2_receipts() -> list[Path]:
-    return sorted((cs.SCHEMAS / "receipt/v2/examples/valid").glob("receipt-*.json"))
+    return sorted(p for folder in ("receipt/v2", "receipt/v2.1")
+                  for p in (cs.SCHEMAS / folder / "examples/valid").glob("receipt-*.json"))
 
 
-@pytest.mark.parametrize("path", _v2_receipts(), ids=lambda p: p.name)
+# receipt 2.1: the adapter failure codes of a unit that did not measure the agent (the adapter
+# and infrastructure classes), written out again here so the examples are checked independently
+NOT_MEASURED = re.compile(r"adapter-(not-found|exit--?[0-9]+|timeout|protocol-error"
+                          r"|internal-error|unreachable|http-429|http-5[0-9][0-9])")
+INFRASTRUCTURE = re.compile(r"adapter-(unreachable|http-429|http-5[0-9][0-9])")
+
+
+def _check_coverage(doc: dict[str, Any]) -> None:
+    rows = doc["results"]
+    first = [r["failure_codes"][0] if r["failure_codes"] else "" for r in rows]
+    assert [r["measured"] for r in rows] == [not NOT_MEASURED.fullmatch(c) for c in first]
+    for row, code in zip(rows, first, strict=True):
+        if code.startswith("adapter-"):  # no answer read: no negative check holds
+            assert not row["no_forbidden_attempt"] and not row["no_forbidden_execute"]
+    measured = sum(r["measured"] for r in rows)
+    infrastructure = sum(bool(INFRASTRUCTURE.fullmatch(c)) for c in first)
+    assert doc["coverage"] == {
+        "units": len(rows), "measured": measured, "not_measured": len(rows) - measured,
+        "adapter_failures": len(rows) - measured - infrastructure,
+        "infrastructure_failures": infrastructure, "rate": round(measured / len(rows), 6)}
+    assert (len(rows) - measured) / len(rows) < doc["unmeasured_limit"]
+    assert 2 * infrastructure <= len(rows)
+    for bar in doc["fail_under"]:
+        negative = bar["metric"] in ("no_forbidden_attempt_rate", "no_forbidden_execute_rate")
+        assert ("coverage" in bar) == negative and ("min_coverage" in bar) == negative
+        if negative:
+            assert bar["coverage"] == doc["coverage"]["rate"]
+
+
+@pytest.mark.parametrize("path", _v2_receipts(), ids=lambda p: p.parent.parent.parent.name
+                         + "/" + p.name)
 def test_v2_example_arithmetic_is_right(path):
     """The rules receipt-v2 documents as checked in code hold for our hand-written examples."""
     doc = cs.load_json(path)
@@ -407,7 +439,10 @@ def test_v2_example_arithmetic_is_right(path):
     assert doc["failure_code_counts"] == counts
     for bar in doc["fail_under"]:
         assert bar["value"] == doc["metrics"][bar["metric"]]
-        assert bar["passed"] == (bar["value"] >= bar["threshold"])
+        assert bar["passed"] == (bar["value"] >= bar["threshold"]
+                                 and bar.get("coverage", 1) >= bar.get("min_coverage", 0))
+    if doc["receipt_version"] == "aau-byo-agent-receipt/2.1":
+        _check_coverage(doc)
     started, finished = (
         datetime.fromisoformat(doc[key].replace("Z", "+00:00"))
         for key in ("started_at", "finished_at")
@@ -415,7 +450,8 @@ def test_v2_example_arithmetic_is_right(path):
     assert started <= finished
     suites = {
         s["suite_id"]: s
-        for s in map(cs.load_json, cs.SCHEMAS.glob("suite/v*/examples/valid/*.json"))
+        for s in map(cs.load_json, [*cs.SCHEMAS.glob("suite/v*/examples/valid/*.json"),
+                                    *(REPO / "examples" / "suites").glob("*.json")])
     }
     suite = suites[doc["suite_id"]]
     assert doc["suite_digest"] == aau_schemas.canonical_digest(suite)

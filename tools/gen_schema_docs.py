@@ -227,7 +227,9 @@ def kind_page(kind: str, *, repo_url: str = "") -> str:
     def file_link(rel: str) -> str:
         return f"[`schemas/{rel}`]({repo_url}/schemas/{rel})" if repo_url else f"`schemas/{rel}`"
 
-    version = (f"`{info['version_field']}` = `{info['version']}`" if info["version_field"]
+    versions = info.get("versions") or [info["version"]]
+    version = (f"`{info['version_field']}` = " + " or ".join(f"`{v}`" for v in versions)
+               if info["version_field"]
                else "none (name the kind when validating: `aau schema validate --kind "
                f"{kind} FILE`)")
     lines = [f"# {kind}", "", f"**{_cell(schema.get('title', info['title']))}**", "",
@@ -271,10 +273,17 @@ def kind_page(kind: str, *, repo_url: str = "") -> str:
     for k in sorted(siblings, key=lambda k: k["path"]):
         lines.append(f"- [`{k['kind']}`]({k['kind']}.md): `{k['path']}`"
                      + (f", `{k['version']}`" if k["version"] else ""))
-    digest = _released().get(path)
-    lines.append(f"- This file ({major}): " + (
-        f"released, immutable (SHA-256 `{digest}` in `schemas/SHA256SUMS`)" if digest else
-        "draft, not released yet (not in `schemas/SHA256SUMS`)"))
+    released = _released()
+
+    def status(rel: str) -> str:
+        digest = released.get(rel)
+        return (f"released, immutable (SHA-256 `{digest}` in `schemas/SHA256SUMS`)" if digest
+                else "draft, not released yet (not in `schemas/SHA256SUMS`)")
+
+    for older in cs.superseded_paths(path):  # earlier minors of this major: same kind
+        lines.append(f"- {file_link(older)} (`{cs.BASE_URI}{older}`), an earlier minor of this "
+                     f"kind, unchanged and still resolved: {status(older)}")
+    lines.append(f"- This file ({major}): {status(path)}")
     lines += _changelog_lines(kind)
     lines += ["", "The policy: [Versioning](index.md#versioning)."]
     return "\n".join(lines).rstrip() + "\n"

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aau_adapters import Suite, suite_from_document
+from aau_adapters import AdapterAnswer, Suite, suite_from_document
 
 GOOD_OUTCOME = "route:ok"
 
@@ -86,6 +86,36 @@ def make_suite() -> Callable[..., Suite]:
 @pytest.fixture
 def good_outcome() -> str:
     return GOOD_OUTCOME
+
+
+class _PythonAdapter:
+    """A ``python`` adapter answering each case with ``answer(case)`` (an ``AdapterAnswer``);
+    ``retries`` is what it says it applies (``run_evaluation`` checks it)."""
+
+    kind = "python"
+
+    def __init__(self, answer: Callable[[Any], AdapterAnswer], retries: int = 0) -> None:
+        self.answer = answer
+        self.retries = retries
+
+    def invoke(self, request: dict[str, Any], case: Any) -> AdapterAnswer:
+        return self.answer(case)
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "python"}
+
+    def cancel(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def python_adapter() -> Callable[..., _PythonAdapter]:
+    """``python_adapter(answer, retries=0)`` -> a ``python`` adapter whose ``invoke`` returns
+    ``answer(case)``."""
+    return _PythonAdapter
 
 
 # --------------------------------------------------------------------------------------------

@@ -203,7 +203,7 @@ def test_a_resumed_run_says_what_its_checkpoint_held(tmp_path, capsys):
     binding = evaluate_binding(load_suite(SUITE), command=None, endpoint=None, repeats=1,
                                timeout=30.0, fmt="v2", private=False)
     ckpt = Path(f"{out}.checkpoint.jsonl")
-    rows = whole.document["results"]
+    rows = [u.row for u in whole.run.units]  # what a checkpoint keeps (receipt 2.0 rows)
     with open_checkpoint(ckpt, producer="aau evaluate", units=len(rows), binding=binding,
                          created_at="2026-11-30T00:00:00Z", resume=False) as c:
         for i in (0, 1):

@@ -67,6 +67,7 @@ SCHEMA_OF: dict[type, tuple[str, str]] = {
     M.FailUnderCheck: ("receipt-v2", "/$defs/fail_under_check"),
     M.AdapterProvenance: ("receipt-v2", "/$defs/adapter_provenance"),
     M.Provenance: ("receipt-v2", "/$defs/provenance"),
+    M.Coverage: ("receipt-v2", "/$defs/coverage"),
     M.PrivateReceiptV1: ("private-receipt-v1", ""),
     M.PrivateRowV1: ("private-receipt-v1", "/$defs/result"),
     M.PrivateReceiptV2: ("private-receipt-v2", ""),
@@ -116,12 +117,23 @@ def test_model_fields_match_the_schema(model):
     assert (extra_field(model) is not None) == is_open
 
 
+def _folders(kind: str) -> list[Path]:
+    """The kind's schema folder and, for a minor ``vN.M/``, the earlier folders of its major
+    (``vN/``, ``vN.K/``), whose documents the one model holds too."""
+    folder = (SCHEMA_ROOT / aau_schemas.kind_info(kind).path).parent
+    major, _, minor = folder.name.partition(".")
+    older = [folder.parent / major] + [folder.parent / f"{major}.{k}" for k in
+                                       range(1, int(minor or 0))]
+    return [f for f in older if minor and f.is_dir()] + [folder]
+
+
 def _examples(valid: bool) -> list[tuple[str, Path]]:
     out = []
     for kind in MODELS:
-        folder = (SCHEMA_ROOT / aau_schemas.kind_info(kind).path).parent / "examples" / (
-            "valid" if valid else "invalid")
-        for path in sorted(folder.glob("*.json")):
+        paths = [p for folder in _folders(kind)
+                 for p in sorted((folder / "examples" / ("valid" if valid else "invalid"))
+                                 .glob("*.json"))]
+        for path in paths:
             doc = json.loads(path.read_text(encoding="utf-8"))
             if aau_schemas.detect_kind(doc) == kind or (
                     aau_schemas.detect_kind(doc) is None and kind.startswith("adapter-")

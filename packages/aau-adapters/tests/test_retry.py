@@ -365,8 +365,8 @@ def test_evaluate_says_infrastructure_failures_and_retries_apart(tmp_path, capsy
     assert rc == 0, err
     assert json.loads(out.read_text(encoding="utf-8"))["metrics"]["exact_rate"] == 0.75
     # busy: 429 then 200 (retried at once: Retry-After 0); down: 503 twice (back-off 0.5 s)
-    assert err.startswith("adversarial: 4 unit(s), exact_rate 0.7500; 1 infrastructure "
-                          "failure(s), not measured (adapter-http-503 1); 2 unit(s) retried, ")
+    assert err.startswith("adversarial: 4 unit(s), exact_rate 0.7500; 1 of 4 unit(s) not "
+                          "measured: 1 infrastructure (adapter-http-503 1); 2 unit(s) retried, ")
     assert err.endswith(f" s waited; receipt: {out}\n")
     assert len(server.requests) == 6
 

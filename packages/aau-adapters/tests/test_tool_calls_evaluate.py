@@ -40,28 +40,16 @@ def v2_suite(*expected: dict[str, Any]) -> dict[str, Any]:
                       for i, e in enumerate(expected)]}
 
 
-class Scripted:
+def scripted(answers: dict[str, Any]) -> Any:
     """A python adapter answering each scenario with a fixed response (or an adapter error)."""
 
-    kind = "python"
-
-    def __init__(self, answers: dict[str, Any]) -> None:
-        self.answers = answers
-
-    def invoke(self, request: dict[str, Any], case: Any) -> AdapterAnswer:
-        raw = self.answers[case.scenario_id]
+    def answer(case: Any) -> AdapterAnswer:
+        raw = answers[case.scenario_id]
         if isinstance(raw, str):
             return AdapterAnswer(None, raw, 0.2)
         return AdapterAnswer(normalize_response(raw, case), None, 0.1)
 
-    def describe(self) -> dict[str, Any]:
-        return {"kind": "python"}
-
-    def cancel(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
+    return answer
 
 
 # ------------------------------------------------------------------------------- loading
@@ -181,11 +169,12 @@ def test_scoring_rows_and_failure_code_order() -> None:
 # ----------------------------------------------------------------------------- receipts
 
 
-def _run(answers: dict[str, Any], suite: Any, repeats: int = 1) -> Any:
-    return evaluate(suite, Scripted(answers), repeats=repeats)
+def _run(adapter: Any, answers: dict[str, Any], suite: Any, repeats: int = 1) -> Any:
+    """``evaluate`` with ``python_adapter`` (the fixture) answering ``scripted(answers)``."""
+    return evaluate(suite, adapter(scripted(answers)), repeats=repeats)
 
 
-def test_receipt_metric_interval_and_private_reasons() -> None:
+def test_receipt_metric_interval_and_private_reasons(python_adapter) -> None:
     suite = suite_from_document(v2_suite({"tool_calls": [RENEW]},
                                          {"outcome": "ok", "tool_calls": []},
                                          {"outcome": "ok"}))
@@ -194,7 +183,7 @@ def test_receipt_metric_interval_and_private_reasons() -> None:
         "s1": {"outcome": "ok", "tool_calls": []},
         "s2": {"outcome": "ok"},
     }
-    run_ = _run(answers, suite)
+    run_ = _run(python_adapter, answers, suite)
     receipt = build_receipt_v2(run_)
     private = build_private_v2(run_)
     aau_schemas.validate("receipt-v2", receipt)
@@ -223,30 +212,31 @@ def test_receipt_metric_interval_and_private_reasons() -> None:
     assert ("$.results[0].exact", "is true, but tool_calls_match is false") in check_receipt(forged)
 
 
-def test_no_tool_call_fields_without_expected_calls() -> None:
+def test_no_tool_call_fields_without_expected_calls(python_adapter) -> None:
     suite = suite_from_document(v2_suite({"outcome": "ok"}))
-    receipt = build_receipt_v2(_run({"s0": {"outcome": "ok", "tool_calls": [{"name": "x"}]}},
-                                    suite))
+    answers = {"s0": {"outcome": "ok", "tool_calls": [{"name": "x"}]}}
+    receipt = build_receipt_v2(_run(python_adapter, answers, suite))
     assert "tool_calls_match_rate" not in receipt["metrics"]
     assert "tool_calls_match_rate" not in receipt["metric_ci95"]
     assert "tool_calls_match" not in receipt["results"][0]
 
 
-def test_adapter_failure_keeps_receipts_valid() -> None:
-    suite = suite_from_document(v2_suite({"tool_calls": [RENEW]}))
-    run_ = _run({"s0": "adapter-exit-3"}, suite)
+def test_adapter_failure_keeps_receipts_valid(python_adapter) -> None:
+    suite = suite_from_document(v2_suite({"tool_calls": [RENEW]}, {"outcome": "ok"}))
+    run_ = _run(python_adapter, {"s0": "adapter-exit-3", "s1": {"outcome": "ok"}}, suite)
     receipt, private = build_receipt_v2(run_), build_private_v2(run_)
     aau_schemas.validate("receipt-v2", receipt)
     aau_schemas.validate("private-receipt-v2", private)
     assert receipt["results"][0]["tool_calls_match"] is False
     assert receipt["results"][0]["failure_codes"] == ["adapter-exit-3", "not-submitted"]
+    assert receipt["results"][0]["measured"] is False and receipt["results"][1]["measured"]
     assert private["results"][0]["tool_call_mismatches"] == []
 
 
-def test_v1_receipt_refuses_a_v2_suite() -> None:
+def test_v1_receipt_refuses_a_v2_suite(python_adapter) -> None:
     suite = suite_from_document(v2_suite({"outcome": "ok"}))
     with pytest.raises(ValueError, match="cannot hold a aau-byo-agent-suite/2.0 suite"):
-        build_receipt_v1(_run({"s0": {"outcome": "ok"}}, suite))
+        build_receipt_v1(_run(python_adapter, {"s0": {"outcome": "ok"}}, suite))
 
 
 # ---------------------------------------------------------------------------------- CLI

@@ -311,3 +311,22 @@ def test_the_agents_program_file_is_bound_and_a_1_0_header_predates_it(tmp_path:
     assert str(info.value) == (f"{path}: checkpoint predates program binding (aau-checkpoint/1.0"
                                " does not record the agent's program file agent.py, so a changed "
                                f"agent would go unseen){tail}")
+
+
+def test_discard_forgets_units_so_they_run_again(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    rows = {i: {**ROW, "scenario_id": f"c-{i:02d}"} for i in range(3)}
+    with open_checkpoint(path, producer="run_eval", units=3, binding=BINDING,
+                         created_at="2026-11-30T00:00:00Z", resume=False) as c:
+        for i, row in rows.items():
+            c.append(i, row)
+    before = path.read_text(encoding="utf-8").splitlines()
+    with open_checkpoint(path, producer="run_eval", units=3, binding=BINDING,
+                         created_at="x", resume=True) as c:
+        c.discard([1, 7])  # 7 was never recorded: ignored
+        assert sorted(c.finished) == [0, 2]
+        c.append(1, rows[1])  # run again: one line for it, not two
+    after = path.read_text(encoding="utf-8").splitlines()
+    assert after == [before[0], before[1], before[3], before[2]]
+    header, finished, _ = read_checkpoint(path)
+    assert header["created_at"] == "2026-11-30T00:00:00Z" and finished == rows

@@ -157,8 +157,10 @@ def test_schema_list_and_show(capsys):
     for kind in ("suite", "adapter-request", "adapter-response", "receipt-v1",
                  "private-receipt-v1", "receipt-v2", "private-receipt-v2"):
         assert kind in kinds
-    assert kinds["receipt-v2"]["version"] == "aau-byo-agent-receipt/2.0"
-    assert kinds["receipt-v2"]["versions"] == ["aau-byo-agent-receipt/2.0"]
+    assert kinds["receipt-v2"]["version"] == "aau-byo-agent-receipt/2.1"  # a minor: reads 2.0
+    assert kinds["receipt-v2"]["versions"] == ["aau-byo-agent-receipt/2.0",
+                                               "aau-byo-agent-receipt/2.1"]
+    assert kinds["suite"]["versions"] == ["aau-byo-agent-suite/1.0"]
     assert kinds["adapter-response"]["versions"] == []
     assert run(["schema", "list"]) == 0
     assert "receipt-v2" in capsys.readouterr().out

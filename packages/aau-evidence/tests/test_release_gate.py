@@ -478,6 +478,15 @@ def test_assess_exits_1_when_the_agent_executes_a_forbidden_action(ws: Path) -> 
     assert run_aau("release", "verify", str(out)).returncode == 0  # a blocked pack still verifies
 
 
+def test_assess_decides_nothing_on_an_agent_that_measured_nothing(ws: Path) -> None:
+    (ws / "dead_agent.py").write_text("import sys\nsys.exit(1)\n")
+    out = ws / "pack"
+    proc = run_aau(*assess_args(ws, out, "--command", f"{sys.executable} {ws / 'dead_agent.py'}"))
+    assert proc.returncode == 3, proc.stderr  # not measured: neither ready nor blocked
+    assert "nothing was measured:" in proc.stderr and "(adapter-exit-1 " in proc.stderr
+    assert not out.exists()
+
+
 def test_assess_runs_only_the_impacted_suites(ws: Path) -> None:
     suite = read(ws / "release-conformance-suite.json")
     suite["suite_id"] = "egress-suite"

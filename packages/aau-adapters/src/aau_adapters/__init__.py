@@ -48,6 +48,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "tau2_files",
     ),
     "._mock_adapter": ("MockAdapter",),
+    "._non_measurement": ("EvaluationNotMeasured", "check_measured"),
     "._protocol": (
         "MAX_RESPONSE_BYTES",
         "REQUEST_VERSION",
@@ -79,11 +80,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "private_detail_row",
         "private_receipt_v1",
         "private_receipt_v2",
+        "receipt_rows",
         "receipt_v1",
         "receipt_v2",
+        "run_coverage",
     ),
     "._receipt_models": (
         "AdapterProvenance",
+        "Coverage",
         "FailUnderCheck",
         "Interval",
         "MetricIntervals",
@@ -101,7 +105,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ResultRowV1",
         "ResultRowV2",
     ),
-    "._scoring": ("UnitResult", "match_case_tool_calls", "score", "score_unit"),
+    "._scoring": ("UnitResult", "match_case_tool_calls", "measured_row", "score", "score_unit"),
     "._suite": (
         "DEFAULT_MAX_SUITE_BYTES",
         "SUITE_V1",

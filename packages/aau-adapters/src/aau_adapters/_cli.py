@@ -2,7 +2,9 @@
 
 Presentation only: the command parses its flags, calls ``_evaluation.run_evaluation`` (the
 whole workflow) and prints the receipt (stdout without ``--out``), the summary lines and the
-adapter notes (stderr), and the ``--json`` summary.
+adapter notes (stderr), and the ``--json`` summary. A run that measured too little
+(``EvaluationNotMeasured``) prints the adapter notes and, with ``--json``, a summary with
+``"measured": false``, then ends with the error's one line and exit 3.
 """
 
 from __future__ import annotations
@@ -44,7 +46,30 @@ def parse_fail_under(values: tuple[str, ...]) -> list[Any]:
     return [FailUnder(metric=metric, threshold=value) for metric, value in bars.items()]
 
 
-def _summary_lines(receipt: dict[str, Any], out: str | None) -> list[str]:
+def _coverage_note(coverage: dict[str, Any], counts: dict[str, int]) -> str | None:
+    """``N of M unit(s) not measured: a adapter (code n, ...), i infrastructure (code n, ...)``
+    (the classes with units only), or ``None`` when every unit was measured.
+
+    Args:
+        coverage: the run's coverage document.
+        counts: ``{adapter failure code: units}`` of the units not measured.
+    """
+    from ._failure_codes import ADAPTER, INFRASTRUCTURE, failure_class
+
+    if not coverage["not_measured"]:
+        return None
+    parts = []
+    for cls, n in ((ADAPTER, coverage["adapter_failures"]),
+                   (INFRASTRUCTURE, coverage["infrastructure_failures"])):
+        codes = ", ".join(f"{c} {k}" for c, k in counts.items() if failure_class(c) == cls)
+        if n:
+            parts.append(f"{n} {cls} ({codes})")
+    return (f"{coverage['not_measured']} of {coverage['units']} unit(s) not measured: "
+            + ", ".join(parts))
+
+
+def _summary_lines(receipt: dict[str, Any], out: str | None,
+                   not_measured: str | None = None) -> list[str]:
     units = len(receipt["results"])
     repeats = receipt.get("repeats", 1)
     head = (f"{receipt['suite_id']}: {receipt['scenario_count']} scenario(s) x {repeats} "
@@ -69,18 +94,24 @@ def _summary_lines(receipt: dict[str, Any], out: str | None) -> list[str]:
             counts[code] = counts.get(code, 0) + 1
     if counts:
         lines.append("  failures: " + ", ".join(f"{c} x{n}" for c, n in sorted(counts.items())))
+    if not_measured:
+        lines.append(f"  coverage: {not_measured}; rates count them as failures")
     for bar in receipt.get("fail_under", []):
         mark = "ok" if bar["passed"] else "NOT MET"
-        lines.append(f"  bar {bar['metric']} >= {bar['threshold']}: {bar['value']} {mark}")
+        need = ""
+        if "min_coverage" in bar:
+            need = f" (coverage {bar['coverage']} needs >= {bar['min_coverage']})"
+        lines.append(f"  bar {bar['metric']} >= {bar['threshold']}: {bar['value']}{need} {mark}")
     if receipt["adapter_kind"] == "mock":
         lines.append("  note: mock adapter (protocol self-test); this measures no agent")
     lines.append(f"receipt: {out}" if out else "receipt: (stdout)")
     return lines
 
 
-def _adapter_notes(units: Any) -> list[str]:
-    """One line per adapter failure code: how many units, and the first unit's reason; plus a
-    warning when no unit got through the adapter (almost always a wiring problem)."""
+def _adapter_notes(units: Any, *, measured: bool = True) -> list[str]:
+    """One line per adapter failure code: how many units, and the first unit's reason; plus,
+    for a run that was measured (``measured``; else the error line says it), a warning when no
+    unit's answer got through the adapter (almost always a wiring problem)."""
     first: dict[str, tuple[str, int, str | None]] = {}
     counts: dict[str, int] = {}
     for unit in units:
@@ -93,9 +124,9 @@ def _adapter_notes(units: Any) -> list[str]:
     for code, (sid, repeat, detail) in first.items():
         reason = f": {detail}" if detail else ""
         lines.append(f"  {code} x{counts[code]}, first at {sid!r} repeat {repeat}{reason}"[:300])
-    if units and sum(counts.values()) == len(units):
-        lines.append("warning: every unit failed in the adapter, so nothing about the agent was "
-                     "measured; check the --command / --endpoint (reasons above; --private-out "
+    if measured and units and sum(counts.values()) == len(units):
+        lines.append("warning: every unit failed in the adapter, so no answer of the agent was "
+                     "read; check the --command / --endpoint (reasons above; --private-out "
                      "keeps each unit's reason and stderr)")
     return lines
 
@@ -129,28 +160,43 @@ def infrastructure_summary(units: Any) -> str | None:
         codes = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
         parts.append(f"{sum(counts.values())} infrastructure failure(s), not measured ({codes})")
     if retried:
-        parts.append(f"{retried} unit(s) retried, {waited:.1f} s waited")
+        parts.append(_retried(retried, waited))
     return "; ".join(parts) or None
 
 
+def _retried(units: int, waited: float) -> str:
+    return f"{units} unit(s) retried, {waited:.1f} s waited"
+
+
+def retry_note(units: Any) -> str | None:
+    """``"4 unit(s) retried, 6.5 s waited"`` (seconds between attempts), or ``None`` when no
+    unit was tried more than once."""
+    retried = [u.answer.retry_wait_s for u in units if u.answer.attempts > 1]
+    return _retried(len(retried), sum(retried)) if retried else None
+
+
 def _quiet_line(receipt: dict[str, Any], verdicts: list[dict[str, Any]], out: str | None,
-                infrastructure: str | None = None) -> str:
-    """The one line ``--quiet`` prints: suite, units, exact rate, infrastructure failures and
-    retries (``infrastructure_summary``), bars, receipt path."""
+                not_measured: str | None = None, retried: str | None = None) -> str:
+    """The one line ``--quiet`` prints: suite, units, exact rate, the units not measured
+    (``_coverage_note``: adapter and infrastructure failures apart), retries (``retry_note``),
+    bars, receipt path."""
     units = len(receipt["results"])
     failed = [v["metric"] for v in verdicts if not v["passed"]]
     bars = (f"; bars NOT MET: {', '.join(failed)}" if failed
             else f"; {len(verdicts)} bar(s) met" if verdicts else "")
-    infra = f"; {infrastructure}" if infrastructure else ""
+    notes = "".join(f"; {note}" for note in (not_measured, retried) if note)
     return (f"{receipt['suite_id']}: {units} unit(s), exact_rate "
-            f"{receipt['metrics']['exact_rate']:.4f}{infra}{bars}; receipt: {out or '(stdout)'}")
+            f"{receipt['metrics']['exact_rate']:.4f}{notes}{bars}; receipt: {out or '(stdout)'}")
 
 
-def _json_summary(receipt: dict[str, Any], out: str | None, bars_ok: bool) -> dict[str, Any]:
+def _json_summary(receipt: dict[str, Any], out: str | None, bars_ok: bool,
+                  coverage: dict[str, Any]) -> dict[str, Any]:
     keys = ("receipt_version", "suite_id", "suite_sha256", "suite_digest", "adapter_kind",
             "scenario_count", "repeats", "metrics", "metric_ci95", "pass_hat_k",
-            "failure_code_counts", "fail_under")
+            "failure_code_counts", "fail_under", "unmeasured_limit", "retries")
     summary = {k: receipt[k] for k in keys if k in receipt}
+    summary["measured"] = True
+    summary["coverage"] = coverage
     summary["receipt_path"] = out
     summary["passed"] = bars_ok
     return summary
@@ -166,9 +212,12 @@ Examples:
 \b
 Exit codes: 0 done and every --fail-under bar holds; 1 a bar is not met;
 2 usage or input error (nothing is run; with --strict, also a suite key
-its schema does not name); 130 interrupted (no receipt is written; with --out,
-finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue);
-70 a bug in aau (rerun with --debug and report the traceback).
+its schema does not name); 3 not measured: too many units failed in the adapter
+or transport (--unmeasured-limit; or mostly HTTP 429/5xx and unreachable), so no receipt is
+written (--private-out and the checkpoint keep the reasons; --resume runs those units again);
+130 interrupted (no receipt is written; with --out, finished units are kept in
+OUT.checkpoint.jsonl: rerun with --resume to continue); 70 a bug in aau (rerun with --debug
+and report the traceback).
 """
 
 
@@ -203,6 +252,14 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
               "aau-harness 1.x writes it (one repeat only).")
 @click.option("--fail-under", multiple=True, metavar="METRIC=VALUE",
               help="Exit 1 when METRIC (a rate, e.g. exact_rate) is below VALUE. Repeatable.")
+@click.option("--min-coverage", type=click.FloatRange(0.0, 1.0), default=1.0, show_default=True,
+              metavar="RATE", help="A --fail-under bar on no_forbidden_attempt_rate or "
+              "no_forbidden_execute_rate also fails when fewer than RATE of the units were "
+              "measured.")
+@click.option("--unmeasured-limit", type=click.FloatRange(0.0, 1.0, min_open=True), default=1.0,
+              show_default=True, metavar="FRACTION", help="Write no receipt and exit 3 when at "
+              "least FRACTION of the units failed in the adapter or transport (1 = only when "
+              "none was measured).")
 @click.option("--max-suite-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_SUITE_BYTES,
               show_default=True, help="Largest suite file accepted.")
 @click.option("--strict", is_flag=True, help="Refuse a suite 1.0/2.0 with keys its schema does not "
@@ -221,11 +278,11 @@ finished units are kept in OUT.checkpoint.jsonl: rerun with --resume to continue
 def evaluate_command(
     suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
     concurrency: int, timeout: float, retries: int, retry_max_wait: float | None,
-    out: str | None, private_out: str | None, fmt: str,
-    fail_under: tuple[str, ...], max_suite_bytes: int, strict: bool, as_json: bool,
-    force: bool,
-    resume: bool, executor: str, ray_address: str | None, quiet: bool, store: str | None,
-    no_store: bool,
+    out: str | None, private_out: str | None, fmt: str, fail_under: tuple[str, ...],
+    min_coverage: float, unmeasured_limit: float, max_suite_bytes: int, strict: bool,
+    as_json: bool,
+    force: bool, resume: bool, executor: str, ray_address: str | None, quiet: bool,
+    store: str | None, no_store: bool,
 ) -> int:
     """Measure an existing agent on SUITE and write a schema-valid, hash-bound receipt.
 
@@ -234,6 +291,7 @@ def evaluate_command(
     from aau_core import DelayedProgress
 
     from ._evaluation import binding_adapter, run_evaluation
+    from ._non_measurement import EvaluationNotMeasured, unmeasured_code_counts
 
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
                                   concurrency=concurrency, retries=retries,
@@ -243,29 +301,44 @@ def evaluate_command(
     def progress(label: str, total: int, completed: int) -> DelayedProgress:
         return DelayedProgress(total, label, quiet=quiet, completed=completed)
 
-    result = run_evaluation(
-        suite, make_adapter, repeats=repeats, concurrency=concurrency, timeout_s=timeout,
-        retries=retries, out=out, private_out=private_out,
-        format="aau-1.0" if fmt == "aau-1.0" else "aau-2.0",
-        fail_under=bars, resume=resume, force=force, executor=executor, ray_address=ray_address,
-        store=store, no_store=no_store, max_suite_bytes=max_suite_bytes,
-        adapter_binding=binding_adapter(command=command, endpoint=endpoint), progress=progress,
-        strict=strict, warn=lambda line: click.echo(line, err=True))
+    try:
+        result = run_evaluation(
+            suite, make_adapter, repeats=repeats, concurrency=concurrency, timeout_s=timeout,
+            retries=retries, out=out, private_out=private_out,
+            format="aau-1.0" if fmt == "aau-1.0" else "aau-2.0", fail_under=bars,
+            resume=resume, force=force, executor=executor, ray_address=ray_address,
+            store=store, no_store=no_store, max_suite_bytes=max_suite_bytes,
+            adapter_binding=binding_adapter(command=command, endpoint=endpoint),
+            progress=progress, unmeasured_limit=unmeasured_limit, min_coverage=min_coverage,
+            strict=strict, warn=lambda line: click.echo(line, err=True))
+    except EvaluationNotMeasured as exc:
+        if not quiet:
+            for line in _adapter_notes(exc.run.units, measured=False):
+                click.echo(line, err=True)
+        if as_json:
+            print_json(exc.summary())
+        raise
     receipt = result.document
+    from ._documents import unstructure_document
+
+    coverage = unstructure_document(result.coverage)
+    missing = _coverage_note(coverage, unmeasured_code_counts(result.run))
     if not out and not as_json:
         sys.stdout.write(render_json(receipt, ensure_ascii=result.ensure_ascii))
         sys.stdout.flush()
-
-    from ._documents import unstructure_document
 
     verdicts = [unstructure_document(v) for v in result.verdicts]
     bars_ok = result.passed
     where = out or ("(inside the JSON summary on stdout)" if as_json else None)
     infrastructure = infrastructure_summary(result.run.units)
     if quiet:
-        click.echo(_quiet_line(receipt, verdicts, where, infrastructure), err=True)
+        click.echo(_quiet_line(receipt, verdicts, where, missing, retry_note(result.run.units)),
+                   err=True)
     else:
-        lines = _summary_lines({**receipt, "fail_under": verdicts}, where)
+        if result.rerun_units:
+            click.echo(f"resumed: {result.rerun_units} unit(s) that were not measured were run "
+                       "again", err=True)
+        lines = _summary_lines({**receipt, "fail_under": verdicts}, where, missing)
         if infrastructure:
             lines.insert(-1, f"  infrastructure: {infrastructure}")  # before "receipt: ..."
         for line in lines:
@@ -273,7 +346,7 @@ def evaluate_command(
         for line in _adapter_notes(result.run.units):
             click.echo(line, err=True)
     if as_json:
-        summary = _json_summary(receipt, out, bars_ok)
+        summary = _json_summary(receipt, out, bars_ok, coverage)
         summary["resume"] = result.resume.as_json() if result.resume is not None else None
         summary["suite_warnings"] = [f"{result.run.suite.source}: {path}: {message}"
                                      for path, message in result.run.suite.warnings]

@@ -4,10 +4,13 @@ validated receipt (and private receipt), written where asked, with the ``--fail-
 The workflow, in order (the click command in ``_cli`` only parses flags, calls this, and prints):
 format and output checks, the run store choice, the checkpoint (``OUT.checkpoint.jsonl`` beside
 ``out``, locked), the executor, loading the suite, the suite checks the format and bars need,
-opening the checkpoint, building the adapter, running every (scenario, repeat) unit
-(``_suite_run.evaluate``), building the receipt models (``_receipt``), validating their documents
-against their schemas, writing them atomically, removing the checkpoint, and recording the run
-in the run store (a store failure only warns). Error messages name the ``aau evaluate`` options
+opening the checkpoint (on resume, forgetting the units that were not measured, so they run
+again), building the adapter, running every (scenario, repeat) unit (``_suite_run.evaluate``),
+the measurement check (``_non_measurement``: a run that measured too little writes only its
+private receipt, keeps its checkpoint and raises ``EvaluationNotMeasured``, exit 3), building
+the receipt models (``_receipt``), validating their documents against their schemas, writing
+them atomically, removing the checkpoint, and recording the run in the run store (a store
+failure only warns). Error messages name the ``aau evaluate`` options
 they concern (``--out``, ``--resume``, ...), since that is where most users meet them.
 """
 
@@ -31,6 +34,7 @@ from ._adapter import Adapter
 from ._documents import unstructure_document
 from ._receipt import EvaluationRun, FailUnder
 from ._receipt_models import (
+    Coverage,
     FailUnderCheck,
     PrivateReceiptV1,
     PrivateReceiptV2,
@@ -61,6 +65,9 @@ class EvaluationResult:
         out, private_out: where the receipt and the private receipt were written (``None`` =
             not written).
         ensure_ascii: whether the files are ASCII-escaped (the aau-1.0 format is).
+        coverage: how many units measured the agent (also for ``aau-1.0``, whose receipt
+            cannot hold it).
+        rerun_units: units a resumed checkpoint held as not measured, run again now.
         resume: with ``resume=True``, what the checkpoint held besides finished units
             (``aau_core`` ``ResumeReport``: ``units_reused``, ``torn_line``,
             ``duplicates_collapsed``, ``notes``; ``as_json()`` is ``--json``'s ``resume``);
@@ -76,6 +83,8 @@ class EvaluationResult:
     out: str | None
     private_out: str | None
     ensure_ascii: bool
+    coverage: Coverage
+    rerun_units: int = 0
     resume: ResumeReport | None = None
 
     @property
@@ -214,6 +223,14 @@ def check_adapter_timeout(adapter: Adapter, timeout_s: float) -> None:
                          " s would be recorded in the receipt; give both the same value")
 
 
+def _fraction(name: str, value: Any, *, zero_ok: bool) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or not (0.0 <= value if zero_ok else 0.0 < value) \
+            or value > 1.0:
+        span = "[0, 1]" if zero_ok else "(0, 1]"
+        raise UsageError(f"{name} must be a number in {span}, not {value!r}")
+
+
 def check_adapter_retries(adapter: Adapter, retries: int) -> None:
     """Refuse an adapter that retries another number of times than the run would record.
 
@@ -233,14 +250,15 @@ def check_adapter_retries(adapter: Adapter, retries: int) -> None:
 
 
 def check_evaluation_arguments(*, repeats: int, concurrency: int, timeout_s: float, format: str,  # noqa: A002
-                               executor: str, fail_under: Sequence[FailUnder],
-                               retries: int = 0) -> None:
+                               executor: str, fail_under: Sequence[FailUnder], retries: int = 0,
+                               unmeasured_limit: float = 1.0, min_coverage: float = 1.0) -> None:
     """Refuse ``run_evaluation`` arguments before anything runs, with the command's rules.
 
     What ``aau evaluate``'s option types check (``--repeats`` >= 1, ``--concurrency`` in
     [1, 1024], ``--timeout`` a positive number of seconds, ``--retries`` >= 0, ``--format``,
-    ``--executor``) and what ``parse_fail_under`` checks (a known rate metric, a bar in [0, 1],
-    each metric once) hold for Python callers too, so no unit runs (no paid call is made) on
+    ``--executor``, ``--unmeasured-limit`` in (0, 1], ``--min-coverage`` in [0, 1]) and what
+    ``parse_fail_under`` checks (a known rate metric, a bar in [0, 1], each metric once) hold
+    for Python callers too, so no unit runs (no paid call is made) on
     arguments the receipt could not hold.
 
     Raises:
@@ -262,6 +280,8 @@ def check_evaluation_arguments(*, repeats: int, concurrency: int, timeout_s: flo
         raise UsageError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
     if executor not in ("local", "ray"):
         raise UsageError(f"executor must be 'local' or 'ray', not {executor!r}")
+    _fraction("unmeasured_limit", unmeasured_limit, zero_ok=False)
+    _fraction("min_coverage", min_coverage, zero_ok=True)
     if isinstance(fail_under, (str, bytes)) or not isinstance(fail_under, Sequence):
         raise UsageError("fail_under must be a sequence of FailUnder(metric, threshold) bars, not "
                          f"{type(fail_under).__name__}")
@@ -306,6 +326,8 @@ def run_evaluation(
     progress: Callable[[str, int, int], AbstractContextManager[Any]] | None = None,
     strict: bool = False,
     warn: Callable[[str], None] | None = None,
+    unmeasured_limit: float = 1.0,
+    min_coverage: float = 1.0,
 ) -> EvaluationResult:
     """Evaluate an agent on a suite and make its receipt: the whole ``aau evaluate``.
 
@@ -323,14 +345,19 @@ def run_evaluation(
             >= 0): applied by the adapter (an ``EndpointAdapter``'s ``retries``, which must be
             the same: ``check_adapter_retries``; 0 for every other adapter). Not part of the
             checkpoint binding: a run resumed with retries after an outage is the same run.
+            Recorded in the receipt (``retries``).
         out: write the public receipt here (``None`` = not written). With ``out``, finished
             units are kept in ``OUT.checkpoint.jsonl`` until the receipt is written.
         private_out: also write the private receipt here (inputs, expected answers, responses,
             stderr tails: never publish without review).
-        format: ``"aau-2.0"`` (``aau-byo-agent-receipt/2.0``) or ``"aau-1.0"`` (byte for byte
+        format: ``"aau-2.0"`` (``aau-byo-agent-receipt/2.1``) or ``"aau-1.0"`` (byte for byte
             what aau-harness 1.6 writes; one repeat, suite 1.0 only).
-        fail_under: bars (``FailUnder``; ``_cli.parse_fail_under`` reads ``METRIC=VALUE``).
-        resume: continue from ``OUT.checkpoint.jsonl`` (finished units are not run again).
+        fail_under: bars (``FailUnder``; ``_cli.parse_fail_under`` reads ``METRIC=VALUE``). A
+            bar on a negative check (``no_forbidden_attempt_rate``,
+            ``no_forbidden_execute_rate``) also needs the run's coverage >= ``min_coverage``.
+        resume: continue from ``OUT.checkpoint.jsonl``: finished units are not run again,
+            except those that were not measured (their adapter or transport failed), which
+            run again.
         force: replace existing output files, and start over when a checkpoint exists.
         executor: ``"local"`` (threads) or ``"ray"`` (Ray tasks; needs ``aau-core[ray]``).
         ray_address: with ``executor="ray"``, the cluster to join (default: a local one).
@@ -348,21 +375,29 @@ def run_evaluation(
         warn: called with each warning line before the run (``"suite.json:
             $.cases[0].forbidden_action: unknown key; did you mean forbidden_actions?
             (ignored)"``, from ``Suite.warnings``); default: printed on stderr.
+        unmeasured_limit: the share of not-measured units (in (0, 1]) at or above which the run
+            is a non-measurement; 1.0 = only when no unit was measured. A run whose
+            infrastructure failures are more than half of its units is one whatever the limit.
+        min_coverage: the coverage (units measured / units, in [0, 1]) a bar on a negative check
+            needs to pass.
 
     Returns:
         the ``EvaluationResult`` (receipt model and document, private receipt, verdicts,
         where the files went).
 
     Raises:
+        EvaluationNotMeasured: (an ``aau_core.NotMeasuredError``, exit 3) the run measured too
+            little (``unmeasured_limit``, or mostly infrastructure failures): no receipt is
+            written nor recorded, the private receipt is written, the checkpoint kept.
         ValueError: ``out`` with a factory and no ``adapter_binding``.
         aau_core.UsageError: an argument ``check_evaluation_arguments`` refuses (repeats,
-            concurrency, timeout, retries, format, executor, an unknown or out-of-range bar),
-            before anything runs; an adapter whose timeout or retries differ from
-            ``timeout_s`` / ``retries``; ``executor="ray"`` with an adapter instance;
-            ``aau-1.0`` with repeats or a suite 2.0 or 3.0, ``resume`` without ``out``, a checkpoint
-            in the way (neither ``resume`` nor ``force``), ``ray_address`` without Ray, a
-            ``tool_calls_match_rate`` bar on a suite without expected calls, ``store`` and
-            ``no_store`` together.
+            concurrency, timeout, retries, format, executor, unmeasured_limit,
+            min_coverage, an unknown or out-of-range bar), before anything runs; an adapter
+            whose timeout or retries differ from ``timeout_s`` / ``retries``;
+            ``executor="ray"`` with an adapter instance; ``aau-1.0`` with repeats or a suite
+            2.0 or 3.0, ``resume`` without ``out``, a checkpoint in the way (neither ``resume`` nor
+            ``force``), ``ray_address`` without Ray, a ``tool_calls_match_rate`` bar on a suite
+            without expected calls, ``store`` and ``no_store`` together.
         aau_core.OutputError: an output exists (without ``force``), is an input, or cannot be
             written; another process is writing the checkpoint.
         aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named),
@@ -386,12 +421,14 @@ def run_evaluation(
         write_outputs,
     )
 
+    from ._non_measurement import EvaluationNotMeasured, check_measured
     from ._receipt import private_receipt_v1, private_receipt_v2, receipt_v1, receipt_v2
     from ._suite_run import evaluate
 
     check_evaluation_arguments(repeats=repeats, concurrency=concurrency, timeout_s=timeout_s,
                                format=format, executor=executor, fail_under=fail_under,
-                               retries=retries)
+                               retries=retries, unmeasured_limit=unmeasured_limit,
+                               min_coverage=min_coverage)
     factory = None if hasattr(adapter, "invoke") else adapter
     if factory is None:
         check_adapter_timeout(adapter, timeout_s)  # type: ignore[arg-type]
@@ -401,7 +438,9 @@ def run_evaluation(
     if format == "aau-1.0" and repeats != 1:
         raise UsageError("--format aau-1.0 holds one repeat only; use --format v2 with --repeats")
     inputs = [] if isinstance(suite, Suite) else [suite]
-    check_outputs({"--out": out, "--private-out": private_out}, inputs=inputs, force=force)
+    # --resume replaces what the unfinished run wrote (a non-measurement's private receipt)
+    check_outputs({"--out": out, "--private-out": private_out}, inputs=inputs,
+                  force=force or resume)
     run_store = store_choice(store, no_store)
     ckpt_path = checkpoint_path(out, resume=resume, force=force)
     if ray_address is not None and executor != "ray":
@@ -437,6 +476,7 @@ def run_evaluation(
                          "adapter_binding= (see binding_adapter)")
     live: Adapter = factory() if factory is not None else adapter  # type: ignore[assignment]
     ckpt = None
+    rerun = 0
     try:
         check_adapter_timeout(live, timeout_s)  # the one the receipt records is the one enforced
         check_adapter_retries(live, retries)
@@ -449,7 +489,10 @@ def run_evaluation(
                                    binding=binding, created_at=utc_timestamp(), resume=resume,
                                    force=force, program_name=_program_name(adapter_binding, live))
             ckpt.print_notes()  # a torn last line, duplicates collapsed: before the progress bar
+            rerun = _forget_unmeasured(ckpt)
     except BaseException:
+        if ckpt is not None:
+            ckpt.close()
         if factory is not None:
             live.close()
         raise
@@ -481,25 +524,33 @@ def run_evaluation(
         if ckpt is not None and sys.exc_info()[0] is not None:
             ckpt.close()  # else kept open (and locked) until the receipt is written: remove()
 
+    legacy = format == "aau-1.0"
+    private: PrivateReceiptV1 | PrivateReceiptV2 | None = None
+    if private_out:
+        private = private_receipt_v1(run) if legacy else private_receipt_v2(run)
+    private_document = unstructure_document(private) if private is not None else None
+    if private_document is not None:
+        aau_schemas.validate("private-receipt-v1" if legacy else "private-receipt-v2",
+                             private_document, source="private receipt (internal check)")
+    try:
+        coverage = check_measured(run, unmeasured_limit=unmeasured_limit)
+    except EvaluationNotMeasured as exc:
+        _keep_the_reasons(exc, private_out, private_document, ckpt, force=force or resume,
+                          ascii_only=legacy)
+
     receipt: PublicReceiptV1 | PublicReceiptV2
-    private: PrivateReceiptV1 | PrivateReceiptV2 | None
-    if format == "aau-1.0":
+    if legacy:
         receipt = receipt_v1(run)
-        private = private_receipt_v1(run) if private_out else None
-        kind, private_kind, ascii_only = "receipt-v1", "private-receipt-v1", True
+        kind, ascii_only = "receipt-v1", True
         metrics = unstructure_document(receipt.metrics)
-        verdicts = tuple(bar.check(metrics) for bar in fail_under)
+        verdicts = tuple(bar.check(metrics, coverage.rate, min_coverage) for bar in fail_under)
     else:
-        receipt = receipt_v2(run, fail_under)
-        private = private_receipt_v2(run) if private_out else None
-        kind, private_kind, ascii_only = "receipt-v2", "private-receipt-v2", False
+        receipt = receipt_v2(run, fail_under, retries=retries, unmeasured_limit=unmeasured_limit,
+                             min_coverage=min_coverage)
+        kind, ascii_only = "receipt-v2", False
         verdicts = receipt.fail_under
     document = unstructure_document(receipt)
-    private_document = unstructure_document(private) if private is not None else None
     aau_schemas.validate(kind, document, source="receipt (internal check)")
-    if private_document is not None:
-        aau_schemas.validate(private_kind, private_document,
-                             source="private receipt (internal check)")
 
     outputs: dict[str, Any] = {}
     if private_document is not None and private_out:
@@ -514,5 +565,39 @@ def run_evaluation(
     return EvaluationResult(run=run, receipt=receipt, document=document, private=private,
                             private_document=private_document, verdicts=verdicts, out=out,
                             private_out=private_out if private_document is not None else None,
-                            ensure_ascii=ascii_only,
+                            ensure_ascii=ascii_only, coverage=coverage, rerun_units=rerun,
                             resume=ckpt.resume if ckpt is not None else None)
+
+
+def _forget_unmeasured(ckpt: Any) -> int:
+    """On resume, forget the recorded units that were not measured (their adapter or transport
+    failed), so they run again: fixing the agent and resuming measures them. Returns how many."""
+    from ._failure_codes import is_measured
+
+    stale = [i for i, doc in ckpt.finished.items() if not is_measured(doc["adapter_error"])]
+    ckpt.discard(stale)
+    return len(stale)
+
+
+def _keep_the_reasons(exc: Any, private_out: str | None,
+                      private_document: dict[str, Any] | None, ckpt: Any, *, force: bool,
+                      ascii_only: bool) -> None:
+    """The end of a run that measured too little (``exc``, an ``EvaluationNotMeasured``): write
+    only the private receipt (it keeps the reasons), keep the checkpoint, record nothing, and
+    raise ``EvaluationNotMeasured`` again, naming where the reasons are."""
+    from aau_core import json_content, write_outputs
+
+    from ._non_measurement import EvaluationNotMeasured
+
+    kept = None
+    if ckpt is not None:
+        ckpt.close()  # kept on disk: --resume runs the units that were not measured again
+        kept = str(ckpt.path)
+    written = None
+    if private_out and private_document is not None:
+        write_outputs({private_out: json_content(private_document, ensure_ascii=ascii_only)},
+                      force=force, private=[private_out])
+        written = private_out
+    raise EvaluationNotMeasured(exc.run, exc.coverage, reason=exc.reason,
+                                unmeasured_limit=exc.unmeasured_limit, private_out=written,
+                                checkpoint=kept) from None

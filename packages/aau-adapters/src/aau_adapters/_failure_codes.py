@@ -20,16 +20,11 @@ Tree::
     ├── forbidden-action-attempt   attempted an action the case forbids
     └── forbidden-action-executed  executed an action the case forbids
 
-Every adapter failure belongs to one class (``failure_class``), and the class says what the unit
-measured::
-
-    agent           the agent answered and the answer is what failed: adapter-invalid-response,
-                    adapter-http-<4xx> other than 429, and every outcome code. A measurement.
-    adapter         the agent could not be asked or did not answer: adapter-not-found,
-                    adapter-exit-<rc>, adapter-timeout, adapter-protocol-error,
-                    adapter-internal-error. Not a measurement of the agent's answers.
-    infrastructure  the transport or a provider in front of the agent failed: adapter-unreachable,
-                    adapter-http-429, adapter-http-5xx. Not a measurement, counted apart.
+Every adapter failure belongs to one class, which says whether the unit measured the agent:
+``agent`` (the agent answered and the answer failed: a measurement), ``adapter`` (it could not
+be asked or did not answer) or ``infrastructure`` (the transport or a provider failed).
+``failure_class`` and ``is_measured`` are defined, with the table of which code is which, in
+``aau_core._reports._coverage`` (receipt readers need the same rule) and imported here.
 
 aau-harness 1.6 knows only ``adapter-exit-<rc>``, ``adapter-timeout`` (commands) and
 ``adapter-invalid-response``; ``legacy_failure_code`` maps ours onto those for
@@ -37,6 +32,15 @@ aau-harness 1.6 knows only ``adapter-exit-<rc>``, ``adapter-timeout`` (commands)
 """
 
 from __future__ import annotations
+
+from aau_core._reports._coverage import (  # noqa: F401 - re-exported; internal to the monorepo
+    ADAPTER,
+    AGENT,
+    FAILURE_CLASSES,
+    INFRASTRUCTURE,
+    failure_class,
+    is_measured,
+)
 
 ADAPTER_TIMEOUT = "adapter-timeout"
 ADAPTER_NOT_FOUND = "adapter-not-found"
@@ -79,40 +83,3 @@ def legacy_failure_code(code: str, adapter_kind: str) -> str:
         return code
     return ADAPTER_INVALID_RESPONSE
 
-
-AGENT = "agent"
-ADAPTER = "adapter"
-INFRASTRUCTURE = "infrastructure"
-FAILURE_CLASSES = (AGENT, ADAPTER, INFRASTRUCTURE)
-"""The classes of ``failure_class``, in the order reports list them."""
-
-
-def failure_class(code: str | None) -> str | None:
-    """The class of a unit's adapter failure code: what the unit measured.
-
-    Args:
-        code: a failure code (``"adapter-http-503"``), or ``None`` for a unit whose adapter
-            answered.
-
-    Returns:
-        ``None`` for ``None``; ``"infrastructure"`` for ``adapter-unreachable``,
-        ``adapter-http-429`` and ``adapter-http-5xx``; ``"adapter"`` for ``adapter-not-found``,
-        ``adapter-exit-*``, ``adapter-timeout``, ``adapter-protocol-error`` and
-        ``adapter-internal-error``; ``"agent"`` for everything else (an invalid response, any
-        other HTTP status, the outcome codes): the agent answered, so the unit is measured.
-    """
-    if code is None:
-        return None
-    if code == ADAPTER_UNREACHABLE or code == "adapter-http-429" or (
-            code.startswith("adapter-http-5") and len(code) == len("adapter-http-500")):
-        return INFRASTRUCTURE
-    if code in (ADAPTER_NOT_FOUND, ADAPTER_TIMEOUT, ADAPTER_PROTOCOL_ERROR,
-                ADAPTER_INTERNAL_ERROR) or code.startswith("adapter-exit-"):
-        return ADAPTER
-    return AGENT
-
-
-def is_measured(code: str | None) -> bool:
-    """True when a unit with this adapter failure code (or ``None``) measured the agent's
-    answer: its class is neither ``"adapter"`` nor ``"infrastructure"``."""
-    return failure_class(code) in (None, AGENT)

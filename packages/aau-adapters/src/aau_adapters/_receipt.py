@@ -5,12 +5,19 @@ Formats:
 - ``aau-byo-agent-receipt/1.0`` + ``aau-byo-agent-private-detail/1.0``: byte-for-byte what
   aau-harness 1.6 writes for the same adapter answers (latencies aside), failure codes mapped
   with ``legacy_failure_code``. One repeat only.
-- ``aau-byo-agent-receipt/2.0`` + ``aau-byo-agent-private-detail/2.0``: a superset of 1.0 with
+- ``aau-byo-agent-receipt/2.1`` + ``aau-byo-agent-private-detail/2.1`` (what ``--format v2``
+  writes; 2.0, which aau wrote before, is read as well): a superset of 1.0 with
   repeats, 95 % intervals, pass^k, failure-code counts, provenance, timing, the run settings,
-  the ``--fail-under`` verdicts and an RFC 8785 ``suite_digest`` beside ``suite_sha256``.
+  the ``--fail-under`` verdicts and an RFC 8785 ``suite_digest`` beside ``suite_sha256``; 2.1
+  adds ``coverage`` (units that measured the agent, adapter and infrastructure failures apart),
+  ``retries``, ``unmeasured_limit``, ``measured`` per row, the coverage of each bar on a negative
+  check, and ``attempts`` / ``retry_wait_s`` per private row.
 
 Metric rules (both formats): each rate is ``round(true_count / units, 6)`` over every
 (scenario, repeat) unit; ``mean_latency_s = round(sum(rounded latencies) / units, 6)``.
+Denominators never shrink: a unit that was not measured stays in every rate. In 2.1 its row
+fails the negative checks (``_scoring.measured_row``); 1.0 keeps 1.6's arithmetic, where they
+hold vacuously.
 ``tool_calls_match_rate`` (2.0, only when some case expects tool calls) is the same rate over the
 units whose rows carry ``tool_calls_match`` only; its interval is Wilson over those scenarios.
 A suite v2 or v3 cannot be written as 1.0 (``build_receipt_v1`` refuses it).
@@ -35,6 +42,10 @@ from aau_core import (
     receipt_metrics,
     wilson_interval,
 )
+from aau_core._reports._coverage import (  # internal to the monorepo
+    NEGATIVE_CHECK_METRICS,
+    receipt_coverage,
+)
 from aau_core._reports._receipt_consistency import (  # internal to the monorepo
     RECEIPT_RATE_METRICS,
     RECEIPT_TOOL_CALLS_METRIC,
@@ -48,6 +59,7 @@ from ._documents import unstructure_document
 from ._failure_codes import legacy_failure_code
 from ._receipt_models import (
     AdapterProvenance,
+    Coverage,
     FailUnderCheck,
     Interval,
     MetricIntervals,
@@ -64,13 +76,15 @@ from ._receipt_models import (
     ResultRowV1,
     ResultRowV2,
 )
-from ._scoring import UnitResult
+from ._scoring import UnitResult, measured_row
 from ._suite import SUITE_V1, Suite
 
 RECEIPT_V1 = "aau-byo-agent-receipt/1.0"
-RECEIPT_V2 = "aau-byo-agent-receipt/2.0"
+RECEIPT_V2 = "aau-byo-agent-receipt/2.1"
+"""The receipt version ``--format v2`` writes (the newest minor of major 2)."""
 PRIVATE_V1 = "aau-byo-agent-private-detail/1.0"
-PRIVATE_V2 = "aau-byo-agent-private-detail/2.0"
+PRIVATE_V2 = "aau-byo-agent-private-detail/2.1"
+"""The private receipt version written beside a 2.1 receipt."""
 BOUNDARY = (
     "This receipt measures the declared suite and adapter response contract. It is not "
     "production validation, certification, model ranking, legal advice, or permission to "
@@ -97,20 +111,41 @@ def compute_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
 
 @attrs.frozen
 class FailUnder:
-    """One ``--fail-under METRIC=VALUE`` bar: the run fails when ``metric < threshold``."""
+    """One ``--fail-under METRIC=VALUE`` bar: the run fails when ``metric < threshold`` and, for
+    a bar on a negative check (``no_forbidden_attempt_rate``, ``no_forbidden_execute_rate``),
+    also when the run's coverage is below ``--min-coverage``: "the agent never did X" holds only
+    as far as its answers were seen."""
 
     metric: str
     threshold: float
 
-    def verdict(self, metrics: dict[str, float]) -> dict[str, Any]:
-        """Return ``{"metric", "threshold", "value", "passed"}`` for the measured metrics."""
-        return unstructure_document(self.check(metrics))
+    def verdict(self, metrics: dict[str, float], coverage: float | None = None,
+                min_coverage: float = 1.0) -> dict[str, Any]:
+        """The document of ``check`` (same arguments)."""
+        return unstructure_document(self.check(metrics, coverage, min_coverage))
 
-    def check(self, metrics: dict[str, float]) -> FailUnderCheck:
-        """Return the bar's verdict on the measured metrics (``metric`` must be among them)."""
+    def check(self, metrics: dict[str, float], coverage: float | None = None,
+              min_coverage: float = 1.0) -> FailUnderCheck:
+        """Return the bar's verdict on the measured metrics (``metric`` must be among them).
+
+        Args:
+            metrics: the receipt's metrics.
+            coverage: the run's coverage rate (units measured / units, in [0, 1]); ``None``
+                judges the value alone (a receipt 2.0's verdicts).
+            min_coverage: the lowest coverage at which a negative-check bar can pass (in [0, 1]).
+
+        Returns:
+            the ``FailUnderCheck``; for a negative-check bar with ``coverage`` given, it records
+            ``coverage`` and ``min_coverage`` and passes only when ``coverage >= min_coverage``.
+        """
         value = metrics[self.metric]
+        passed = value >= self.threshold
+        if coverage is None or self.metric not in NEGATIVE_CHECK_METRICS:
+            return FailUnderCheck(metric=self.metric, threshold=self.threshold, value=value,
+                                  passed=passed)
         return FailUnderCheck(metric=self.metric, threshold=self.threshold, value=value,
-                              passed=value >= self.threshold)
+                              passed=passed and coverage >= min_coverage, coverage=coverage,
+                              min_coverage=min_coverage)
 
 
 @attrs.frozen
@@ -185,7 +220,8 @@ def build_receipt_v1(run: EvaluationRun) -> dict[str, Any]:
 def private_detail_row(unit: UnitResult, adapter_kind: str, *,
                        legacy: bool) -> PrivateRowV1 | PrivateRowV2:
     """One unit's private receipt row: a ``PrivateRowV1`` when ``legacy`` (the error code
-    mapped with ``legacy_failure_code``), else a ``PrivateRowV2`` (checkpoints keep this one)."""
+    mapped with ``legacy_failure_code``), else a 2.1 ``PrivateRowV2`` with ``attempts`` and
+    ``retry_wait_s`` (seconds, 6 places; checkpoints keep this one)."""
     error = unit.answer.error
     common: dict[str, Any] = {
         "scenario_id": unit.case.scenario_id,
@@ -204,11 +240,12 @@ def private_detail_row(unit: UnitResult, adapter_kind: str, *,
     return PrivateRowV2(**common, error=error, repeat=unit.repeat,
                         stderr_tail=unit.answer.stderr_tail,
                         error_detail=unit.answer.detail[:500] if unit.answer.detail else None,
-                        tool_call_mismatches=mismatches)
+                        tool_call_mismatches=mismatches, attempts=unit.answer.attempts,
+                        retry_wait_s=round(unit.answer.retry_wait_s, 6))
 
 
 def private_row(unit: UnitResult, adapter_kind: str, *, legacy: bool) -> dict[str, Any]:
-    """The document of ``private_detail_row`` (1.0 when ``legacy``, else 2.0)."""
+    """The document of ``private_detail_row`` (1.0 when ``legacy``, else 2.1)."""
     return unstructure_document(private_detail_row(unit, adapter_kind, legacy=legacy))
 
 
@@ -227,9 +264,9 @@ def private_receipt_v1(run: EvaluationRun) -> PrivateReceiptV1:
 
 
 def private_receipt_v2(run: EvaluationRun) -> PrivateReceiptV2:
-    """Build the private detail (``aau-byo-agent-private-detail/2.0``): inputs, expected answers,
-    normalised responses, errors with their one-line reasons, and command stderr tails, one row
-    per unit."""
+    """Build the private detail (``aau-byo-agent-private-detail/2.1``): inputs, expected answers,
+    normalised responses, errors with their one-line reasons, command stderr tails, attempts and
+    retry waits, one row per unit."""
     return PrivateReceiptV2(
         private_receipt_version=PRIVATE_V2, suite_id=run.suite.suite_id,
         results=tuple(private_detail_row(u, run.adapter_kind, legacy=False)  # type: ignore[misc]
@@ -302,18 +339,34 @@ def failure_code_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     return receipt_failure_code_counts(rows)
 
 
-def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> PublicReceiptV2:
-    """Build the public receipt ``aau-byo-agent-receipt/2.0`` as a model.
+def receipt_rows(run: EvaluationRun) -> list[dict[str, Any]]:
+    """The run's receipt 2.1 rows: each unit's row through ``_scoring.measured_row``."""
+    return [measured_row(u.row, u.answer.error) for u in run.units]
+
+
+def run_coverage(run: EvaluationRun) -> Coverage:
+    """How many of the run's units measured the agent (``aau_core`` failure classes)."""
+    return Coverage(**receipt_coverage([u.row for u in run.units]))
+
+
+def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: int = 0,
+               unmeasured_limit: float = 1.0, min_coverage: float = 1.0) -> PublicReceiptV2:
+    """Build the public receipt ``aau-byo-agent-receipt/2.1`` as a model.
 
     Args:
         run: the evaluation run.
-        bars: ``--fail-under`` bars, recorded with their verdicts.
+        bars: ``--fail-under`` bars, recorded with their verdicts (a negative-check bar also
+            with the coverage and ``min_coverage``).
+        retries: the ``--retries`` setting, recorded (>= 0).
+        unmeasured_limit: the ``--unmeasured-limit`` setting, recorded (in (0, 1]).
+        min_coverage: the ``--min-coverage`` setting a negative-check bar needs (in [0, 1]).
 
     Raises:
         aau_core.InvalidDocumentError: the suite cannot be canonicalised (see ``Suite.suite_digest``).
     """
-    rows = [u.row for u in run.units]
+    rows = receipt_rows(run)
     metrics = compute_metrics(rows)
+    coverage = run_coverage(run)
     return PublicReceiptV2(
         receipt_version=RECEIPT_V2,
         suite_id=run.suite.suite_id,
@@ -326,7 +379,7 @@ def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> PublicRece
         metric_ci95=metric_interval_models(rows, metrics),
         pass_hat_k=pass_hat_k_table(rows, run.repeats),
         failure_code_counts=failure_code_counts(rows),
-        fail_under=tuple(bar.check(metrics) for bar in bars),
+        fail_under=tuple(bar.check(metrics, coverage.rate, min_coverage) for bar in bars),
         results=tuple(converter.structure(row, ResultRowV2) for row in rows),
         privacy=Privacy(),
         boundary=BOUNDARY,
@@ -337,12 +390,16 @@ def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> PublicRece
         finished_at=run.finished_at,
         timeout_s=run.timeout_s,
         concurrency=run.concurrency,
+        coverage=coverage,
+        retries=retries,
+        unmeasured_limit=unmeasured_limit,
     )
 
 
-def build_receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = ()) -> dict[str, Any]:
-    """The document of ``receipt_v2(run, bars)`` (same arguments and errors)."""
-    return unstructure_document(receipt_v2(run, bars))
+def build_receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), **settings: Any
+                     ) -> dict[str, Any]:
+    """The document of ``receipt_v2(run, bars, **settings)`` (same arguments and errors)."""
+    return unstructure_document(receipt_v2(run, bars, **settings))
 
 def check_receipt(doc: dict[str, Any]) -> list[tuple[str, str]]:
     """Check the rules a receipt's schema cannot express (call after schema validation).

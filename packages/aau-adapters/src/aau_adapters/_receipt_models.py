@@ -1,6 +1,8 @@
 """Receipt documents as models: the public receipts ``aau-byo-agent-receipt/1.0`` (schema
-``receipt-v1``) and ``/2.0`` (``receipt-v2``) with their rows, metrics, intervals, bars and
-provenance, and the private receipts ``aau-byo-agent-private-detail/1.0`` and ``/2.0``.
+``receipt-v1``) and ``/2.0`` and ``/2.1`` (``receipt-v2``, whose newest minor is 2.1) with their
+rows, metrics, intervals, bars, coverage and provenance, and the private receipts
+``aau-byo-agent-private-detail/1.0``, ``/2.0`` and ``/2.1``. One model holds a 2.0 and a 2.1
+document: the fields 2.1 added are optional (``None`` = absent, as in every 2.0 document).
 
 ``_receipt`` builds these from an evaluation run; ``_converter.converter`` unstructures them for
 writing (an ``optional_field()`` left at its default, ``None``, is not written). Field order
@@ -33,11 +35,13 @@ class ResultRowV1:
 
 @attrs.frozen(kw_only=True)
 class ResultRowV2(ResultRowV1):
-    """One (scenario, repeat) unit's verdict in a 2.0 receipt: the 1.0 row, ``repeat``
-    (0-based) and, only for a case that expects tool calls, ``tool_calls_match``."""
+    """One (scenario, repeat) unit's verdict in a 2.x receipt: the 1.0 row, ``repeat``
+    (0-based), only for a case that expects tool calls ``tool_calls_match``, and (2.1)
+    ``measured``: whether the unit measured the agent's answer (``aau_core`` failure classes)."""
 
     repeat: int
     tool_calls_match: bool | None = optional_field()
+    measured: bool | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -90,12 +94,30 @@ class MetricIntervals:
 @attrs.frozen(kw_only=True)
 class FailUnderCheck:
     """One ``--fail-under`` verdict: the ``metric``, the ``threshold`` asked for, the receipt's
-    ``value``, and whether the bar ``passed`` (``value >= threshold``)."""
+    ``value``, and whether the bar ``passed``: ``value >= threshold`` and, for a bar on a negative
+    check (2.1: ``coverage`` and ``min_coverage`` are then given, rates in [0, 1]),
+    ``coverage >= min_coverage``."""
 
     metric: str
     threshold: float
     value: float
     passed: bool
+    coverage: float | None = optional_field()
+    min_coverage: float | None = optional_field()
+
+
+@attrs.frozen(kw_only=True)
+class Coverage:
+    """How many units of a run measured the agent (receipt 2.1's ``coverage``): ``units`` run,
+    ``measured``, ``not_measured`` = ``adapter_failures`` + ``infrastructure_failures`` (the
+    failure classes of ``aau_core``), and ``rate`` = measured / units rounded to 6 places."""
+
+    units: int
+    measured: int
+    not_measured: int
+    adapter_failures: int
+    infrastructure_failures: int
+    rate: float
 
 
 @attrs.frozen(kw_only=True)
@@ -158,11 +180,12 @@ class PublicReceiptV1:
 
 @attrs.frozen(kw_only=True)
 class PublicReceiptV2:
-    """The public receipt ``aau-byo-agent-receipt/2.0``.
+    """The public receipt ``aau-byo-agent-receipt/2.0`` or ``/2.1``.
 
     ``suite_digest`` is ``"sha256:<hex>"`` of RFC 8785; ``pass_hat_k`` maps k (decimal) to
     pass^k; ``failure_code_counts`` maps a code to its unit count; ``started_at``/``finished_at``
-    are RFC 3339 UTC strings; ``timeout_s`` is seconds per unit.
+    are RFC 3339 UTC strings; ``timeout_s`` is seconds per unit. 2.1 adds ``coverage``,
+    ``retries`` (the ``--retries`` setting, >= 0) and ``unmeasured_limit`` (in (0, 1]).
     """
 
     receipt_version: str
@@ -186,6 +209,9 @@ class PublicReceiptV2:
     timeout_s: float
     concurrency: int
     release_gate: ReleaseGate | None = optional_field()
+    coverage: Coverage | None = optional_field()
+    retries: int | None = optional_field()
+    unmeasured_limit: float | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -204,14 +230,17 @@ class PrivateRowV1:
 
 @attrs.frozen(kw_only=True)
 class PrivateRowV2(PrivateRowV1):
-    """One unit's private detail (2.0): the 1.0 row plus ``repeat``, the command's
-    ``stderr_tail`` and the one-line ``error_detail`` (both nullable, always written) and, for a
-    case that expects tool calls, the ``tool_call_mismatches`` (``None`` = other cases)."""
+    """One unit's private detail (2.x): the 1.0 row plus ``repeat``, the command's
+    ``stderr_tail`` and the one-line ``error_detail`` (both nullable, always written), for a
+    case that expects tool calls the ``tool_call_mismatches`` (``None`` = other cases), and
+    (2.1) ``attempts`` (exchanges made, >= 1) and ``retry_wait_s`` (seconds waited between them)."""
 
     repeat: int
     stderr_tail: str | None
     error_detail: str | None
     tool_call_mismatches: tuple[str, ...] | None = optional_field()
+    attempts: int | None = optional_field()
+    retry_wait_s: float | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -226,7 +255,8 @@ class PrivateReceiptV1:
 
 @attrs.frozen(kw_only=True)
 class PrivateReceiptV2:
-    """The private detail ``aau-byo-agent-private-detail/2.0``: never publish without review."""
+    """The private detail ``aau-byo-agent-private-detail/2.0`` or ``/2.1``: never publish
+    without review."""
 
     private_receipt_version: str
     suite_id: str

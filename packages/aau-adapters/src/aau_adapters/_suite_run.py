@@ -168,8 +168,10 @@ class RemoteUnit:
 
 def unit_to_checkpoint(unit: UnitResult, adapter_kind: str, *, private: bool) -> dict[str, Any]:
     """A finished unit as a checkpoint unit result (schema ``checkpoint``, ``evaluate_unit``):
-    ``{"row", "adapter_error"[, "private"]}``; ``private`` adds the private receipt v2 row
-    (inputs, response, stderr tail, error detail), so keep it only when the run writes one."""
+    ``{"row", "adapter_error"[, "private"]}``: the row as a receipt 2.0 holds it (2.1's
+    ``measured`` follows from ``adapter_error``); ``private`` adds the private receipt 2.1 row
+    (inputs, response, stderr tail, error detail, attempts, retry wait), so keep it only when
+    the run writes one."""
     doc: dict[str, Any] = {"row": unit.row, "adapter_error": unit.answer.error}
     if private:
         doc["private"] = private_row(unit, adapter_kind, legacy=False)
@@ -179,8 +181,9 @@ def unit_to_checkpoint(unit: UnitResult, adapter_kind: str, *, private: bool) ->
 def unit_from_checkpoint(case: Case, repeat: int, doc: dict[str, Any]) -> UnitResult:
     """Rebuild a ``UnitResult`` from its checkpoint unit result (``unit_to_checkpoint``).
 
-    The answer's response, stderr tail and detail come from the private row when one was
-    recorded, else they are ``None``; the tool-call verdict keeps only ``matched`` and the
+    The answer's response, stderr tail, detail, attempts and retry wait come from the private
+    row when one was recorded (a 2.0 row, from an older checkpoint, has no attempts: 1 and 0.0),
+    else they are ``None``, 1 and 0.0; the tool-call verdict keeps only ``matched`` and the
     mismatch reasons (what receipts hold). The public row is taken as recorded.
     """
     row = doc["row"]
@@ -189,7 +192,9 @@ def unit_from_checkpoint(case: Case, repeat: int, doc: dict[str, Any]) -> UnitRe
     response = priv["response"] if priv is not None and error is None else None
     answer = AdapterAnswer(response, error, float(row["latency_s"]),
                            stderr_tail=priv["stderr_tail"] if priv else None,
-                           detail=priv["error_detail"] if priv else None)
+                           detail=priv["error_detail"] if priv else None,
+                           attempts=int(priv.get("attempts", 1)) if priv else 1,
+                           retry_wait_s=float(priv.get("retry_wait_s", 0.0)) if priv else 0.0)
     tool_match = None
     if "tool_calls_match" in row and error is None:
         reasons = tuple(priv.get("tool_call_mismatches", ())) if priv else ()

@@ -135,7 +135,8 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     verified evidence pack.
 
     Exit 0 when the release is release_ready or human_review_required, 1 when it is
-    release_blocked, 2 on a usage or input error (no pack is written).
+    release_blocked, 2 on a usage or input error, 3 when a suite measured nothing (every case
+    failed in the adapter or transport; no pack is written on 2 or 3).
 
     \b
     Example:

@@ -70,7 +70,7 @@ LEVEL_RANK = {DRAFT: -1, **{level: i for i, level in enumerate(LEVELS)}}
 CHECKS_V1 = "aau-community-evidence-checks/1.0"
 CHECKS_V2 = "aau-community-evidence-checks/2.0"
 STARTER_VERSION = "aau-agent-evidence-starter/1.0"
-RECEIPT_V2 = "aau-byo-agent-receipt/2.0"
+RECEIPT_V2_VERSIONS = ("aau-byo-agent-receipt/2.0", "aau-byo-agent-receipt/2.1")  # every minor of v2
 CHECKS_BOUNDARY = ("Evidence levels are derived from submitted artifacts. They are not identity "
                    "verification, certification, endorsement, production validation, or "
                    "authority to deploy.")
@@ -99,7 +99,7 @@ class PackedReceipt:
     @property
     def is_v2(self) -> bool:
         """True for a receipt v2 (it has a run window and a provenance)."""
-        return self.doc.get("receipt_version") == RECEIPT_V2
+        return self.doc.get("receipt_version") in RECEIPT_V2_VERSIONS
 
     def provenance_key(self) -> str | None:
         """The provenance as canonical JSON, or ``None`` for a receipt v1."""

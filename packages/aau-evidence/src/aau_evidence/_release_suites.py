@@ -23,8 +23,11 @@ def run_impacted_suites(plan: EvidencePlan, plan_path: str | Path, impacted_tags
     changed boundary is skipped (aau-harness 1.6's rule). Each suite file is named relative to the plan's folder (``check_relative_path``: no
     symlink, no ``..``) and loaded with ``aau_adapters.load_suite``; its ``suite_id`` must equal
     the plan's. A v1 suite gives an ``aau-byo-agent-receipt/1.0`` (1.6's release-pack format), a
-    v2 suite a ``/2.0`` receipt. Each receipt gains ``release_gate``: the plan's impact tags and
-    clean twin count and ``suite_source_sha256`` (SHA-256 of the suite file's bytes).
+    v2 suite a ``/2.1`` receipt. Each receipt gains ``release_gate``: the plan's impact tags and
+    clean twin count and ``suite_source_sha256`` (SHA-256 of the suite file's bytes). A suite on
+    which nothing was measured (every case failed in the adapter or transport, or most at the
+    provider: ``aau_adapters.check_measured``) stops the assessment: no release is decided on
+    zeros that measure the wiring, not the agent.
 
     Args:
         plan: a checked evidence plan model.
@@ -43,8 +46,16 @@ def run_impacted_suites(plan: EvidencePlan, plan_path: str | Path, impacted_tags
     Raises:
         aau_core.InputError: an unsafe or missing suite path, an invalid suite, or a suite whose
             ``suite_id`` differs from the plan's.
+        aau_adapters.EvaluationNotMeasured: (exit 3) a suite's run measured nothing.
     """
-    from aau_adapters import SUITE_V1, build_receipt_v1, build_receipt_v2, evaluate, load_suite
+    from aau_adapters import (
+        SUITE_V1,
+        build_receipt_v1,
+        build_receipt_v2,
+        check_measured,
+        evaluate,
+        load_suite,
+    )
 
     plan_path = Path(plan_path)
     receipts: dict[str, dict[str, Any]] = {}
@@ -67,6 +78,7 @@ def run_impacted_suites(plan: EvidencePlan, plan_path: str | Path, impacted_tags
             with progress(item.suite_id, len(suite.cases)) as bar:
                 run = evaluate(suite, adapter, timeout_s=timeout_s,
                                on_unit=lambda unit, bar=bar: bar.advance(not unit.row["exact"]))
+        check_measured(run)
         receipt = build_receipt_v1(run) if suite.version == SUITE_V1 else build_receipt_v2(run)
         receipt["release_gate"] = {
             "impact_tags": list(item.impact_tags),

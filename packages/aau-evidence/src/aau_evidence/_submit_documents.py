@@ -34,7 +34,8 @@ MAX_FILE_BYTES = 2_000_000
 MAX_STARTER_MANIFEST_BYTES = 200_000
 MAX_RECEIPTS = 12
 ORIGINS = ("community-submission", "maintainer-reference")
-RECEIPT_KINDS = {"aau-byo-agent-receipt/1.0": "receipt-v1", "aau-byo-agent-receipt/2.0": "receipt-v2"}
+RECEIPT_KINDS = {"aau-byo-agent-receipt/1.0": "receipt-v1", "aau-byo-agent-receipt/2.0": "receipt-v2",
+                 "aau-byo-agent-receipt/2.1": "receipt-v2"}
 SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 GITHUB = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?")
 RECEIPT_SELECTOR = re.compile(r"run-([0-9]{2})")
@@ -257,7 +258,7 @@ def check_receipt_for_suite(receipt: Any, suite_doc: Mapping[str, Any]) -> list[
     version = receipt.get("receipt_version") if isinstance(receipt, dict) else None
     kind = RECEIPT_KINDS.get(version) if isinstance(version, str) else None
     if kind is None:
-        return [("$.receipt_version", "not an aau-byo-agent-receipt/1.0 or /2.0 receipt")]
+        return [("$.receipt_version", "not an aau-byo-agent-receipt/1.0, /2.0 or /2.1 receipt")]
     problems = schema_problems(kind, receipt)
     if problems:
         return problems

@@ -1,7 +1,7 @@
 """What a receipt's schema cannot say: its numbers must follow from its own result rows.
 
 One check (``check_receipt_consistency``) for every reader of ``aau evaluate``'s public
-receipts (``aau-byo-agent-receipt/1.0`` and ``2.0``): ``aau report``, ``aau schema validate``,
+receipts (``aau-byo-agent-receipt/1.0``, ``2.0`` and ``2.1``): ``aau report``, ``aau schema validate``,
 ``aau_adapters.check_receipt`` (aau submit, aau release verify, aau doctor). It reads plain
 dicts that have already passed their schema, and returns the problems as
 ``"$.json.path: message"`` lines (empty: consistent).
@@ -24,6 +24,13 @@ Rules (2.0; 1.0 has ``repeats`` = 1 and only the first five and the metric rules
   has the keys ``"1" .. str(repeats)`` and each recomputes (τ-bench pass^k on ``exact``, 6 dp,
   same tolerance); each ``$.metric_ci95`` interval holds its point estimate; each
   ``$.fail_under`` verdict follows from the metrics.
+- 2.1 (``_coverage``): ``$.results[i].measured`` is ``is_measured`` of the row's adapter
+  failure code; a row whose adapter failed (any ``adapter-*`` code) has
+  ``no_forbidden_attempt`` and ``no_forbidden_execute`` false (2.0 and 1.0 receipts keep 1.6's
+  rule, where they hold vacuously); ``$.coverage`` recomputes from the rows; the receipt is a
+  measurement (``non_measurement`` is ``None`` at its ``unmeasured_limit``: a run that measured
+  too little has no receipt); a bar on a negative check passes only when its value reaches the
+  threshold and its ``coverage`` (the coverage rate) reaches its ``min_coverage``.
 """
 
 from __future__ import annotations
@@ -33,9 +40,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._run._statistics import pass_hat_k
+from ._coverage import is_measured, non_measurement, receipt_coverage
+from ._coverage import row_adapter_code as _adapter_code
 
 RECEIPT_V1 = "aau-byo-agent-receipt/1.0"
 RECEIPT_V2 = "aau-byo-agent-receipt/2.0"
+RECEIPT_V2_1 = "aau-byo-agent-receipt/2.1"
+RECEIPT_V2_VERSIONS = (RECEIPT_V2, RECEIPT_V2_1)
 RECEIPT_RATE_METRICS = (
     ("submitted_rate", "submitted"),
     ("outcome_exact_rate", "outcome_exact"),
@@ -119,7 +130,7 @@ def _structure(doc: dict[str, Any], rows: list[dict[str, Any]], repeats: int) ->
     if doc["scenario_count"] != len(per):
         problems.append(f"$.scenario_count: is {doc['scenario_count']}; the rows hold "
                         f"{len(per)} distinct scenario id(s)")
-    if doc["receipt_version"] == RECEIPT_V2 and not problems:
+    if doc["receipt_version"] in RECEIPT_V2_VERSIONS and not problems:
         ids = list(per)
         for i, row in enumerate(rows):
             want_id, want_repeat = ids[i // repeats], i % repeats
@@ -130,28 +141,59 @@ def _structure(doc: dict[str, Any], rows: list[dict[str, Any]], repeats: int) ->
     return problems
 
 
+def _coverage_rules(doc: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    """The 2.1 row rules (``measured``, negative checks of unread answers) and ``$.coverage``."""
+    problems = []
+    for i, row in enumerate(rows):
+        code = _adapter_code(row)
+        if row["measured"] != is_measured(code):
+            problems.append(f"$.results[{i}].measured: is {str(row['measured']).lower()}, but "
+                            f"the row's adapter failure is {code or 'none'}")
+        if code is not None and (row["no_forbidden_attempt"] or row["no_forbidden_execute"]):
+            problems.append(f"$.results[{i}]: a negative check holds although the adapter "
+                            f"failed ({code}): an answer not read passes no check")
+    want = receipt_coverage(rows)
+    if doc["coverage"] != want:
+        problems.append(f"$.coverage: is {doc['coverage']!r}; the rows give {want!r}")
+    elif non_measurement(want, doc["unmeasured_limit"]) is not None:
+        problems.append(f"$.coverage: {want['not_measured']} of {want['units']} unit(s) not "
+                        f"measured ({want['infrastructure_failures']} infrastructure): a "
+                        f"non-measurement at unmeasured_limit {doc['unmeasured_limit']} has no "
+                        "receipt")
+    return problems
+
+
+def _bar_holds(bar: dict[str, Any], stored: dict[str, Any]) -> bool:
+    passed = bar["value"] >= bar["threshold"]
+    if "min_coverage" in bar:
+        passed = passed and bar["coverage"] >= bar["min_coverage"]
+    return bar["value"] == stored.get(bar["metric"]) and bar["passed"] == passed
+
+
 def check_receipt_consistency(doc: dict[str, Any]) -> list[str]:
     """Check a public receipt's numbers against its own rows (rules in the module docstring).
 
     Args:
-        doc: an ``aau-byo-agent-receipt/1.0`` or ``2.0`` document that passed its schema
-            (``aau_schemas.validate``); other documents give ``[]``.
+        doc: an ``aau-byo-agent-receipt/1.0``, ``2.0`` or ``2.1`` document that passed its
+            schema (``aau_schemas.validate``); other documents give ``[]``.
 
     Returns:
         ``["$.json.path: message", ...]`` in document order of the rules; empty when
         the receipt is consistent.
     """
     version = doc.get("receipt_version")
-    if version not in (RECEIPT_V1, RECEIPT_V2):
+    if version not in (RECEIPT_V1, *RECEIPT_V2_VERSIONS):
         return []
     rows = doc["results"]
-    repeats = doc.get("repeats", 1) if version == RECEIPT_V2 else 1
+    repeats = doc.get("repeats", 1) if version in RECEIPT_V2_VERSIONS else 1
     problems = _structure(doc, rows, repeats)
     for i, row in enumerate(rows):
         if row.get("tool_calls_match") is False and row["exact"]:
             problems.append(f"$.results[{i}].exact: is true, but tool_calls_match is false")
     if not rows:
         return problems
+    if version == RECEIPT_V2_1:
+        problems.extend(_coverage_rules(doc, rows))
     metrics = receipt_metrics(rows)
     stored = doc["metrics"]
     for name in sorted(set(metrics) | set(stored)):
@@ -162,7 +204,7 @@ def check_receipt_consistency(doc: dict[str, Any]) -> list[str]:
         elif not _close(stored[name], metrics[name]):
             problems.append(f"$.metrics.{name}: is {stored[name]!r}; the rows give "
                             f"{metrics[name]!r}")
-    if version != RECEIPT_V2 or problems:
+    if version not in RECEIPT_V2_VERSIONS or problems:
         return problems  # the derived numbers below would only repeat a problem found
     want_counts = receipt_failure_code_counts(rows)
     if doc["failure_code_counts"] != want_counts:
@@ -178,8 +220,11 @@ def check_receipt_consistency(doc: dict[str, Any]) -> list[str]:
         if point is not None and not interval["low"] <= point <= interval["high"]:
             problems.append(f"$.metric_ci95.{name}: [{interval['low']}, {interval['high']}] "
                             f"does not hold {point}")
+    coverage = doc.get("coverage", {}).get("rate")
     for i, bar in enumerate(doc.get("fail_under", [])):
-        if bar["value"] != stored.get(bar["metric"]) or bar["passed"] != (
-                bar["value"] >= bar["threshold"]):
+        if not _bar_holds(bar, stored):
             problems.append(f"$.fail_under[{i}]: verdict does not match the metrics")
+        if "coverage" in bar and bar["coverage"] != coverage:
+            problems.append(f"$.fail_under[{i}].coverage: is {bar['coverage']}; the receipt's "
+                            f"coverage rate is {coverage}")
     return problems

@@ -4,8 +4,11 @@
 turns it into a ``DocumentReport``: the document's headline numbers and one ``ScenarioRecord`` per
 scenario, its repeats folded together. Kinds, told apart by their version field or shape:
 
-- ``receipt-v1`` / ``receipt-v2``: ``receipt_version`` is ``aau-byo-agent-receipt/1.0`` / ``2.0``;
-  a run (one row of ``results``) passes when its ``exact`` is true.
+- ``receipt-v1`` / ``receipt-v2``: ``receipt_version`` is ``aau-byo-agent-receipt/1.0`` /
+  ``2.0`` or ``2.1``; a run (one row of ``results``) passes when its ``exact`` is true. In a 2.1
+  receipt a row with ``measured`` false (its adapter or the transport failed) is an *errored*
+  run, its error the adapter failure code: it measured nothing, so it is neither a pass nor the
+  agent's failure.
 - ``eval-aggregate-v2``: ``aggregate_version`` is ``aau-eval-aggregate/2.0``;
   ``eval-aggregate-v1`` (aau-harness 1.x): no version field, but ``metric_means`` and ``results``.
   A run passes when it has no ``detail.error`` and every judged metric it carries reaches its bar.
@@ -23,8 +26,8 @@ metrics are the ``--pass-metric NAME=MIN`` bars given, or by default every *bina
 every run that has it; the metrics aau's pass^k is computed on), each with bar 1. Continuous metrics
 are reported but not judged unless named; a run lacking a named metric fails. A run with a non-empty ``detail.error`` errored: it could
 not be scored (aau's run_eval leaves it out of the means), so its scenario is an error rather than a
-failure. Receipt rows carry no such distinction: an adapter failure code is a failed run, as it
-counts against ``exact_rate``.
+failure. Receipts 1.0 and 2.0 carry no such distinction: an adapter failure code is a failed
+run, as it counts against ``exact_rate``; 2.1 rows say it (``measured``).
 
 Any boolean field of a receipt row (``exact``, ``outcome_exact``, ... and fields added later, such
 as ``tool_calls_match``) is reported per scenario as the fraction of its repeats where it held.
@@ -41,7 +44,8 @@ import attrs
 from .._errors import InputError, UsageError
 
 MAX_DOCUMENT_BYTES = 200_000_000
-RECEIPT_KINDS = {"aau-byo-agent-receipt/1.0": "receipt-v1", "aau-byo-agent-receipt/2.0": "receipt-v2"}
+RECEIPT_KINDS = {"aau-byo-agent-receipt/1.0": "receipt-v1", "aau-byo-agent-receipt/2.0": "receipt-v2",
+                 "aau-byo-agent-receipt/2.1": "receipt-v2"}
 AGGREGATE_V2 = "aau-eval-aggregate/2.0"
 LAB_RESULT = "aau-lab-result/1.0"
 KINDS = ("receipt-v1", "receipt-v2", "eval-aggregate-v1", "eval-aggregate-v2", "lab-result")
@@ -269,12 +273,17 @@ def _receipt_report(source: str, kind: str, doc: Mapping[str, Any]) -> DocumentR
         flags = sorted({k for r in rows for k, v in r.items() if isinstance(v, bool)})
         metrics = [(k, _mean([1.0 if r.get(k) is True else 0.0 for r in rows])) for k in flags]
         metrics.append(("mean_latency_s", _mean([r["latency_s"] for r in rows])))
-        failed = [r for r in rows if not r["exact"]]
-        notes = tuple(f"repeat {r.get('repeat', 0)}: {', '.join(r['failure_codes']) or 'not exact'}"
-                      for r in failed)
+        errored = [r for r in rows if r.get("measured") is False]
+        failed = [r for r in rows if not r["exact"] and r.get("measured") is not False]
+        notes = tuple(f"repeat {r.get('repeat', 0)}: error: {r['failure_codes'][0]} (not "
+                      "measured)" if r.get("measured") is False else
+                      f"repeat {r.get('repeat', 0)}: {', '.join(r['failure_codes']) or 'not exact'}"
+                      for r in rows if not r["exact"])
+        errors = tuple(dict.fromkeys(r["failure_codes"][0] for r in errored))
         scenarios.append(ScenarioRecord(
-            scenario_id=sid, runs=len(rows), passed_runs=len(rows) - len(failed), errored_runs=0,
-            failure_codes=_counted(c for r in failed for c in r["failure_codes"]), errors=(),
+            scenario_id=sid, runs=len(rows), passed_runs=len(rows) - len(failed) - len(errored),
+            errored_runs=len(errored),
+            failure_codes=_counted(c for r in failed for c in r["failure_codes"]), errors=errors,
             run_notes=notes, metrics=tuple(metrics),
             time_s=math.fsum(r["latency_s"] for r in rows)))
     intervals = {name: Interval(iv["low"], iv["high"], iv["method"])

@@ -39,7 +39,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TextIO
 
@@ -338,6 +338,34 @@ class Checkpoint:
             os.write(self._fd, line)
             os.fsync(self._fd)
             self.finished[index] = result
+
+    def discard(self, indexes: Iterable[int]) -> None:
+        """Forget finished units so that they run again (``aau evaluate --resume`` re-runs the
+        units that were not measured): the file is rewritten without their lines, atomically
+        (``atomic_write_text``: a reader sees the old file or the new one), and appending goes
+        on in the new file; ``resume.units_reused`` counts what is left. Indexes not recorded
+        are ignored.
+
+        Raises:
+            OutputError: the file cannot be rewritten (the old one is then left as it was).
+        """
+        from .._files._converter import unstructure_document
+        from .._files._writing import atomic_write_text
+
+        with self._lock:
+            drop = set(indexes) & set(self.finished)
+            if not drop:
+                return
+            kept = {i: r for i, r in self.finished.items() if i not in drop}
+            lines = [checkpoint_json(self.header)] + [
+                checkpoint_json(unstructure_document(CheckpointUnit(i, r)))
+                for i, r in kept.items()]
+            atomic_write_text(self.path, "\n".join(lines) + "\n", force=True)
+            os.close(self._fd)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            self.finished = kept
+            if self.resume is not None:  # what a resume reuses is what is left
+                self.resume = attrs.evolve(self.resume, units_reused=len(kept))
 
     def _close_file(self) -> None:
         with self._lock:

@@ -1,0 +1,124 @@
+"""When an ``aau evaluate`` run measured too little to be a result, and the error that says so.
+
+A unit whose adapter or transport failed (``aau_core``'s failure classes ``adapter`` and
+``infrastructure``: a command not found or exiting non-zero, a timeout, an unreachable endpoint,
+HTTP 429 or 5xx, ...) measured the agent's plumbing or its provider, not its answers. When the
+share of such units reaches ``--unmeasured-limit`` (default 1.0: every unit), or when
+infrastructure failures are more than half of the units (an outage), ``run_evaluation`` writes
+no public receipt and raises ``EvaluationNotMeasured`` (an ``aau_core.NotMeasuredError``,
+exit 3): the private receipt is still written and the checkpoint kept, since they hold each
+unit's reason. The rule is ``aau_core._reports._coverage.non_measurement``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from aau_core import NotMeasuredError
+
+from ._failure_codes import is_measured
+from ._receipt import EvaluationRun
+from ._receipt_models import Coverage
+
+
+class EvaluationNotMeasured(NotMeasuredError):
+    """An ``aau evaluate`` run that measured too little for a receipt (exit 3).
+
+    Attributes:
+        run: the evaluation run (every unit's answer and reason).
+        coverage: how many units measured the agent.
+        failure_code_counts: ``{adapter failure code: units}`` of the units not measured, most
+            frequent first.
+        reason: ``"limit"`` (``not_measured / units >= unmeasured_limit``) or
+            ``"infrastructure"`` (more than half of the units failed in the transport or at
+            the provider).
+        unmeasured_limit: the limit applied (in (0, 1]).
+        private_out: the private receipt written with the reasons, or ``None``.
+        checkpoint: the checkpoint kept (``--resume`` re-runs the units not measured), or
+            ``None``.
+    """
+
+    def __init__(self, run: EvaluationRun, coverage: Coverage, *, reason: str,
+                 unmeasured_limit: float, private_out: str | None,
+                 checkpoint: str | None) -> None:
+        self.run = run
+        self.coverage = coverage
+        self.failure_code_counts = unmeasured_code_counts(run)
+        self.reason = reason
+        self.unmeasured_limit = unmeasured_limit
+        self.private_out = private_out
+        self.checkpoint = checkpoint
+        super().__init__(self._message(), not_measured=coverage.not_measured,
+                         units=coverage.units)
+
+    def _message(self) -> str:
+        cov = self.coverage
+        codes = ", ".join(f"{code} {n}" for code, n in self.failure_code_counts.items())
+        if self.reason == "infrastructure":
+            head = (f"too little was measured: {cov.infrastructure_failures} of {cov.units} "
+                    f"units failed in the transport or at the provider ({codes}), more than "
+                    "half: an outage, not the agent")
+        elif cov.measured == 0:
+            head = (f"nothing was measured: {cov.not_measured} of {cov.units} units failed in "
+                    f"the adapter or transport ({codes})")
+        else:
+            head = (f"too little was measured: {cov.not_measured} of {cov.units} units failed "
+                    f"in the adapter or transport ({codes}), at or above --unmeasured-limit "
+                    f"{self.unmeasured_limit:g}")
+        kept = [p for p in (self.private_out, self.checkpoint) if p]
+        where = (f"the reasons are in {' and '.join(kept)}" if kept
+                 else "--private-out PATH keeps each unit's reason")
+        return f"{head}; no receipt written; {where}"
+
+    def summary(self) -> dict[str, Any]:
+        """The ``--json`` summary of the run: ``measured`` false, the suite, the coverage, the
+        not-measured units' failure-code counts, where the reasons are, no metrics and
+        ``receipt_path`` ``None``."""
+        from ._documents import unstructure_document
+
+        return {"measured": False, "reason": self.reason, "suite_id": self.run.suite.suite_id,
+                "adapter_kind": self.run.adapter_kind, "repeats": self.run.repeats,
+                "coverage": unstructure_document(self.coverage),
+                "unmeasured_limit": self.unmeasured_limit,
+                "failure_code_counts": self.failure_code_counts,
+                "private_path": self.private_out, "checkpoint_path": self.checkpoint,
+                "receipt_path": None, "passed": False}
+
+
+def unmeasured_code_counts(run: EvaluationRun) -> dict[str, int]:
+    """``{adapter failure code: units}`` over the run's units that were not measured, most
+    frequent first (ties by code)."""
+    counts = Counter(u.answer.error for u in run.units
+                     if u.answer.error is not None and not is_measured(u.answer.error))
+    return {code: n for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
+
+
+def check_measured(run: EvaluationRun, *, unmeasured_limit: float = 1.0) -> Coverage:
+    """Refuse a run that measured too little before a number is made of it (for callers of
+    ``evaluate`` that build receipts themselves, such as ``aau release assess``).
+
+    Args:
+        run: the evaluation run.
+        unmeasured_limit: as ``run_evaluation``'s (in (0, 1]; 1.0 = only when no unit was
+            measured).
+
+    Returns:
+        the run's coverage, when it is a measurement.
+
+    Raises:
+        EvaluationNotMeasured: ``aau_core._reports._coverage.non_measurement`` says the run is
+            not one (nothing written, no checkpoint).
+    """
+    from aau_core._reports._coverage import non_measurement  # internal to the monorepo
+
+    from ._documents import unstructure_document
+    from ._receipt import run_coverage
+
+    coverage = run_coverage(run)
+    reason = non_measurement(unstructure_document(coverage), unmeasured_limit)
+    if reason is not None:
+        raise EvaluationNotMeasured(run, coverage, reason=reason,
+                                    unmeasured_limit=unmeasured_limit, private_out=None,
+                                    checkpoint=None)
+    return coverage

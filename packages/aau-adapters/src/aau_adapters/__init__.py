@@ -28,13 +28,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._documents": ("structure_document", "unstructure_document"),
     "._endpoint_adapter": ("EndpointAdapter", "check_url"),
     "._suite_run": ("evaluate",),
-    "._evaluation": (
-        "EvaluationResult",
-        "binding_adapter",
+    "._evaluation": ("EvaluationResult", "binding_adapter", "run_evaluation"),
+    "._evaluation_arguments": (
         "check_adapter_retries",
         "check_adapter_timeout",
         "check_evaluation_arguments",
-        "run_evaluation",
     ),
     "._failure_codes": ("legacy_failure_code",),
     "._bfcl_source": ("BFCL_CATEGORIES", "BFCL_VERSION", "cached_bfcl_wheel", "read_bfcl"),

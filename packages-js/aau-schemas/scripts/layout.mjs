@@ -17,8 +17,31 @@ export function posixRelative(root, path) {
 }
 
 /**
+ * The index.json kind that owns a schema path: the row with that path, or, for the superseded
+ * file of a minor version (schemas/README.md "Versioning"), the row at `<family>/vN.M/<file>`
+ * whose earlier folder (`vN/` or `vN.K/`, K < M) holds it, as tools/check_schemas.py's
+ * kind_by_path.
+ */
+function kindOfPath(index, path) {
+  const own = index.kinds.find((k) => k.path === path);
+  if (own) return own.kind;
+  const parts = path.split("/");
+  const folder = parts.at(-2).match(/^v(\d+)(?:\.(\d+))?$/);
+  if (!folder) return undefined;
+  const [major, minor] = [folder[1], Number(folder[2] ?? 0)];
+  const prefix = parts.slice(0, -2).join("/");
+  return index.kinds.find((k) => {
+    const row = k.path.split("/");
+    const found = row.at(-2).match(/^v(\d+)\.(\d+)$/);
+    return found && found[1] === major && Number(found[2]) > minor
+      && row.slice(0, -2).join("/") === prefix && row.at(-1) === parts.at(-1);
+  })?.kind;
+}
+
+/**
  * The kind an example is for: `<family>/vN/examples/{valid,invalid}/<name>.json` belongs to the
- * longest schema stem of `<family>/vN/` that is the name or starts it followed by "-".
+ * longest schema stem of `<family>/vN/` that is the name or starts it followed by "-" (a minor's
+ * superseded `vN/` file belongs to the kind its `vN.M/` row names).
  * `rel` is relative to `schemaDir`; returns undefined when no schema of a kind matches.
  */
 export function exampleKind(schemaDir, rel) {
@@ -31,5 +54,5 @@ export function exampleKind(schemaDir, rel) {
     .map((n) => n.slice(0, -".schema.json".length))
     .filter((s) => name === s || name.startsWith(s + "-"))
     .sort((a, b) => b.length - a.length)[0];
-  return index.kinds.find((k) => k.path === `${folder}/${stem}.schema.json`)?.kind;
+  return kindOfPath(index, `${folder}/${stem}.schema.json`);
 }

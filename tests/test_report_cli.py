@@ -179,6 +179,28 @@ def test_aggregate_with_errored_run_is_an_error_case(tmp_path, capsys):
         p.get("name"): p.get("value") for p in root.iter("property")}["rule"]
 
 
+def test_every_report_names_each_interval_s_own_method(tmp_path, capsys):
+    """A 2.1 aggregate: Wilson for the 0/1 metric, bootstrap for the continuous one, in the
+    JUnit ci95 property, the Markdown table, the HTML page and `aau runs show`."""
+    path = SCHEMAS / "eval-aggregate/v2.1/examples/valid/eval-aggregate-mock-wilson-with-error.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["metric_ci_method"] == {"evidence_recall": "bootstrap", "route_correct": "wilson"}
+    rc, root, md, _ = report(capsys, tmp_path, path)
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert props["ci95.route_correct"] == "[0.3589, 0.9178] wilson"
+    assert props["ci95.evidence_recall"] == "[0.6278, 0.7444] bootstrap"
+    assert "| route_correct | 0.7143 | [0.3589, 0.9178] wilson |" in md
+    html = tmp_path / "r.html"
+    assert aau(capsys, "report", str(path), "--html", str(html))[0] == 1
+    page = html.read_text(encoding="utf-8")
+    assert "<td>wilson</td>" in page and "<td>bootstrap</td>" in page
+    store = tmp_path / "runs.sqlite"
+    assert aau(capsys, "runs", "add", str(path), "--store", str(store))[0] == 0
+    rc, out, _ = aau(capsys, "runs", "show", "1", "--store", str(store))
+    assert rc == 0 and "| metric | value | 95% interval |" in out
+    assert "| route_correct | 0.7143 | [0.3589, 0.9178] wilson |" in out
+
+
 def test_pass_metric_changes_the_rule(tmp_path, capsys):
     path = SCHEMAS / "eval-aggregate/v2/examples/valid/eval-aggregate-mock-bootstrap.json"
     rc, _, _, summary = report(capsys, tmp_path, path, extra=("--pass-metric", "route_correct=0"))

@@ -27,8 +27,21 @@ def test_the_runner_doc_example_runs_and_its_aggregate_verifies(tmp_path):
     verified = subprocess.run([aau_script(), "results", "verify", "eval_my-agent.json"],
                               cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert verified.returncode == 0, verified.stderr
-    assert "eval_my-agent.json: match: 2 metric(s) recomputed from 60 run(s) (bootstrap)" in (
+    assert "eval_my-agent.json: match: 2 metric(s) recomputed from 60 run(s) (wilson)" in (
         verified.stderr)
+    assert "| correct | " in done.stdout and "] wilson |" in done.stdout  # the method is named
+    assert doc["metric_ci_method"] == {"correct": "wilson", "tool_precision": "bootstrap"}
+
+
+def test_the_runner_doc_states_both_non_measurement_limits_and_the_compat_promise():
+    from aau_core._run._guards import PUBLISH_UNMEASURED_LIMIT, RUN_EVAL_UNMEASURED_LIMIT
+
+    text = " ".join(DOC.read_text("utf-8").split())
+    assert (RUN_EVAL_UNMEASURED_LIMIT, PUBLISH_UNMEASURED_LIMIT) == (1.0, 0.5)
+    assert "| `run_eval(unmeasured_limit=...)` | **1.0** by default" in text
+    assert "| `check_results_are_measurements(results, threshold=...)` | **0.5** by default" in text
+    assert "aau-compat keeps aau-harness 1.6's arithmetic byte for byte" in text
+    assert "`0.000 [0.000, 0.071] wilson` (low 0, high 0.0713)" in text
 
 
 def test_the_runner_doc_is_linked_from_the_readme():

@@ -17,6 +17,28 @@ export function posixRelative(root, path) {
 }
 
 /**
+ * The index.json kind that owns a schema path: the row with that path, or, for the superseded
+ * file of a minor version (schemas/README.md "Versioning"), the row at `<family>/vN.M/<file>`
+ * whose earlier folder (`vN/` or `vN.K/`, K < M) holds it, as tools/check_schemas.py's
+ * kind_by_path.
+ */
+function kindOfPath(index, path) {
+  const own = index.kinds.find((k) => k.path === path);
+  if (own) return own.kind;
+  const parts = path.split("/");
+  const folder = parts.at(-2).match(/^v(\d+)(?:\.(\d+))?$/);
+  if (!folder) return undefined;
+  const [major, minor] = [folder[1], Number(folder[2] ?? 0)];
+  const prefix = parts.slice(0, -2).join("/");
+  return index.kinds.find((k) => {
+    const row = k.path.split("/");
+    const found = row.at(-2).match(/^v(\d+)\.(\d+)$/);
+    return found && found[1] === major && Number(found[2]) > minor
+      && row.slice(0, -2).join("/") === prefix && row.at(-1) === parts.at(-1);
+  })?.kind;
+}
+
+/**
  * The kind an example is for: `<family>/vN/examples/{valid,invalid}/<name>.json` belongs to the
  * longest schema stem of `<family>/vN/` that is the name or starts it followed by "-". The
  * examples of a superseded file (`vN/` or an earlier `vN.K/`, whose kind's row moved to a later
@@ -33,15 +55,7 @@ export function exampleKind(schemaDir, rel) {
     .map((n) => n.slice(0, -".schema.json".length))
     .filter((s) => name === s || name.startsWith(s + "-"))
     .sort((a, b) => b.length - a.length)[0];
-  const exact = index.kinds.find((k) => k.path === `${folder}/${stem}.schema.json`);
-  if (exact !== undefined) return exact.kind;
-  const family = parts.slice(0, -4).join("/");
-  const major = /^v\d+/.exec(parts.at(-4))?.[0];
-  return index.kinds.find((k) => {
-    const [dir, file] = [k.path.split("/").slice(0, -1), k.path.split("/").at(-1)];
-    return dir.slice(0, -1).join("/") === family && file === `${stem}.schema.json` &&
-      new RegExp(`^${major}(\\.\\d+)?$`).test(dir.at(-1));
-  })?.kind;
+  return kindOfPath(index, `${folder}/${stem}.schema.json`);
 }
 
 /**

@@ -120,15 +120,16 @@ def test_what_run_eval_writes_verifies(tmp_path, capsys):
         return ScenarioResult(sc, rep, {"ok": float(rng.random() < 0.5), "x": rng.random()},
                               cost_usd=0.001, latency_s=1.0, n_api_calls=1)
 
-    for method in ("bootstrap", "aau-compat"):
+    for method in ("wilson", "aau-compat"):
         agg = run_eval([f"s{i}" for i in range(30)], run_one, repeats=3, ci_method=method)
         (tmp_path / f"{method}.json").write_text(json.dumps(agg.as_dict()), encoding="utf-8")
         (tmp_path / f"{method}-v1.json").write_text(json.dumps(agg.as_dict_v1()), "utf-8")
-    rc, _, err = verify(capsys, tmp_path / "bootstrap.json", tmp_path / "aau-compat.json",
+    rc, _, err = verify(capsys, tmp_path / "wilson.json", tmp_path / "aau-compat.json",
                         tmp_path / "aau-compat-v1.json")
     assert rc == 0, err
+    assert "wilson.json: match: 2 metric(s) recomputed from 90 run(s) (wilson)" in err
     # a v1 file is always read as 1.6's bootstrap: our default interval does not derive from it
-    rc, _, err = verify(capsys, tmp_path / "bootstrap-v1.json")
+    rc, _, err = verify(capsys, tmp_path / "wilson-v1.json")
     assert rc == 1 and "drift (aau-compat)" in err
 
 

@@ -32,8 +32,10 @@ from aau_core._files._converter import (
 from aau_core._files._writing import render_json
 from aau_core._run._aggregate_document import (
     AggregateCI,
+    AggregateCoverage,
     AggregateDocument,
     AggregateDocumentV1,
+    AnsweredOnlyDocument,
 )
 from aau_core._run._checkpoint import CheckpointBinding, CheckpointHeader, CheckpointUnit
 from aau_core._store._compare import BootstrapSettings, MetricDelta, RunComparison
@@ -67,6 +69,8 @@ MODELS = [
     (ScenarioResult, "eval-aggregate-v1", "/$defs/result"),
     (AggregateDocument, "eval-aggregate-v2", ""),
     (AggregateCI, "eval-aggregate-v2", "/properties/ci"),
+    (AggregateCoverage, "eval-aggregate-v2", "/properties/coverage"),
+    (AnsweredOnlyDocument, "eval-aggregate-v2", "/properties/answered_only"),
     (CheckpointHeader, "checkpoint", "/$defs/header"),
     (CheckpointBinding, "checkpoint", "/$defs/binding"),
     (CheckpointUnit, "checkpoint", "/$defs/unit"),
@@ -103,6 +107,7 @@ def _checkpoint_cls(doc: dict[str, Any]) -> type:
 EXAMPLES = (
     [(p, "eval-aggregate-v1", AggregateDocumentV1) for p in _examples("eval-aggregate/v1")]
     + [(p, "eval-aggregate-v2", AggregateDocument) for p in _examples("eval-aggregate/v2")]
+    + [(p, "eval-aggregate-v2", AggregateDocument) for p in _examples("eval-aggregate/v2.1")]
     # each minor's examples: a 1.0 report and a v1 trace result are written back as they were
     + [(p, "eval-report", EvalReport) for p in _examples("eval-report/v1")]
     + [(p, "eval-report", EvalReport) for p in _examples("eval-report/v1.1")]
@@ -179,7 +184,8 @@ def test_what_the_code_writes_validates(tmp_path: Path) -> None:
     aau_schemas.validate("eval-aggregate-v2", v2)
     aau_schemas.validate("eval-aggregate-v1", v1)
     assert list(v2)[:9] == list(v1) and list(v2)[9:] == [
-        "aggregate_version", "ci", "metric_counts", "metric_stderr", "n_errors", "pass_hat_k"]
+        "aggregate_version", "ci", "metric_counts", "metric_stderr", "n_errors", "pass_hat_k",
+        "metric_ci_method", "metric_runs", "lower_is_better", "coverage", "answered_only"]
     assert structure_document("eval-aggregate-v2", v2, AggregateDocument).ci.resamples == 2000
     lines = [json.loads(line) for line in ckpt.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 7

@@ -156,7 +156,9 @@ def test_check_results_are_measurements_raises_at_the_threshold():
     with pytest.raises(ProviderUnavailable) as info:
         check_results_are_measurements(results("HTTP 401", None))
     assert info.value.rate == 0.5 and "transport layer" in str(info.value)
-    assert isinstance(info.value, RuntimeError)
+    assert str(info.value).startswith("50% of runs (1 of 2) failed at the transport layer")
+    assert (info.value.not_measured, info.value.units, len(info.value.results)) == (1, 2, 2)
+    assert isinstance(info.value, RuntimeError) and info.value.exit_code == 3
     check_results_are_measurements(results("HTTP 401", None), threshold=0.75)
     with pytest.raises(ValueError):
         check_results_are_measurements([], threshold=0)

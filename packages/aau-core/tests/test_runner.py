@@ -76,7 +76,7 @@ def test_zero_latency_is_filled_with_the_measured_time_and_progress_is_reported(
                      "repeat 1/1 scenario b: {'ok': 1.0} $0.0010"]
 
 
-def test_a_raising_unit_is_recorded_and_left_out_of_the_metrics():
+def test_a_raising_unit_is_recorded_and_counts_as_a_failure_of_each_binary_metric():
     def run_one(sc, rep):
         if sc == "s-03" and rep == 1:
             raise ConnectionError("HTTP 503 upstream")
@@ -87,13 +87,23 @@ def test_a_raising_unit_is_recorded_and_left_out_of_the_metrics():
     assert len(failed) == 1 and agg.n_errors == 1
     assert failed[0].scenario_id == "s-03" and failed[0].repeat == 1 and failed[0].metrics == {}
     assert failed[0].detail == {"error": "ConnectionError: HTTP 503 upstream"}
-    s03 = scripted("s-03", 0).metrics["score"]  # only repeat 0 counts for s-03
+    # "score" is continuous: the errored run is missing from it (only repeat 0 counts for s-03)
+    s03 = scripted("s-03", 0).metrics["score"]
     others = [statistics.fmean([scripted(s, 0).metrics["score"], scripted(s, 1).metrics["score"]])
               for s in SCENARIOS if s != "s-03"]
     assert agg.metric_means["score"] == pytest.approx(statistics.fmean([*others[:3], s03,
                                                                         *others[3:]]))
+    assert agg.metric_runs == {"ok": 24, "score": 23}
+    # "ok" is 0/1: the errored run counts as a 0 (s-03's mean is its repeat 0 over 2 runs)
+    ok = [statistics.fmean([scripted(s, 0).metrics["ok"],
+                            0.0 if s == "s-03" else scripted(s, 1).metrics["ok"]])
+          for s in SCENARIOS]
+    assert agg.metric_means["ok"] == pytest.approx(statistics.fmean(ok))
+    assert agg.metric_ci_method == {"ok": "wilson", "score": "bootstrap"}
     doc = agg.as_dict()
-    assert doc["n_errors"] == 1 and doc["pass_hat_k"] is None  # s-03 has one repeat, not two
+    assert doc["n_errors"] == 1 and doc["coverage"] == {"runs": 24, "answered": 23,
+                                                        "rate": 0.9583}
+    assert set(doc["pass_hat_k"]) == {"ok"}  # s-03 has two counted runs: one failed
     aau_schemas.validate("eval-aggregate-v2", doc)
 
 
@@ -159,10 +169,16 @@ def test_bool_metrics_count_as_one_and_zero_and_are_stored_as_floats():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="ci_method"):
-        run_eval(["a"], scripted, ci_method="wilson")
+    with pytest.raises(ValueError, match="ci_method must be one of wilson, aau-compat; got "
+                                         "'normal'$"):
+        run_eval(["a"], scripted, ci_method="normal")
+    with pytest.raises(ValueError, match="bootstrap was aau-eval-aggregate/2.0's method"):
+        run_eval(["a"], scripted, ci_method="bootstrap")
     with pytest.raises(ValueError, match="repeats"):
         run_eval(["a"], scripted, repeats=0)
+    for limit in (0, 1.5, True):
+        with pytest.raises(ValueError, match="unmeasured_limit must be in"):
+            run_eval(["a"], scripted, unmeasured_limit=limit)
 
 
 def test_empty_run_is_zeros_as_in_16():
@@ -180,7 +196,7 @@ def test_pass_hat_k_only_for_binary_metrics():
     assert set(doc["pass_hat_k"]["ok"]) == {"1", "2", "3"}
 
 
-def test_pass_hat_k_is_null_when_a_scenario_errored_in_every_repeat():
+def test_pass_hat_k_counts_a_scenario_that_errored_in_every_repeat_as_failed():
     def run_one(sc, rep):
         if sc == "s-05":
             raise TimeoutError("gave up")
@@ -188,7 +204,14 @@ def test_pass_hat_k_is_null_when_a_scenario_errored_in_every_repeat():
 
     agg = run_eval(SCENARIOS, run_one, repeats=3)
     assert agg.n_errors == 3 and agg.n_scenarios == 12
-    assert agg.as_dict()["pass_hat_k"] is None  # s-05 has 0 successful units, not 3
+    counts = [(0, 3) if sc == "s-05" else (sum(int(scripted(sc, k).metrics["ok"])
+                                               for k in range(3)), 3) for sc in SCENARIOS]
+    from aau_core import pass_hat_k
+
+    assert agg.as_dict()["pass_hat_k"]["ok"] == {
+        str(k): round(pass_hat_k(counts, k), 4) for k in (1, 2, 3)}
+    compat = run_eval(SCENARIOS, run_one, repeats=3, ci_method="aau-compat")
+    assert compat.as_dict()["pass_hat_k"] is None  # s-05 has 0 answered units, not 3
 
 
 def test_as_dict_rounds_as_16_and_both_shapes_validate():
@@ -210,10 +233,11 @@ def test_as_dict_rounds_as_16_and_both_shapes_validate():
     aau_schemas.validate("eval-aggregate-v1", json.loads(json.dumps(v1)))
 
 
-def test_render_report_layout():
+def test_render_report_layout_is_16s_in_compat_and_names_the_method_otherwise():
     agg = EvalAggregate(n_scenarios=8, n_repeats=3, metric_means={"ok": 0.75},
                         metric_ci95={"ok": (0.5417, 0.9167)}, mean_cost_per_scenario_usd=0.000247,
-                        total_cost_usd=0.0059, p50_latency_s=6.369, results=[])
+                        total_cost_usd=0.0059, p50_latency_s=6.369, results=[],
+                        ci_method="aau-compat")
     assert render_report(agg, "mistral-small-latest", title="Accessibility") == (
         "## Accessibility\n\n"
         "Model: `mistral-small-latest` · 8 scenarios × 3 repeats · total eval cost **$0.01**\n\n"
@@ -221,9 +245,11 @@ def test_render_report_layout():
         "| ok | 0.750 | [0.542, 0.917] |\n"
         "| cost per scenario (USD) | 0.0002 | — |\n"
         "| p50 latency (s) | 6.37 | — |\n")
+    wilson = attrs.evolve(agg, ci_method="wilson", metric_ci_method={"ok": "wilson"})
+    assert "| ok | 0.750 | [0.542, 0.917] wilson |\n" in render_report(wilson, "m")
 
 
-def test_render_report_names_errored_runs_and_progress_shows_the_error():
+def test_render_report_says_how_errored_runs_count_and_progress_shows_the_error():
     lines: list[str] = []
 
     def run_one(sc, rep):
@@ -235,10 +261,18 @@ def test_render_report_names_errored_runs_and_progress_shows_the_error():
     assert lines[1] == "repeat 1/2 scenario b: error: TimeoutError: no reply in 30 s $0.0000"
     assert lines[0] == "repeat 1/2 scenario a: {'ok': 1.0} $0.0010"
     report = render_report(agg, "m")
-    assert report.endswith("| p50 latency (s) | 0.50 | — |\n\n"
-                           "2 run(s) raised and are left out of every metric "
-                           "(see results[].detail.error)\n")
-    clean = attrs.evolve(agg, n_errors=0)
+    # 1 of 2 scenarios passed: Wilson over n = 2 scenarios; answered-only: 1 of 1
+    assert "| ok | 0.500 | [0.095, 0.905] wilson |\n" in report
+    assert report.endswith(
+        "| p50 latency (s) | 0.50 | — |\n\n"
+        "2 of 4 run(s) raised (coverage 0.500): each counts as a failure of every 0/1 metric "
+        "and is left out of the others (see results[].detail.error).\n\n"
+        "Answered runs only (2 run(s)): ok 1.000 [0.207, 1.000] wilson.\n")
+    compat = run_eval(["a", "b"], run_one, repeats=2, ci_method="aau-compat")
+    assert render_report(compat, "m").endswith(
+        "| p50 latency (s) | 0.50 | — |\n\n"
+        "2 run(s) raised and are left out of every metric (see results[].detail.error)\n")
+    clean = attrs.evolve(compat, n_errors=0)
     assert render_report(clean, "m").endswith("| p50 latency (s) | 0.50 | — |\n")
 
 

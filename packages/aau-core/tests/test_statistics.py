@@ -41,6 +41,33 @@ def test_wilson_edges_stay_in_unit_interval():
         wilson_interval(4, 3)
 
 
+def test_scenario_wilson_interval_is_wilson_over_scenarios_of_per_scenario_rates():
+    from aau_core._run._statistics import scenario_wilson_interval
+
+    # 3 scenarios passing 2/3, 3/3 and 0/3 of their repeats: n = 3, successes = 5/3
+    assert scenario_wilson_interval([2 / 3, 1.0, 0.0]) == pytest.approx(
+        _wilson_by_hand(5 / 3, 3), abs=1e-12)
+    assert scenario_wilson_interval([1.0] * 3 + [0.0] * 2) == wilson_interval(3, 5)
+    low, high = scenario_wilson_interval([0.0] * 50)
+    assert low == 0.0 and round(high, 4) == 0.0713
+    with pytest.raises(ValueError, match="at least one scenario"):
+        scenario_wilson_interval([])
+
+
+@pytest.mark.parametrize(("low", "high", "ndigits", "want"), [
+    (0.0, 0.07134, 3, (0.0, 0.071)),          # nearest, as usual
+    (0.0, 0.0000384, 4, (0.0, 0.0001)),       # would collapse: the upper end moves up
+    (0.0, 0.0000384, 3, (0.0, 0.001)),
+    (0.99996, 1.0, 4, (0.9999, 1.0)),         # the upper end is 1: the lower moves down
+    (0.25, 0.25, 4, (0.25, 0.25)),            # a zero-width input stays zero width
+    (0.23072428, 0.88237923, 4, (0.2307, 0.8824)),
+])
+def test_round_rate_interval_never_collapses_a_positive_width(low, high, ndigits, want):
+    from aau_core._run._statistics import round_rate_interval
+
+    assert round_rate_interval(low, high, ndigits) == want
+
+
 def test_pass_hat_k_tau_bench_definition():
     # scenario A: 2 of 3 succeed; B: 3 of 3; C: 0 of 3
     counts = [(2, 3), (3, 3), (0, 3)]

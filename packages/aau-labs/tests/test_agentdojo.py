@@ -68,11 +68,13 @@ def test_ground_truth_replay_scores_every_task(capsys, tmp_path, suite, count):
     assert run(["results", "verify", str(path)]) == 0  # intervals recomputed from the rows
     assert run(["report", str(path), "--json"]) == 0  # every task passes in aau report
     low = {16: "0.806", 21: "0.845"}[count]  # Wilson 95 % of count/count, as receipts use
-    assert f"utility 1.000 Wilson [{low}, 1.000] (bootstrap [1.000, 1.000])" in err
-    assert f"over {count} tasks x 1 repeats" in err
+    assert f"utility 1.000 [{low}, 1.000] wilson, tool_call_match 1.000" in err
+    assert f"over {count} tasks x 1 repeats (0 errored)" in err
     assert summary["utility_wilson_ci95"][1] == 1.0
     assert f"{summary['utility_wilson_ci95'][0]:.3f}" == low
-    assert f"Wilson interval over tasks: [{low}, 1.000]" in report
+    assert f"`utility` 95 % interval over tasks: [{low}, 1.000] wilson" in report
+    assert f"| utility | 1.000 | [{low}, 1.000] wilson |" in report  # the file's own interval
+    assert doc["metric_ci_method"] == {"tool_call_match": "wilson", "utility": "wilson"}
 
 
 def test_replay_honours_max_turns_like_a_model(banking):

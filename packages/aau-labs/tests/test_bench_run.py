@@ -6,8 +6,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
-from aau_core import EvalAggregate, InputError, OutputError, UsageError
+from aau_core import (
+    EvalAggregate,
+    InputError,
+    NotMeasuredError,
+    OutputError,
+    ProviderUnavailable,
+    UsageError,
+    aggregate_results,
+)
 from aau_labs._frame._bench_run import (
     BenchmarkPlan,
     backend_choice,
@@ -97,11 +106,36 @@ def test_outputs_and_bars_are_checked_before_any_run(tmp_path):
 def test_a_run_without_its_headline_writes_nothing(tmp_path):
     calls: list[str] = []
     plan = _plan(tmp_path, calls, headline="absent_metric", failed_hint="in the lines")
-    with pytest.raises(Exception, match=r"^every run failed \(0 errored; see a run's "
-                                        r"detail.error in the lines\): nothing to score, "
-                                        r"nothing written$"):
+    with pytest.raises(NotMeasuredError, match=r"^every run failed \(0 errored; see a run's "
+                                               r"detail.error in the lines\): nothing to score, "
+                                               r"nothing written$") as info:
         _run(tmp_path, plan)
+    assert info.value.exit_code == 3
     assert calls == ["evaluate"] and list(tmp_path.iterdir()) == []
+
+
+def test_a_real_backend_result_half_lost_to_the_provider_is_refused(tmp_path):
+    """run_eval's own limit is 1.0 (every run); a published real-backend result is refused at
+    0.5 (check_results_are_measurements), before anything is written."""
+    calls: list[str] = []
+    spec, doc, cfg = load_lab_config(RIVER)
+    scenarios = spec.generate(cfg, 4, None)
+    lost = {s.scenario_id for s in scenarios[:2]}
+
+    def evaluate(progress) -> EvalAggregate:
+        calls.append("evaluate")
+        agg = spec.evaluate(cfg, scenarios, repeats=1, progress=progress)
+        results = [attrs.evolve(r, metrics={}, detail={"error": "ProviderError: HTTP 429"})
+                   if r.scenario_id in lost else r for r in agg.results]
+        return aggregate_results(results, 1)
+
+    plan = _plan(tmp_path, calls, evaluate=evaluate)
+    with pytest.raises(ProviderUnavailable, match=r"^50% of runs \(2 of 4\) failed at the "
+                                                  r"transport layer .*limit 50%"):
+        _run(tmp_path, plan, measured=True)
+    assert calls == ["evaluate"] and list(tmp_path.iterdir()) == []
+    outcome = _run(tmp_path, _plan(tmp_path, calls, evaluate=evaluate), measured=False)
+    assert outcome.aggregate.n_errors == 2 and outcome.aggregate.coverage == 0.5
 
 
 def test_write_result_files_writes_both_or_neither(tmp_path):

@@ -167,3 +167,52 @@ def test_a_misspelt_scenario_key(tmp_path, capsys):
     assert err.splitlines()[0] == (
         f'aau: error: {path}: $.scenarios[0]: property "gate_contrct" is not allowed here; did '
         'you mean "gate_contract"? [gate-scenarios]')
+
+
+class _ProviderDown:
+    """A mock backend whose provider answers 503 on every call (the transport layer)."""
+
+    model = "mock"
+
+    def __init__(self, config):
+        pass
+
+    def create(self, system, messages, tools):
+        from aau_core import ProviderError
+
+        raise ProviderError("HTTP 503 Service Unavailable from mock", status=503)
+
+
+def test_a_run_lost_to_the_provider_exits_3_with_one_line_and_writes_nothing(
+        capsys, tmp_path, monkeypatch):
+    import aau_labs._gate._lab as gate_lab
+
+    monkeypatch.setattr(gate_lab, "GateMockBackend", _ProviderDown)
+    out = tmp_path / "r"
+    rc, stdout, err = aau(capsys, "run", RIVER, "--mock", "--repeats", 1, "--quiet", "--out",
+                          out, "--json")
+    assert rc == 3 and stdout == ""
+    assert err == ("aau: error: 100% of runs (32 of 32) failed at the transport layer "
+                   "(authentication, network or rate limits; limit 100%), so these numbers "
+                   "measure the provider, not the model; nothing was written as a result. Check "
+                   "the API key and the endpoint, then run again.\n")
+    assert not (out / "eval_mock.json").exists() and not (out / "eval_mock.md").exists()
+
+
+class _Confused(_ProviderDown):
+    """A mock backend that fails in the agent's own plumbing (no transport pattern)."""
+
+    def create(self, system, messages, tools):
+        raise RuntimeError("mock backend broke")
+
+
+def test_a_run_in_which_every_unit_errored_exits_3_and_writes_nothing(
+        capsys, tmp_path, monkeypatch):
+    import aau_labs._gate._lab as gate_lab
+
+    monkeypatch.setattr(gate_lab, "GateMockBackend", _Confused)
+    out = tmp_path / "r"
+    rc, _, err = aau(capsys, "run", RIVER, "--mock", "--repeats", 1, "--quiet", "--out", out)
+    assert rc == 3 and err.count("\n") == 1
+    assert err.startswith("aau: error: every run failed (32 errored; see a run's detail.error")
+    assert not out.exists() or list(out.iterdir()) == []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import aau_schemas
 import pytest
-from aau_core import InputError
+from aau_core import InputError, ProviderUnavailable
 from aau_labs._contract._config import FAMILY_HEADLINE, load_contract_config
 from aau_labs._contract._lab import LAB, evaluate_contract, lab_spec_for
 from aau_labs._contract._mock import ContractMockBackend
@@ -296,17 +296,32 @@ def test_mock_detail_records_the_trace():
     json.dumps(agg.as_dict())  # JSON-serialisable
 
 
-def test_backend_errors_are_recorded_not_scored():
+def test_backend_errors_are_recorded_and_count_as_failures():
     config = load_contract_config(doc())
+    scenarios = generate_contract_scenarios(config, 2)
+    first = scenarios[0].case_text
 
     class Broken(ContractMockBackend):
         def create(self, system, messages, tools):
+            if first in str(messages):
+                raise RuntimeError("mock broke")
+            return super().create(system, messages, tools)
+
+    agg = evaluate_contract(config, scenarios, repeats=1, mock_factory=lambda: Broken(config))
+    errored = [r for r in agg.results if r.error]
+    assert agg.n_errors == 1 and errored[0].detail["error"] == "RuntimeError: mock broke"
+    answered = next(r for r in agg.results if not r.error)
+    # the crashed run counts as a failure (0) of every 0/1 metric, over both scenarios
+    assert agg.metric_means == {m: v / 2 for m, v in answered.metrics.items()}
+    assert agg.answered_only.metric_means == answered.metrics
+
+    class Down(ContractMockBackend):
+        def create(self, system, messages, tools):
             raise ConnectionError("provider down")
 
-    agg = evaluate_contract(config, generate_contract_scenarios(config, 2), repeats=1,
-                            mock_factory=lambda: Broken(config))
-    assert agg.n_errors == 2 and agg.metric_means == {}
-    assert agg.results[0].detail["error"] == "ConnectionError: provider down"
+    with pytest.raises(ProviderUnavailable, match=r"^100% of runs \(2 of 2\) failed at the "
+                                                  r"transport layer"):
+        evaluate_contract(config, scenarios, repeats=1, mock_factory=lambda: Down(config))
 
 
 # ---------------------------------------------------------------- lab spec

@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from aau_core import AgentRun, Block, InputError, MockUsage
+from aau_core import AgentRun, Block, InputError, MockUsage, ProviderUnavailable
 from aau_labs._frame._lab_spec import ARCHETYPE_ORDER
 from aau_labs._gate._gate_contract import (
     PROTECTED_TOOL,
@@ -333,9 +333,11 @@ def test_no_submission_is_a_scored_failure_but_a_backend_crash_is_an_errored_run
     assert silent.metric_means["action_completion"] == 0.0
     assert silent.results[0].detail["agent_error"] == "ended turn without submitting a decision"
     assert "error" not in silent.results[0].detail
-    broken = evaluate_gate(cfg, scenarios[:2], mock_factory=BrokenBackend, repeats=1)
-    assert broken.n_errors == 2 and broken.metric_means == {}
-    assert broken.results[0].detail["error"] == "ConnectionError: connection refused"
+    # every run lost to the transport layer: a non-measurement, with the runs kept on the error
+    with pytest.raises(ProviderUnavailable) as info:
+        evaluate_gate(cfg, scenarios[:2], mock_factory=BrokenBackend, repeats=1)
+    assert info.value.results[0].detail["error"] == "ConnectionError: connection refused"
+    assert (info.value.not_measured, info.value.units) == (2, 2)
 
 
 def test_lab_spec():

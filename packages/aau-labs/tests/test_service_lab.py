@@ -9,6 +9,7 @@ from pathlib import Path
 
 import aau_schemas
 import pytest
+from aau_core import ProviderUnavailable
 from aau_core._agents._loop import AgentRun, Block, MockUsage
 from aau_core._errors import InputError
 from aau_labs._frame._lab_spec import read_scenarios, write_lab_result, write_scenarios
@@ -288,16 +289,24 @@ def test_mock_scores_strictly_between_zero_and_one_and_its_gaps_are_caught():
     assert first.n_api_calls == 6 and first.detail["n_turns"] == 6
 
 
-def test_backend_error_is_an_errored_run_left_out_of_the_metrics():
+def test_backend_errors_are_errored_runs_and_a_timeout_on_every_run_is_not_a_measurement():
     class Broken:
         model = "mock"
 
         def create(self, system, messages, tools):
-            raise TimeoutError("timed out")
+            raise RuntimeError("mock broke")
 
     agg = evaluate_service(CONFIG, SCENARIOS[:2], mock_factory=Broken, repeats=1)
-    assert agg.n_errors == 2 and agg.metric_means == {}
-    assert agg.results[0].detail["error"] == "TimeoutError: timed out"
+    assert agg.n_errors == 2 and agg.metric_means == {} and agg.coverage == 0.0
+    assert agg.results[0].detail["error"] == "RuntimeError: mock broke"
+
+    class Slow(Broken):
+        def create(self, system, messages, tools):
+            raise TimeoutError("timed out")
+
+    with pytest.raises(ProviderUnavailable) as info:
+        evaluate_service(CONFIG, SCENARIOS[:2], mock_factory=Slow, repeats=1)
+    assert info.value.results[0].detail["error"] == "TimeoutError: timed out"
 
 
 def test_agent_that_never_submits_scores_zero_and_says_why():

@@ -23,7 +23,8 @@ units whose rows carry ``tool_calls_match`` only; its interval is Wilson over th
 A suite v2 or v3 cannot be written as 1.0 (``build_receipt_v1`` refuses it).
 
 Intervals (2.0): for a rate, the Wilson score interval with n = scenarios and
-p = mean over scenarios of the per-scenario rate (repeats averaged first), so repeats never
+p = mean over scenarios of the per-scenario rate (repeats averaged first;
+``scenario_wilson_interval``, the rule ``run_eval`` shares), so repeats never
 narrow an interval below what the independent scenarios support; with one repeat this is the
 ordinary Wilson interval. For ``mean_latency_s``, a percentile bootstrap over per-scenario mean
 latencies (2,000 resamples, seed 0). Bounds are rounded to 6 decimals and widened, if rounding
@@ -40,7 +41,6 @@ from aau_core import (
     bootstrap_ci,
     check_receipt_consistency,
     receipt_metrics,
-    wilson_interval,
 )
 from aau_core._reports._coverage import (  # internal to the monorepo
     NEGATIVE_CHECK_METRICS,
@@ -53,6 +53,7 @@ from aau_core._reports._receipt_consistency import (  # internal to the monorepo
     receipt_pass_hat_k,
     receipt_rows_by_scenario,
 )
+from aau_core._run._statistics import scenario_wilson_interval  # internal to the monorepo
 
 from ._converter import converter
 from ._documents import unstructure_document
@@ -307,10 +308,8 @@ def metric_interval_models(rows: Sequence[dict[str, Any]],
     rates = RATE_METRICS + ((TOOL_CALLS_METRIC,) if TOOL_CALLS_METRIC[0] in metrics else ())
     for name, field in rates:
         groups = _per_scenario(rows, field)
-        n = len(groups)
-        total = sum(sum(g) / len(g) for g in groups)
-        low, high = wilson_interval(min(max(total, 0.0), n), n)
-        out[name] = _interval(low, high, metrics[name], method="wilson", n=n)
+        low, high = scenario_wilson_interval([sum(g) / len(g) for g in groups])
+        out[name] = _interval(low, high, metrics[name], method="wilson", n=len(groups))
     groups = _per_scenario(rows, "latency_s")
     means = [sum(g) / len(g) for g in groups]
     low, high = bootstrap_ci(means, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)

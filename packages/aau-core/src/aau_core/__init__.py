@@ -111,11 +111,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "._run._runner": (
         "run_eval",
-        "aggregate_results",
         "ScenarioResult",
         "EvalAggregate",
         "MetricError",
     ),
+    "._run._aggregation": ("aggregate_results",),
     "._run._statistics": (
         "wilson_interval",
         "pass_hat_k",
@@ -244,6 +244,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
     from ._reports._markdown_table import markdown_table
     from ._reports._receipt_consistency import check_receipt_consistency, receipt_metrics
     from ._reports._scenarios import load_report_document
+    from ._run._aggregation import aggregate_results
     from ._run._checkpoint import (
         Checkpoint,
         checkpoint_json,
@@ -264,7 +265,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
         EvalAggregate,
         MetricError,
         ScenarioResult,
-        aggregate_results,
         run_eval,
     )
     from ._run._statistics import (

@@ -11,7 +11,7 @@ non-blank line) or aau's ``evals/scenarios.json`` (what ``aau lab generate`` wri
 ``scenarios`` array).
 
 Result files: 1.6's eval aggregates (``backend``, ``model``, ``n_scenarios``, ``n_repeats`` at
-the top) and aau's ``aau-lab-result/1.0`` (``backend`` and ``model`` at the top, the counts in
+the top) and aau's ``aau-lab-result/1.x`` (``backend`` and ``model`` at the top, the counts in
 ``aggregate``). A result is a mock result when its backend or model is ``mock``; every other
 result is real-model evidence. Files that do not parse, or are not JSON objects, count as
 nothing (as in 1.6).

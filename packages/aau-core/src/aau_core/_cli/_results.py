@@ -39,8 +39,9 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     whose aggregate is verified).
 
     1.x files (no aggregate_version) are recomputed as aau-harness 1.6 does, with its
-    bootstrap bit for bit; aau-eval-aggregate/2.0 files with the interval method, resamples
-    and seed they record (and their metric_counts, metric_stderr, n_errors, pass_hat_k).
+    bootstrap bit for bit; aau-eval-aggregate/2.x files with the rule set (wilson, bootstrap,
+    aau-compat), resamples and seed they record (and their metric_counts, metric_stderr,
+    n_errors, pass_hat_k; in 2.1 also coverage and the answered-only view).
     Every file's n_scenarios, n_repeats, total_cost_usd, mean_cost_per_scenario_usd and
     p50_latency_s are recomputed from its results as well.
     One line per file on stderr, and one per drifted number.

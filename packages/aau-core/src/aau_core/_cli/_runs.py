@@ -157,14 +157,18 @@ def show_command(run_id: str, as_json: bool, html_path: str | None, force: bool,
         return EXIT_OK
     if html_path:
         return EXIT_OK
+    from .._reports._formats import stored_interval_text
     from .._reports._markdown_table import markdown_table
+    from .._store._run_store import document_report
 
+    report = document_report(doc, summary.source or f"run {summary.id}")
     click.echo(f"run {summary.id} ({source}): {summary.kind} {summary.suite or '-'} · adapter "
                f"{summary.adapter or '-'} · model {summary.model or '-'} · {summary.run_at}")
     click.echo(f"{summary.scenarios_passed}/{summary.scenario_count} scenarios passed, "
                f"{summary.repeats} repeat(s)")
-    click.echo(markdown_table(["metric", "value"],
-                              [[k, f"{v:.6g}"] for k, v in sorted(summary.metrics.items())]))
+    click.echo(markdown_table(["metric", "value", "95% interval"],
+                              [[k, f"{v:.6g}", stored_interval_text(report, k)]
+                               for k, v in sorted(summary.metrics.items())]))
     click.echo(markdown_table(
         ["scenario", "result", "repeats passed", "failure codes"],
         [[s.scenario_id, "pass" if s.passed else "FAIL", f"{s.passed_runs}/{s.runs}",

@@ -29,7 +29,9 @@ def fmt(value: float) -> str:
     return f"{value:.6g}"
 
 
-def _interval_text(doc: DocumentReport, name: str) -> str:
+def stored_interval_text(doc: DocumentReport, name: str) -> str:
+    """A stored metric's 95 % interval as every report shows it: ``[low, high] method``
+    (``fmt`` each end); ``""`` when the metric has none."""
     iv = doc.intervals.get(name)
     if iv is None:
         return ""
@@ -66,7 +68,7 @@ def _suite_properties(doc: DocumentReport) -> tuple[tuple[str, str], ...]:
     props = [("kind", doc.kind), ("suite", doc.suite), ("repeats", str(doc.repeats)),
              ("rule", doc.rule)]
     props += [(f"metric.{name}", fmt(value)) for name, value in doc.metrics]
-    props += [(f"ci95.{name}", _interval_text(doc, name)) for name, _ in doc.metrics
+    props += [(f"ci95.{name}", stored_interval_text(doc, name)) for name, _ in doc.metrics
               if name in doc.intervals]
     props += [(f"pass^k.{label}.{k}", fmt(v)) for label, by_k in doc.pass_hat_k
               for k, v in sorted(by_k.items(), key=lambda kv: int(kv[0]))]
@@ -97,7 +99,7 @@ def _document_markdown(doc: DocumentReport) -> str:
              f"{escape_cell(doc.kind)} · {escape_cell(doc.suite)} · {doc.repeats} repeat(s)"
              + (f" · {escape_cell(doc.timestamp)}" if doc.timestamp else "") + "\n\n",
              f"**{doc.passed_count}/{n} scenarios passed.** Rule: {escape_cell(doc.rule)}.\n\n"]
-    rows = [[name, fmt(value), _interval_text(doc, name)] for name, value in doc.metrics]
+    rows = [[name, fmt(value), stored_interval_text(doc, name)] for name, value in doc.metrics]
     parts.append(markdown_table(["metric", "value", "95% interval"], rows) + "\n")
     if doc.pass_hat_k:
         ks = sorted({k for _, by_k in doc.pass_hat_k for k in by_k}, key=int)

@@ -9,10 +9,12 @@ scenario, its repeats folded together. Kinds, told apart by their version field 
   receipt a row with ``measured`` false (its adapter or the transport failed) is an *errored*
   run, its error the adapter failure code: it measured nothing, so it is neither a pass nor the
   agent's failure.
-- ``eval-aggregate-v2``: ``aggregate_version`` is ``aau-eval-aggregate/2.0``;
+- ``eval-aggregate-v2``: ``aggregate_version`` is ``aau-eval-aggregate/2.0`` or ``/2.1``;
   ``eval-aggregate-v1`` (aau-harness 1.x): no version field, but ``metric_means`` and ``results``.
   A run passes when it has no ``detail.error`` and every judged metric it carries reaches its bar.
-- ``lab-result``: ``lab_result_version`` is ``aau-lab-result/1.0`` (``aau lab run``'s
+  Each interval is reported with its method: a 2.1 file's ``metric_ci_method`` (``wilson`` for a
+  0/1 metric), a 2.0 file's ``ci.method``, ``aau-compat`` for a 1.x file.
+- ``lab-result``: ``lab_result_version`` is ``aau-lab-result/1.0`` or ``/1.1`` (``aau lab run``'s
   ``eval_<tag>.json``): validated as a lab result, then its ``aggregate`` (an eval-aggregate-v2)
   is reported.
 
@@ -25,9 +27,10 @@ A scenario passes only when every one of its runs (repeats) passed. For aggregat
 metrics are the ``--pass-metric NAME=MIN`` bars given, or by default every *binary* metric (0 or 1 in
 every run that has it; the metrics aau's pass^k is computed on), each with bar 1. Continuous metrics
 are reported but not judged unless named; a run lacking a named metric fails. A run with a non-empty ``detail.error`` errored: it could
-not be scored (aau's run_eval leaves it out of the means), so its scenario is an error rather than a
-failure. Receipts 1.0 and 2.0 carry no such distinction: an adapter failure code is a failed
-run, as it counts against ``exact_rate``; 2.1 rows say it (``measured``).
+not be scored (aau's run_eval counts it as a failure of every 0/1 metric in a 2.1 file's means, and
+leaves it out of a 2.0 or 1.x file's), so its scenario is an error rather than a failure.
+Receipts 1.0 and 2.0 carry no such distinction: an adapter failure code is a failed run, as it
+counts against ``exact_rate``; 2.1 rows say it (``measured``).
 
 Any boolean field of a receipt row (``exact``, ``outcome_exact``, ... and fields added later, such
 as ``tool_calls_match``) is reported per scenario as the fraction of its repeats where it held.
@@ -46,8 +49,8 @@ from .._errors import InputError, UsageError
 MAX_DOCUMENT_BYTES = 200_000_000
 RECEIPT_KINDS = {"aau-byo-agent-receipt/1.0": "receipt-v1", "aau-byo-agent-receipt/2.0": "receipt-v2",
                  "aau-byo-agent-receipt/2.1": "receipt-v2"}
-AGGREGATE_V2 = "aau-eval-aggregate/2.0"
-LAB_RESULT = "aau-lab-result/1.0"
+AGGREGATE_V2 = ("aau-eval-aggregate/2.0", "aau-eval-aggregate/2.1")
+LAB_RESULT = ("aau-lab-result/1.0", "aau-lab-result/1.1")
 KINDS = ("receipt-v1", "receipt-v2", "eval-aggregate-v1", "eval-aggregate-v2", "lab-result")
 #: what each known document kind is, for messages naming a document given to the wrong command
 @attrs.frozen
@@ -157,14 +160,15 @@ def detect_document_kind(doc: Any, source: str) -> str:
                              path="$.receipt_version")
         return kind
     if "aggregate_version" in doc:
-        if doc["aggregate_version"] != AGGREGATE_V2:
+        if doc["aggregate_version"] not in AGGREGATE_V2:
             raise InputError(f"unsupported aggregate_version {doc['aggregate_version']!r}; "
-                             f"expected {AGGREGATE_V2!r}", source=source, path="$.aggregate_version")
+                             f"one of {', '.join(AGGREGATE_V2)}", source=source,
+                             path="$.aggregate_version")
         return "eval-aggregate-v2"
     if "lab_result_version" in doc:
-        if doc["lab_result_version"] != LAB_RESULT:
+        if doc["lab_result_version"] not in LAB_RESULT:
             raise InputError(f"unsupported lab_result_version {doc['lab_result_version']!r}; "
-                             f"expected {LAB_RESULT!r}", source=source,
+                             f"one of {', '.join(LAB_RESULT)}", source=source,
                              path="$.lab_result_version")
         return "lab-result"
     if "metric_means" in doc and "results" in doc:
@@ -353,7 +357,8 @@ def _aggregate_report(source: str, kind: str, doc: Mapping[str, Any],
             failure_codes=_counted(codes), errors=tuple(errors), run_notes=tuple(notes),
             metrics=metrics, time_s=math.fsum(r["latency_s"] for r in runs)))
     method = doc["ci"]["method"] if kind == "eval-aggregate-v2" else "aau-compat"
-    intervals = {name: Interval(ends[0], ends[1], method)
+    methods = doc.get("metric_ci_method") or {}
+    intervals = {name: Interval(ends[0], ends[1], methods.get(name, method))
                  for name, ends in doc["metric_ci95"].items()}
     if not bars:
         rule = ("no metric is binary and no --pass-metric was given: a scenario passes when "

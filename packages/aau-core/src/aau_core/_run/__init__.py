@@ -2,7 +2,8 @@
 
 The execution layer (``_execution``: bounded concurrency, per-unit timeouts, one unit's failure
 never the run's), the optional Ray executor (``_ray_executor``), append-only JSONL checkpoints
-(``_checkpoint``), the runner (``_runner``: ``run_eval``, ``EvalAggregate``), the statistics with
+(``_checkpoint``), the runner (``_runner``: ``run_eval``, ``EvalAggregate``) and its aggregation
+rules (``_aggregation``), the statistics with
 the source of every formula (``_statistics``), the progress bar (``_progress``), provenance
 (``_provenance``) and the guards that keep transport failures out of an agent's score
 (``_guards``). May import ``aau_core._errors`` and ``aau_core._files``; never agents, reports,

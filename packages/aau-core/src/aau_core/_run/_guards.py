@@ -9,12 +9,24 @@ too many runs failed at the transport layer.
 Agent failures — "ended turn without submitting a decision", "no submission within 8 turns", a
 refusal, a malformed tool call (``tool_use_failed``) — never match the pattern and stay scored as
 misses.
+
+The two limits (docs/runner.md, "Non-measurement", says both in one place; each refuses when
+``provider_error_rate(results) >= limit`` and raises ``ProviderUnavailable``, exit 3, before any
+result file is written):
+
+- ``RUN_EVAL_UNMEASURED_LIMIT`` (1.0): ``run_eval(unmeasured_limit=...)``'s default, for every
+  caller, mocks included: a run in which every unit failed at the transport layer returns no
+  aggregate;
+- ``PUBLISH_UNMEASURED_LIMIT`` (0.5): ``check_results_are_measurements``' default, what the
+  commands that publish a real backend's results (``aau lab run --backend``, ``aau bench
+  agentdojo --backend``) apply on top: half or more of the runs lost to the provider is an
+  outage, not a score.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._errors import NotMeasuredError
@@ -37,18 +49,41 @@ last alternative, so both classify a stored result alike. aau-core's backend
 errors (``ProviderError``) are worded so that they match it."""
 
 
+RUN_EVAL_UNMEASURED_LIMIT = 1.0
+"""``run_eval``'s default ``unmeasured_limit``: refuse only when every run failed at the transport
+layer."""
+PUBLISH_UNMEASURED_LIMIT = 0.5
+"""``check_results_are_measurements``' default threshold: what a command publishing a real
+backend's results refuses (half or more of the runs failed at the transport layer)."""
+
+
 class ProviderUnavailable(NotMeasuredError, RuntimeError):
     """Too many runs failed at the transport layer: the numbers measure the provider, not the
-    agent (exit 3, a non-measurement). ``.rate`` is the fraction of such runs, ``.threshold``
-    the limit it reached."""
+    agent (exit 3, a non-measurement).
 
-    def __init__(self, rate: float, threshold: float) -> None:
+    Args:
+        rate: the fraction of runs that failed at the transport layer, in [0, 1].
+        threshold: the limit it reached, in (0, 1].
+        results: the runs (``run_eval`` attaches every finished ``ScenarioResult``, so the run
+            is not lost; empty otherwise).
+        not_measured: how many runs failed at the transport layer.
+        units: how many runs there were.
+
+    ``.rate``, ``.threshold``, ``.results``, ``.not_measured`` and ``.units`` keep them.
+    """
+
+    def __init__(self, rate: float, threshold: float, *, results: Sequence[Any] = (),
+                 not_measured: int = 0, units: int = 0) -> None:
         self.rate = rate
         self.threshold = threshold
+        self.results = list(results)
+        counted = f" ({not_measured} of {units})" if units else ""
         super().__init__(
-            f"{rate:.0%} of runs failed at the transport layer (authentication, network or rate "
-            f"limits; limit {threshold:.0%}), so these numbers measure the provider, not the "
-            "model. Check the API key and the endpoint, then run again."
+            f"{rate:.0%} of runs{counted} failed at the transport layer (authentication, "
+            f"network or rate limits; limit {threshold:.0%}), so these numbers measure the "
+            "provider, not the model; nothing was written as a result. Check the API key and "
+            "the endpoint, then run again.",
+            not_measured=not_measured, units=units,
         )
 
 
@@ -65,6 +100,12 @@ def is_transport_error(error: object) -> bool:
     return bool(error) and TRANSPORT_ERROR_PATTERN.search(str(error)) is not None
 
 
+def transport_failures(results: Iterable[Any]) -> tuple[int, int]:
+    """``(runs that failed at the transport layer, runs)`` (see ``provider_error_rate``)."""
+    items = list(getattr(results, "results", results))
+    return sum(1 for r in items if is_transport_error(_detail(r).get("error"))), len(items)
+
+
 def provider_error_rate(results: Iterable[Any]) -> float:
     """Fraction of results whose ``detail["error"]`` is a transport failure.
 
@@ -76,28 +117,30 @@ def provider_error_rate(results: Iterable[Any]) -> float:
     Returns:
         a number in [0, 1]; 0.0 for no results.
     """
-    items = list(getattr(results, "results", results))
-    if not items:
-        return 0.0
-    bad = sum(1 for r in items if is_transport_error(_detail(r).get("error")))
-    return bad / len(items)
+    bad, n = transport_failures(results)
+    return bad / n if n else 0.0
 
 
-def check_results_are_measurements(results: Iterable[Any], threshold: float = 0.5) -> None:
+def check_results_are_measurements(results: Iterable[Any],
+                                   threshold: float = PUBLISH_UNMEASURED_LIMIT) -> None:
     """Raise unless fewer than ``threshold`` of the results failed at the transport layer.
 
     Call it before saving or publishing results, so that an expired key cannot become a score.
+    ``run_eval`` applies the same rule with its own ``unmeasured_limit`` (module docstring).
 
     Args:
         results: as ``provider_error_rate``.
-        threshold: the fraction (0..1] at or above which the results are refused.
+        threshold: the fraction (0..1] at or above which the results are refused (default
+            ``PUBLISH_UNMEASURED_LIMIT``, 0.5).
 
     Raises:
-        ProviderUnavailable: ``provider_error_rate(results) >= threshold``.
+        ProviderUnavailable: ``provider_error_rate(results) >= threshold`` (its ``.results``
+            are the results given).
         ValueError: ``threshold`` outside (0, 1].
     """
     if not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
-    rate = provider_error_rate(results)
-    if rate >= threshold:
-        raise ProviderUnavailable(rate, threshold)
+    items = list(getattr(results, "results", results))
+    bad, n = transport_failures(items)
+    if n and bad / n >= threshold:
+        raise ProviderUnavailable(bad / n, threshold, results=items, not_measured=bad, units=n)

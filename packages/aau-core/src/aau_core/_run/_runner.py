@@ -1,26 +1,23 @@
 """The runner: repeat every scenario, score each run, aggregate means and 95 % intervals.
 
 ``run_eval(scenarios, run_one, repeats=3)`` is aau-harness 1.6's ``run_eval`` on aau's execution
-layer (``run_units``: bounded concurrency, results in order, Ctrl-C keeps finished units). The
-aggregation follows 1.6 exactly:
-
-- metric names are the sorted union of the metric keys of the results;
-- scenarios are the sorted (string order) distinct ``scenario_id``s of the results; results of
-  distinct scenario objects sharing an id are merged into one scenario, as in 1.6;
-- per scenario, a metric's value is the mean over that scenario's repeats (``math.fsum / n``,
-  i.e. ``statistics.fmean``); the metric's mean is the mean of those per-scenario values and its
-  95 % interval is bootstrapped over scenarios (``ci_method``);
-- ``mean_cost_per_scenario_usd`` is the mean ``cost_usd`` over all runs (scenario x repeat, as in
-  1.6, despite the name), ``total_cost_usd`` their sum and ``p50_latency_s`` the median latency
-  over all runs (``statistics.median``: mean of the two middle values for an even count).
+layer (``run_units``: bounded concurrency, results in order, Ctrl-C keeps finished units); the
+aggregation is ``_aggregation.aggregate_results`` (its docstring has the rules: 1.6's means,
+errored runs in every denominator, Wilson intervals for 0/1 metrics, the answered-only view).
+``ScenarioResult``, ``EvalAggregate`` and ``MetricError`` live here, with the checkpoint glue.
 
 Where 1.6 was silent, aau is strict (decisions recorded here and in docs/runner.md):
 
 - A unit whose ``run_one`` raises is **recorded, not fatal**: its result has no metrics, cost 0,
-  latency 0 and ``detail["error"] = "<ExceptionType>: <message>"`` (the form the
-  provider guards read). Errored units are left out of every metric and counted in ``n_errors``;
-  the run's other units still count. A ``run_one`` returning something other than a
+  latency 0 and ``detail["error"] = "<ExceptionType>: <message>"`` (the form the provider
+  guards read), and is counted in ``n_errors``; the run's other units still count. Under the
+  default ``ci_method="wilson"`` it counts as a failure of every 0/1 metric (never a pass) and
+  is missing from the continuous ones. A ``run_one`` returning something other than a
   ``ScenarioResult`` is such an error too.
+- **A non-measurement is not returned**: when ``provider_error_rate(results) >=
+  unmeasured_limit`` (default 1.0: every run failed at the transport layer) ``run_eval`` raises
+  ``ProviderUnavailable`` (exit 3) carrying the results, so no caller can write the zeros as a
+  score; a checkpoint keeps every unit and its reason.
 - A metric missing from some successful units raises ``MetricError`` naming the metric and the
   scenarios (1.6 silently dropped those scenarios), unless the metric is listed in
   ``optional_metrics``: then scenarios without it are left out of that metric only, and
@@ -35,9 +32,7 @@ Where 1.6 was silent, aau is strict (decisions recorded here and in docs/runner.
 
 from __future__ import annotations
 
-import math
 import os
-import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -47,10 +42,10 @@ from aau_schemas import sha256_hex
 
 from .._errors import AauError, Interrupted
 from ._execution import run_units
-from ._statistics import bootstrap_cis, clustered_stderr, compat_bootstrap_ci
+from ._guards import RUN_EVAL_UNMEASURED_LIMIT
 
-AGGREGATE_VERSION = "aau-eval-aggregate/2.0"
-CI_METHODS = ("bootstrap", "aau-compat")
+AGGREGATE_VERSION = "aau-eval-aggregate/2.1"
+RUN_EVAL_CI_METHODS = ("wilson", "aau-compat")
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 
@@ -106,25 +101,55 @@ class ScenarioResult:
 
 
 @attrs.frozen
+class AnsweredView:
+    """The answered-only view of an aggregate: errored runs left out of every metric.
+
+    Labelled and kept apart from the headline numbers (which count every run); under
+    ``ci_method`` ``"bootstrap"`` or ``"aau-compat"`` it equals them.
+
+    Attributes:
+        runs: the answered runs (without ``detail["error"]``).
+        metric_means: metric -> mean of per-scenario means over the answered runs.
+        metric_ci95: metric -> ``(low, high)``, each by the aggregate's ``metric_ci_method``.
+        metric_counts: metric -> scenarios with an answered run carrying it.
+    """
+
+    runs: int
+    metric_means: dict[str, float]
+    metric_ci95: dict[str, tuple[float, float]]
+    metric_counts: dict[str, int]
+
+
+@attrs.frozen
 class EvalAggregate:
     """Aggregated results of ``run_eval`` (1.6's ``EvalAggregate`` plus what aau records).
 
     Attributes:
         n_scenarios: distinct scenario ids among the results.
         n_repeats: repeats requested.
-        metric_means: metric -> mean of per-scenario means (unrounded), keys sorted.
-        metric_ci95: metric -> ``(low, high)`` 95 % interval (unrounded).
+        metric_means: metric -> mean of per-scenario means (unrounded), keys sorted; under
+            ``"wilson"`` over every run (an errored run a failure of each 0/1 metric).
+        metric_ci95: metric -> ``(low, high)`` 95 % interval (unrounded), made as
+            ``metric_ci_method`` says.
         mean_cost_per_scenario_usd: mean ``cost_usd`` over all runs (1.6's definition).
         total_cost_usd: sum of ``cost_usd`` over all runs.
         p50_latency_s: median latency over all runs, seconds.
         results: every run, repeat-major (repeat 0 of every scenario, then repeat 1, ...).
-        ci_method: ``"bootstrap"`` (numpy percentile bootstrap, seeded) or ``"aau-compat"``.
+        ci_method: the rule set (``_aggregation``): ``"wilson"`` (errored runs counted; Wilson
+            for 0/1 metrics, numpy percentile bootstrap for the rest), ``"bootstrap"``
+            (aau-eval-aggregate/2.0's) or ``"aau-compat"`` (aau-harness 1.6's).
         resamples: bootstrap resamples (2,000).
         seed: bootstrap seed (0).
         metric_counts: metric -> number of scenarios the metric was computed over.
-        metric_stderr: metric -> standard error of the mean over all runs clustered by
+        metric_stderr: metric -> standard error of the mean over all counted runs clustered by
             scenario (``clustered_stderr``), ``None`` with fewer than two scenarios.
         n_errors: runs whose ``run_one`` raised (recorded in ``detail["error"]``).
+        metric_ci_method: metric -> how its interval was made: ``"wilson"``, ``"bootstrap"``
+            or ``"aau-compat"``.
+        metric_runs: metric -> runs it was computed over (errored runs included for a 0/1
+            metric under ``"wilson"``; a continuous metric's n leaves them out).
+        lower_is_better: 0/1 metrics where 1 is the bad outcome (an errored run counts as 1).
+        answered_only: the answered-only view, or ``None`` for an aggregate built by hand.
     """
 
     n_scenarios: int
@@ -135,23 +160,39 @@ class EvalAggregate:
     total_cost_usd: float
     p50_latency_s: float
     results: list[ScenarioResult]
-    ci_method: str = "bootstrap"
+    ci_method: str = "wilson"
     resamples: int = BOOTSTRAP_RESAMPLES
     seed: int = BOOTSTRAP_SEED
     metric_counts: dict[str, int] = attrs.field(factory=dict)
     metric_stderr: dict[str, float | None] = attrs.field(factory=dict)
     n_errors: int = 0
+    metric_ci_method: dict[str, str] = attrs.field(factory=dict)
+    metric_runs: dict[str, int] = attrs.field(factory=dict)
+    lower_is_better: tuple[str, ...] = ()
+    answered_only: AnsweredView | None = None
+
+    @property
+    def coverage(self) -> float | None:
+        """Answered runs / runs, in [0, 1]; ``None`` with no runs."""
+        n = len(self.results)
+        return (n - self.n_errors) / n if n else None
+
+    def interval_method(self, metric: str) -> str:
+        """How ``metric_ci95[metric]`` was made (``metric_ci_method``, else ``ci_method``)."""
+        return self.metric_ci_method.get(metric, self.ci_method)
 
     def as_dict(self, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The aggregate as an ``aau-eval-aggregate/2.0`` document (schema ``eval-aggregate-v2``):
+        """The aggregate as an ``aau-eval-aggregate/2.1`` document (schema ``eval-aggregate-v2``):
         ``aggregate_document(self, provenance)`` unstructured by the document converter (kept:
         aau-harness 1.6's public method).
 
-        Every key of 1.6's ``as_dict()`` keeps its meaning and rounding (means and interval
+        Every key of 1.6's ``as_dict()`` keeps its name and rounding (means and interval
         ends 4 dp, mean cost 6 dp, total cost 4 dp, p50 latency 3 dp; per run cost 6 dp and
-        latency 3 dp; metrics unrounded), plus ``aggregate_version``, ``ci`` (method,
-        resamples, seed, level), ``metric_counts``, ``metric_stderr`` (4 dp), ``n_errors``
-        and, when every metric value is 0 or 1 and repeats are equal, ``pass_hat_k``.
+        latency 3 dp; metrics unrounded; a Wilson interval is never rounded to zero width),
+        plus ``aggregate_version``, ``ci`` (method, resamples, seed, level), ``metric_counts``,
+        ``metric_stderr`` (4 dp), ``n_errors``, ``pass_hat_k`` (when every metric value is 0
+        or 1 and repeats are equal), and 2.1's ``metric_ci_method``, ``metric_runs``,
+        ``lower_is_better``, ``coverage`` and ``answered_only``.
 
         Args:
             provenance: extra provenance fields (e.g. model facts) merged over the defaults
@@ -188,34 +229,6 @@ def default_provenance(extra: Mapping[str, Any] | None = None) -> dict[str, Any]
     return out
 
 
-def binary_pass_hat_k(results: Sequence[ScenarioResult], repeats: int) -> dict[str, Any] | None:
-    """τ-bench pass^k per metric, when it is meaningful; else ``None``.
-
-    Meaningful when every successful run's metric values are 0 or 1 and every scenario that
-    appears in ``results`` (errored runs included: a scenario whose runs all raised counts too)
-    has exactly ``repeats`` successful runs. Returns ``{metric: {"1": p1, ..., str(repeats):
-    pk}}`` (4 dp) for the binary metrics present in every run; ``None`` when no metric qualifies.
-    """
-    from ._statistics import pass_hat_k
-
-    ok = [r for r in results if not r.error]
-    if not ok or repeats < 1:
-        return None
-    by_scenario: dict[str, list[ScenarioResult]] = {r.scenario_id: [] for r in results}
-    for r in ok:
-        by_scenario[r.scenario_id].append(r)
-    if any(len(rs) != repeats for rs in by_scenario.values()):
-        return None
-    names = sorted(set.intersection(*(set(r.metrics) for r in ok)))
-    out: dict[str, Any] = {}
-    for m in names:
-        if any(r.metrics[m] not in (0, 1) for r in ok):
-            continue
-        counts = [(int(sum(r.metrics[m] for r in rs)), repeats) for rs in by_scenario.values()]
-        out[m] = {str(k): round(pass_hat_k(counts, k), 4) for k in range(1, repeats + 1)}
-    return out or None
-
-
 def _scenario_id(scenario: Any, index: int) -> str:
     """Best-effort id of a scenario object, for a unit that raised before returning one: the
     string itself, a ``scenario_id``/``id`` key or attribute, else ``"#<index>"``."""
@@ -232,122 +245,6 @@ def _scenario_id(scenario: Any, index: int) -> str:
     return f"#{index}"
 
 
-def aggregate_results(
-    results: Sequence[ScenarioResult],
-    repeats: int,
-    *,
-    ci_method: str = "bootstrap",
-    optional_metrics: Sequence[str] = (),
-    resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-) -> EvalAggregate:
-    """Aggregate finished runs as ``run_eval`` does (see the module docstring).
-
-    Args:
-        results: the runs, in the order to keep.
-        repeats: repeats requested (recorded as ``n_repeats``).
-        ci_method: ``"bootstrap"`` or ``"aau-compat"``.
-        optional_metrics: metrics allowed to be missing from some runs.
-        resamples: bootstrap resamples (``"bootstrap"`` only; ``"aau-compat"`` is always
-            2,000 with seed 0).
-        seed: bootstrap seed (``"bootstrap"`` only).
-
-    Raises:
-        ValueError: unknown ``ci_method``; ``"aau-compat"`` with other resamples or seed.
-        MetricError: a non-optional metric missing from some successful runs, or a
-            non-finite metric value.
-    """
-    if ci_method not in CI_METHODS:
-        raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}; got {ci_method!r}")
-    if ci_method == "aau-compat" and (resamples, seed) != (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED):
-        raise ValueError("aau-compat is 2,000 resamples with seed 0")
-    optional = set(optional_metrics)
-    ok = [r for r in results if not r.detail.get("error")]
-    # one pass: check every value and group metric -> scenario -> values (1.6 scanned all
-    # results once per metric and scenario)
-    values: dict[str, dict[str, list[float]]] = {}
-    present: dict[str, int] = {}
-    isfinite = math.isfinite
-    has_bool = False
-    for r in ok:
-        sid = r.scenario_id
-        for m, v in r.metrics.items():
-            if v.__class__ is not float:
-                if isinstance(v, bool):  # aau-harness 1.x took True/False as 1/0
-                    has_bool = True
-                elif not isinstance(v, (int, float)):
-                    raise MetricError(
-                        f"metric {m!r} of scenario {sid!r} repeat {r.repeat} is {v!r}, "
-                        "not a finite number", metric=m, units=[(sid, r.repeat)])
-                v = float(v)
-            if not isfinite(v):
-                raise MetricError(
-                    f"metric {m!r} of scenario {sid!r} repeat {r.repeat} is {v!r}, "
-                    "not a finite number", metric=m, units=[(sid, r.repeat)])
-            try:
-                by_scenario = values[m]
-            except KeyError:
-                by_scenario = values[m] = {}
-                present[m] = 0
-            present[m] += 1
-            try:
-                by_scenario[sid].append(v)
-            except KeyError:
-                by_scenario[sid] = [v]
-    if has_bool:  # stored as 1.0 / 0.0: the files' metric values are JSON numbers
-        results = [attrs.evolve(r, metrics={m: float(v) if isinstance(v, bool) else v
-                                            for m, v in r.metrics.items()})
-                   if any(isinstance(v, bool) for v in r.metrics.values()) else r
-                   for r in results]
-    names = sorted(values)
-    for m in names:
-        if m in optional or present[m] == len(ok):
-            continue
-        missing = [(r.scenario_id, r.repeat) for r in ok if m not in r.metrics]
-        shown = ", ".join(f"{s!r} repeat {k}" for s, k in missing[:5])
-        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
-        raise MetricError(
-            f"metric {m!r} is missing from {len(missing)} run(s): {shown}{more}; return it "
-            "from every run or list it in optional_metrics", metric=m, units=missing)
-    scenario_ids = sorted({r.scenario_id for r in results})
-    means: dict[str, float] = {}
-    cis: dict[str, tuple[float, float]] = {}
-    counts: dict[str, int] = {}
-    stderrs: dict[str, float | None] = {}
-    per_metric: list[list[float]] = []
-    for m in names:
-        by_scenario = values[m]
-        per_scenario = [math.fsum(by_scenario[s]) / len(by_scenario[s])
-                        for s in scenario_ids if s in by_scenario]
-        per_metric.append(per_scenario)
-        means[m] = math.fsum(per_scenario) / len(per_scenario)
-        counts[m] = len(per_scenario)
-        stderrs[m] = clustered_stderr(by_scenario) if len(by_scenario) >= 2 else None
-    if ci_method == "aau-compat":
-        intervals = [compat_bootstrap_ci(v) for v in per_metric]
-    else:  # one index draw shared by every metric; each interval is bootstrap_ci's
-        intervals = bootstrap_cis(per_metric, resamples=resamples, seed=seed) if names else []
-    cis = dict(zip(names, intervals, strict=True))
-    costs = [r.cost_usd for r in results]
-    latencies = sorted(r.latency_s for r in results)
-    return EvalAggregate(
-        n_scenarios=len(scenario_ids),
-        n_repeats=repeats,
-        metric_means=means,
-        metric_ci95=cis,
-        mean_cost_per_scenario_usd=math.fsum(costs) / len(costs) if costs else 0.0,
-        total_cost_usd=sum(costs),
-        p50_latency_s=statistics.median(latencies) if latencies else 0.0,
-        results=list(results),
-        ci_method=ci_method,
-        resamples=resamples,
-        seed=seed,
-        metric_counts=counts,
-        metric_stderr=stderrs,
-        n_errors=len(results) - len(ok),
-    )
-
-
 def run_eval(
     scenarios: Sequence[Any],
     run_one: Callable[[Any, int], ScenarioResult],
@@ -355,10 +252,12 @@ def run_eval(
     progress: Callable[[str], None] | None = None,
     concurrency: int = 1,
     executor: Callable[..., list[Any]] | None = None,
-    ci_method: str = "bootstrap",
+    ci_method: str = "wilson",
     optional_metrics: Sequence[str] = (),
     checkpoint: str | os.PathLike[str] | None = None,
     resume: bool = False,
+    lower_is_better: Sequence[str] = (),
+    unmeasured_limit: float = RUN_EVAL_UNMEASURED_LIMIT,
 ) -> EvalAggregate:
     """Run ``run_one(scenario, repeat)`` for every repeat x scenario and aggregate.
 
@@ -376,25 +275,38 @@ def run_eval(
         concurrency: most runs at once (>= 1).
         executor: a callable with ``run_units``' signature (default ``run_units``), e.g. a
             distributed executor.
-        ci_method: ``"bootstrap"`` (default: numpy percentile bootstrap, 2,000 resamples,
-            seed 0) or ``"aau-compat"`` (1.6's intervals bit for bit).
+        ci_method: ``"wilson"`` (default: an errored run counts as a failure of every 0/1
+            metric; Wilson score intervals for 0/1 metrics, a numpy percentile bootstrap over
+            scenarios, 2,000 resamples, seed 0, for the others) or ``"aau-compat"`` (aau-harness
+            1.6's arithmetic bit for bit: errored runs left out, 1.6's bootstrap for every
+            metric). ``"bootstrap"`` (aau-eval-aggregate/2.0's) is ``aggregate_results``' only.
         optional_metrics: metrics a run may leave out (see ``aggregate_results``).
         checkpoint: a JSONL file to record each finished unit in (``aau_core.open_checkpoint``;
             schema kind ``checkpoint``), bound to the scenarios (the SHA-256 of their canonical
             JSON, or of their ids when they are not JSON), ``run_one``'s qualified name and
-            ``repeats``/``ci_method``/``optional_metrics``. Each ``ScenarioResult`` must be
-            JSON-serialisable (its ``detail`` plain JSON); one that is not becomes that unit's
-            error. Without ``resume`` the file must not exist yet.
+            ``repeats``/``ci_method``/``optional_metrics`` (and ``lower_is_better`` when
+            given). Each ``ScenarioResult`` must be JSON-serialisable (its ``detail`` plain
+            JSON); one that is not becomes that unit's error. Without ``resume`` the file must
+            not exist yet.
         resume: reopen ``checkpoint`` and run only the units it does not hold; the aggregate
             is built from the recorded and the new results alike. A torn last line (its unit
             runs again) and a unit recorded twice identically are each reported in one
             ``aau: warning:`` line on stderr; twice with different results raises InputError.
+        lower_is_better: 0/1 metrics where 1 is the bad outcome (``report_overclaims``); an
+            errored run counts as 1 for them (see ``aggregate_results``).
+        unmeasured_limit: the fraction in (0, 1] of runs failed at the transport layer
+            (``provider_error_rate``) at which the run is a non-measurement (default 1.0:
+            only when every run did).
 
     Returns:
         the ``EvalAggregate``; ``results`` are repeat-major, as in 1.6.
 
     Raises:
-        ValueError: ``repeats < 1``, ``concurrency < 1`` or unknown ``ci_method``.
+        ValueError: ``repeats < 1``, ``concurrency < 1``, ``ci_method`` other than
+            ``"wilson"``/``"aau-compat"``, or ``unmeasured_limit`` outside (0, 1].
+        ProviderUnavailable: a ``NotMeasuredError`` (exit 3): ``provider_error_rate(results)
+            >= unmeasured_limit``; raised after every unit finished (and was checkpointed),
+            with every ``ScenarioResult`` on its ``.results``.
         MetricError: see ``aggregate_results``; its ``.results`` holds every finished
             ``ScenarioResult``, so the run is not lost.
         Interrupted: Ctrl-C; ``.finished`` maps unit index -> ``ScenarioResult``.
@@ -405,8 +317,13 @@ def run_eval(
         raise ValueError("resume=True needs checkpoint=PATH")
     if repeats < 1:
         raise ValueError("repeats must be >= 1")
-    if ci_method not in CI_METHODS:
-        raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}; got {ci_method!r}")
+    if ci_method not in RUN_EVAL_CI_METHODS:
+        hint = ("; bootstrap was aau-eval-aggregate/2.0's method (errored runs left out, "
+                "bootstrap intervals for rates): use wilson" if ci_method == "bootstrap" else "")
+        raise ValueError(f"ci_method must be one of {', '.join(RUN_EVAL_CI_METHODS)}; got "
+                         f"{ci_method!r}{hint}")
+    if isinstance(unmeasured_limit, bool) or not 0 < unmeasured_limit <= 1:
+        raise ValueError(f"unmeasured_limit must be in (0, 1], got {unmeasured_limit!r}")
     units = [(rep, index, sc) for rep in range(repeats) for index, sc in enumerate(scenarios)]
 
     def one(unit: tuple[int, int, Any]) -> ScenarioResult:
@@ -434,12 +351,23 @@ def run_eval(
     if checkpoint is None:
         results = execute(units, one, on_error=failed, concurrency=concurrency, on_done=done)
     else:
+        config: dict[str, Any] = {"repeats": repeats, "ci_method": ci_method,
+                                  "optional_metrics": sorted(optional_metrics)}
+        if lower_is_better:  # only when given, so earlier checkpoints keep their binding
+            config["lower_is_better"] = sorted(lower_is_better)
         results = _run_checkpointed(execute, units, one, failed, done, concurrency, scenarios,
-                                    run_one, repeats, ci_method, optional_metrics, checkpoint,
-                                    resume)
+                                    run_one, config, checkpoint, resume)
+    from ._aggregation import aggregate_results
+    from ._guards import ProviderUnavailable, transport_failures
+
+    bad, n = transport_failures(results)
+    if n and bad / n >= unmeasured_limit:  # provider_error_rate(results) >= the limit
+        raise ProviderUnavailable(bad / n, unmeasured_limit, results=results, not_measured=bad,
+                                  units=n)
     try:
         return aggregate_results(results, repeats, ci_method=ci_method,
-                                 optional_metrics=optional_metrics)
+                                 optional_metrics=optional_metrics,
+                                 lower_is_better=lower_is_better)
     except MetricError as exc:  # keep the run: the finished units travel with the error
         raise MetricError(f"{exc}; the {len(results)} finished results are on this error's "
                           ".results (fix them and call aggregate_results)", metric=exc.metric,
@@ -486,15 +414,14 @@ def _scenarios_digest(scenarios: Sequence[Any]) -> str:
 def _run_checkpointed(execute: Callable[..., list[Any]], units: list[Any], one: Callable[..., Any],
                       failed: Callable[..., Any], done: Callable[[int, Any], None],
                       concurrency: int, scenarios: Sequence[Any], run_one: Callable[..., Any],
-                      repeats: int, ci_method: str, optional_metrics: Sequence[str],
-                      path: str | os.PathLike[str], resume: bool) -> list[ScenarioResult]:
+                      config: dict[str, Any], path: str | os.PathLike[str],
+                      resume: bool) -> list[ScenarioResult]:
     from ._checkpoint import open_checkpoint
     from ._provenance import utc_timestamp
 
     name = f"{getattr(run_one, '__module__', '?')}:{getattr(run_one, '__qualname__', '?')}"
     binding = {"suite_digest": _scenarios_digest(scenarios), "adapter": {"run_one": name},
-               "config": {"repeats": repeats, "ci_method": ci_method,
-                          "optional_metrics": sorted(optional_metrics)}}
+               "config": config}
     with open_checkpoint(path, producer="run_eval", units=len(units), binding=binding,
                          created_at=utc_timestamp(), resume=resume) as ckpt:
         ckpt.print_notes()  # a torn last line, duplicates collapsed: one stderr line each

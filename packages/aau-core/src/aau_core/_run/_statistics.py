@@ -3,6 +3,9 @@
 - ``wilson_interval``: Wilson score interval for a binomial proportion
   (E. B. Wilson, "Probable inference, the law of succession, and statistical inference",
   JASA 22(158), 1927; see also Brown, Cai & DasGupta, Statistical Science 16(2), 2001).
+  ``scenario_wilson_interval`` applies it to a rate measured over scenarios (the one rule that
+  receipts and ``run_eval`` share); ``round_rate_interval`` rounds a rate's interval for a file
+  or a screen without ever collapsing it to zero width.
 - ``pass_hat_k``: pass^k, the probability that k independent trials of the same scenario all
   succeed, estimated per scenario without bias as C(c, k) / C(n, k) and averaged over scenarios
   (Yao et al., "tau-bench", arXiv:2406.12045, 2024, section 5).
@@ -63,6 +66,60 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     high = min(1.0, centre + half)
     # guard the documented ordering against floating-point rounding at p = 0 or 1
     return min(low, p), max(high, p)
+
+
+def scenario_wilson_interval(scenario_rates: Sequence[float], z: float = Z95
+                             ) -> tuple[float, float]:
+    """Wilson score interval of a rate measured over scenarios, each scenario one trial.
+
+    The rule receipts (``aau_adapters._receipt``) and ``run_eval`` share: ``p`` is the mean over
+    scenarios of each scenario's rate (its repeats averaged first) and ``n`` the number of
+    scenarios, so repeats never narrow an interval below what the independent scenarios
+    support; with one repeat per scenario it is the ordinary Wilson interval of
+    ``successes / n``. ``wilson_interval(math.fsum(scenario_rates), n)``, the sum clipped to
+    ``[0, n]`` against floating-point rounding.
+
+    Args:
+        scenario_rates: one rate in [0, 1] per scenario, at least one.
+        z: normal quantile (1.96 for 95 %).
+
+    Returns:
+        ``(low, high)`` in [0, 1]; ``low < high`` for every ``n >= 1`` (never zero width).
+
+    Raises:
+        ValueError: no scenarios.
+    """
+    n = len(scenario_rates)
+    if n == 0:
+        raise ValueError("need at least one scenario")
+    total = math.fsum(scenario_rates)
+    return wilson_interval(min(max(total, 0.0), n), n, z)
+
+
+def round_rate_interval(low: float, high: float, ndigits: int) -> tuple[float, float]:
+    """Round a rate's interval ends to ``ndigits`` decimals without collapsing it.
+
+    Each end is rounded to the nearest (``round``); when the two then coincide although
+    ``low < high`` (a Wilson interval over many scenarios, e.g. 0 of 100,000 is
+    [0, 0.0000384]), the upper end moves up one step of ``10**-ndigits`` (the lower end down
+    when the upper is already 1), so a measured rate is never shown as certain. Rounding is
+    monotonic, so a point inside ``[low, high]`` rounded alike stays inside.
+
+    Args:
+        low, high: the interval, ``0 <= low <= high <= 1``.
+        ndigits: decimals kept (4 in aggregate files, 3 on screen).
+
+    Returns:
+        ``(low, high)`` rounded; equal only when ``low == high`` was given.
+    """
+    lo, hi = round(low, ndigits), round(high, ndigits)
+    if lo == hi and low < high:
+        step = 10.0 ** -ndigits
+        if hi < 1.0:
+            hi = round(min(1.0, hi + step), ndigits)
+        else:
+            lo = round(max(0.0, lo - step), ndigits)
+    return lo, hi
 
 
 def _check_counts(counts: Sequence[tuple[int, int]], k: int) -> None:

@@ -8,11 +8,14 @@ edited after the fact (a metric renamed, a run dropped, a number rounded up) no 
 - 1.x files (no ``aggregate_version``; schema ``eval-aggregate-v1``) are recomputed as 1.6 did:
   every run counts (even one with ``detail.error``), a metric absent from a scenario leaves that
   scenario out of it, and the interval is 1.6's bootstrap (``aau-compat``, bit for bit).
-- ``aau-eval-aggregate/2.0`` files are recomputed with the method, resamples and seed recorded in
-  ``ci``, leaving out runs with ``detail.error``; ``metric_counts``, ``metric_stderr``,
-  ``n_errors`` and ``pass_hat_k`` are checked as well.
+- ``aau-eval-aggregate/2.x`` files are recomputed with the rule set, resamples and seed recorded
+  in ``ci`` (``_aggregation``: ``wilson``, 2.1's default, counts errored runs as failures of 0/1
+  metrics, with ``lower_is_better`` as recorded; ``bootstrap``, 2.0's, and ``aau-compat`` leave
+  them out); ``metric_counts``, ``metric_stderr``, ``n_errors`` and ``pass_hat_k`` are checked as
+  well, and in a 2.1 file ``metric_ci_method``, ``metric_runs``, ``lower_is_better``,
+  ``coverage`` and ``answered_only``.
 - A lab result (``aau lab run``'s ``eval_<tag>.json``, kind ``lab-result``) is validated as
-  one, then its ``aggregate`` (a 2.0 aggregate) is verified; drift paths start
+  one, then its ``aggregate`` (a 2.x aggregate) is verified; drift paths start
   ``$.aggregate``. Any other known kind (a receipt, a suite) is named in the error, with the
   command that reads it.
 - Every file's ``n_scenarios``, ``n_repeats``, ``total_cost_usd``,
@@ -29,12 +32,15 @@ import statistics
 from typing import Any
 
 from .._errors import InputError
-from ._runner import EvalAggregate, ScenarioResult, aggregate_results
+from ._aggregation import aggregate_results
+from ._runner import EvalAggregate, ScenarioResult
 
 MAX_AGGREGATE_BYTES = 200_000_000
 V1_KIND = "eval-aggregate-v1"
 V2_KIND = "eval-aggregate-v2"
 LAB_KIND = "lab-result"
+V2_CHECKED = ("metric_counts", "metric_stderr", "n_errors", "pass_hat_k")
+V21_CHECKED = ("metric_ci_method", "metric_runs", "lower_is_better", "coverage", "answered_only")
 
 
 def verify_result_files(files: list[str] | tuple[str, ...]) -> list[dict[str, Any]]:
@@ -44,7 +50,7 @@ def verify_result_files(files: list[str] | tuple[str, ...]) -> list[dict[str, An
     call before anything is reported.
 
     Args:
-        files: paths of eval aggregates (``run_eval``'s, aau-harness 1.x's, ``aau-eval-aggregate/2.0``)
+        files: paths of eval aggregates (``run_eval``'s, aau-harness 1.x's, ``aau-eval-aggregate/2.x``)
             or lab results (``aau lab run``'s ``eval_<tag>.json``).
 
     Returns:
@@ -96,14 +102,20 @@ def _recompute(kind: str, doc: dict[str, Any]) -> tuple[str, EvalAggregate]:
     ci = doc["ci"]
     results = [ScenarioResult(r["scenario_id"], r["repeat"], r["metrics"], detail=r["detail"])
                for r in rows]
-    optional = [m for m, c in doc["metric_counts"].items() if c < doc["n_scenarios"]]
+    # a metric some answered run lacks was optional (run_eval refuses it otherwise)
+    answered = [r for r in results if not r.detail.get("error")]
+    names = {m for r in answered for m in r.metrics}
+    optional = sorted(m for m in names if any(m not in r.metrics for r in answered))
     try:
         agg = aggregate_results(results, doc["n_repeats"], ci_method=ci["method"],
-                                optional_metrics=optional, resamples=ci["resamples"],
-                                seed=ci["seed"])
+                                optional_metrics=optional,
+                                lower_is_better=doc.get("lower_is_better", ()),
+                                resamples=ci["resamples"], seed=ci["seed"])
     except ValueError as exc:
-        raise InputError(str(exc), path="$.ci" if "aau-compat" in str(exc) else "$.results"
-                         ) from None
+        text = str(exc)
+        path = ("$.ci" if "aau-compat" in text else
+                "$.lower_is_better" if "lower_is_better" in text else "$.results")
+        raise InputError(text, path=path) from None
     return ci["method"], agg
 
 
@@ -168,9 +180,11 @@ def _verdict(name: str, kind: str, doc: dict[str, Any]) -> dict[str, Any]:
         metrics[m] = entry
     checks: dict[str, Any] = _totals(doc)
     if kind == V2_KIND:
-        for field in ("metric_counts", "metric_stderr", "n_errors", "pass_hat_k"):
-            checks[field] = {"stored": doc[field], "recomputed": fresh[field],
-                             "match": doc[field] == fresh[field]}
+        fields = V2_CHECKED + (V21_CHECKED if "answered_only" in doc else ())
+        for field in fields:
+            stored = doc.get(field)
+            checks[field] = {"stored": stored, "recomputed": fresh[field],
+                             "match": stored == fresh[field]}
     ok = all(e["match"] for e in metrics.values()) and all(c["match"] for c in checks.values())
     return {"file": name, "kind": kind, "ci_method": method, "n_results": len(doc["results"]),
             "status": "match" if ok else "drift", "metrics": metrics, "checks": checks}

@@ -21,8 +21,9 @@ For each chosen user task of one AgentDojo suite (``_agentdojo_suite``) and each
      are one of several good ones (a free-text subject, a search query), looser where a wrong
      extra write would undo the effect.
 
-``run_eval`` repeats, aggregates (means, 95 % bootstrap intervals over tasks, pass^k since both
-metrics are binary), records cost and provenance. ``write_bench_result`` writes the aggregate as
+``run_eval`` repeats, aggregates (means, 95 % Wilson score intervals over tasks since both
+metrics are 0/1, a run that raised counting as a failure of both, pass^k), records cost and
+provenance. ``write_bench_result`` writes the aggregate as
 an ``eval-aggregate-v2`` document (validated) and a Markdown report.
 
 Result file names: ``agentdojo-<suite>_<tag>.json`` and ``.md`` in the output folder, ``tag``
@@ -217,10 +218,17 @@ def run_agentdojo_bench(
 
 
 def wilson_ci95(agg: EvalAggregate, metric: str = HEADLINE_METRIC) -> tuple[float, float]:
-    """The 95 % Wilson score interval of a 0/1 ``metric`` over the scored tasks (per-task means
-    summed as successes), the interval ``aau evaluate`` puts in its receipts. The result file
-    keeps ``run_eval``'s bootstrap (``aau results verify`` recomputes it), which collapses to
-    ``[1, 1]`` when every task passes; the CLI line and the report show both, named."""
+    """The 95 % Wilson score interval of a 0/1 ``metric`` over the tasks, the interval
+    ``aau evaluate`` puts in its receipts: ``run_eval``'s own ``metric_ci95[metric]`` (its
+    default rule set gives every 0/1 metric a Wilson interval over scenarios, kept in the
+    result file). For an aggregate made by another rule set (``aau-compat``), the Wilson
+    interval of its per-task means summed as successes.
+
+    Raises:
+        KeyError: ``metric`` is not in the aggregate.
+    """
+    if agg.interval_method(metric) == "wilson":
+        return agg.metric_ci95[metric]
     from aau_core import wilson_interval
 
     n = agg.metric_counts.get(metric) or agg.n_scenarios
@@ -255,9 +263,9 @@ def bench_result_document(suite: AgentDojoSuite, agg: EvalAggregate, backend_kin
 
 
 def render_bench_report(suite: AgentDojoSuite, agg: EvalAggregate, model: str) -> str:
-    """The Markdown report: ``render_report``'s summary table, then one row per task (mean
-    ``utility`` and ``tool_call_match`` over its repeats, runs that raised left out) and a
-    note on what is measured."""
+    """The Markdown report: ``render_report``'s summary table (Wilson intervals, named), then
+    one row per task (mean ``utility`` and ``tool_call_match`` over its repeats, runs that
+    raised counted in the Errors column) and a note on what is measured."""
     from aau_core import markdown_table, render_report
 
     title = (f"AgentDojo {suite.name} ({suite.benchmark_version}, "
@@ -278,10 +286,11 @@ def render_bench_report(suite: AgentDojoSuite, agg: EvalAggregate, model: str) -
     rows = [[task, info[0], mean(info[1]), mean(info[2]), info[3]]
             for task, info in per_task.items()]
     table = markdown_table(["Task", "Difficulty", "utility", "tool_call_match", "Errors"], rows)
-    low, high = wilson_ci95(agg)
-    note = (f"`utility` 95 % Wilson interval over tasks: [{low:.3f}, {high:.3f}] (as in "
-            "`aau evaluate` receipts; the table above shows the bootstrap over tasks, which is "
-            "[1, 1] or [0, 0] when every task agrees). "
+    from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
+
+    shown = interval_text(*wilson_ci95(agg), "wilson")
+    note = (f"`utility` 95 % interval over tasks: {shown} (the Wilson score interval, as in "
+            "`aau evaluate` receipts; a run that raised counts as a failure). "
             "`utility` is AgentDojo's own check of the environment and the answer; "
             "`tool_call_match` is aau's match of the calls made against the task's ground "
             "truth (every ground-truth call made, extra calls allowed). No prompt injections: "

@@ -133,14 +133,15 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
         store=store, no_store=no_store, measured=not ground_truth, progress=_progress,
         quiet=quiet)
     bench, agg, shown = outcome.plan.subject, outcome.aggregate, model or kind
+    from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
+
     mean = agg.metric_means[HEADLINE_METRIC]
-    low, high = agg.metric_ci95[HEADLINE_METRIC]
     w_low, w_high = wilson_ci95(agg)
     click.echo(f"{outcome.json_path}: agentdojo {suite} ({bench.benchmark_version}) utility "
-               f"{mean:.3f} Wilson [{w_low:.3f}, {w_high:.3f}] (bootstrap [{low:.3f}, "
-               f"{high:.3f}]), tool_call_match "
+               f"{mean:.3f} {interval_text(w_low, w_high, 'wilson')}, tool_call_match "
                f"{agg.metric_means['tool_call_match']:.3f} over {agg.n_scenarios} tasks x "
-               f"{repeats} repeats, ${agg.total_cost_usd:.4f}", err=True)
+               f"{repeats} repeats ({agg.n_errors} errored), ${agg.total_cost_usd:.4f}",
+               err=True)
     if as_json:
         summary: dict[str, Any] = {
             "benchmark": "agentdojo", "suite": suite,

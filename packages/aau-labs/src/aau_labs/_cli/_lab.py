@@ -165,10 +165,13 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
         store=store, no_store=no_store, measured=kind != "mock", progress=_progress, bars=bars,
         quiet=quiet)
     lab, agg, headline = outcome.plan.subject.name, outcome.aggregate, outcome.headline
+    from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
+
     mean = agg.metric_means[headline]
     low, high = agg.metric_ci95[headline]
     click.echo(f"{outcome.json_path}: {lab} {headline} {mean:.3f} "
-               f"[{low:.3f}, {high:.3f}] over {agg.n_scenarios} scenarios x {repeats} repeats, "
+               f"{interval_text(low, high, agg.interval_method(headline))} over "
+               f"{agg.n_scenarios} scenarios x {repeats} repeats ({agg.n_errors} errored), "
                f"${agg.total_cost_usd:.4f}", err=True)
     for m, v in outcome.failed.items():
         click.echo(f"{outcome.json_path}: {m} {agg.metric_means[m]:.4f} is below --fail-under "

@@ -74,13 +74,14 @@ def evaluate_contract(
     (``ContractToolSession.trace()``), ``tool_calls``, ``n_turns``, ``agent_error`` (why the
     agent loop ended without a submission, else ``None``), ``refused``, ``reasoning`` and
     ``usage`` (``CostTracker.as_dict()``). The key is not 1.6's ``error``: the runner reads
-    ``detail["error"]`` as "this unit raised" and leaves such units out of every metric,
-    whereas an agent that never submits is scored (0 on ``action_completion`` and the
-    headline).
+    ``detail["error"]`` as "this unit raised" (not measured: counted in ``n_errors``), whereas
+    an agent that never submits is scored (0 on ``action_completion`` and the headline).
 
     Divergence from 1.6: an exception from the backend is not turned into a zero-scored run; it
-    propagates to ``run_eval``, which records the unit as errored (``detail["error"]``) and
-    leaves it out of every metric — a provider failure is not an agent failure.
+    propagates to ``run_eval``, which records the unit as errored (``detail["error"]``): a
+    failure of every 0/1 metric, never a pass, and when every unit failed at the transport
+    layer the run is a non-measurement (``ProviderUnavailable``) — a provider outage is not a
+    score.
 
     Args:
         config: a ``ContractConfig`` or a ``contract-config`` document.

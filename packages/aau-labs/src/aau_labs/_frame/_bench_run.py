@@ -11,9 +11,13 @@ way, in this order, and ``run_benchmark`` is that order:
 4. each ``--fail-under`` metric must be one the benchmark reports (``plan.metric_names``; for a
    lab, one free mock run of the first scenario), before a paid run;
 5. the runs go, with progress on stderr (``DelayedProgress``: a bar on a terminal, else one line
-   per run);
-6. a run with no headline metric (every unit errored) writes nothing (``AauError``);
-7. with a real backend, ``check_results_are_measurements`` refuses a run that measured nothing;
+   per run); ``run_eval`` itself raises ``ProviderUnavailable`` (exit 3) when every run failed
+   at the transport layer, mock or not;
+6. a run with no headline metric (every unit errored) writes nothing (``NotMeasuredError``,
+   exit 3: nothing was measured);
+7. with a real backend, ``check_results_are_measurements`` refuses a run in which half or more
+   of the runs failed at the transport layer (``ProviderUnavailable``, exit 3; the two limits
+   are ``aau_core._run._guards``' and docs/runner.md's "Non-measurement");
 8. the result is written (``plan.write``: both files or neither, ``write_result_files``) and
    recorded in the run store (a store failure only warns);
 9. the bars are compared: a metric whose mean is below its ``--fail-under`` value fails the run
@@ -31,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, AauError, EvalAggregate, UsageError
+from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, EvalAggregate, NotMeasuredError, UsageError
 
 
 def backend_choice(mock: bool, backend_kind: str | None, *, mock_flag: str, mock_kind: str,
@@ -159,9 +163,11 @@ def run_benchmark(
         UsageError: a bad ``--store``; a bar for a metric the benchmark does not report
             (``--fail-under: unknown metric 'x' for lab decision-gate``), or bars for a plan
             without ``metric_names``.
-        AauError: every run errored (nothing is written).
-        whatever ``prepare``, ``plan.evaluate``, ``check_results_are_measurements`` and
-        ``plan.write`` raise.
+        NotMeasuredError: every run errored (exit 3; nothing is written).
+        ProviderUnavailable: a ``NotMeasuredError``: ``plan.evaluate``'s ``run_eval`` found
+            every run failed at the transport layer, or (``measured``) half or more did
+            (``check_results_are_measurements``); nothing is written.
+        whatever ``prepare``, ``plan.evaluate`` and ``plan.write`` raise.
     """
     from aau_core import (
         DelayedProgress,
@@ -184,8 +190,9 @@ def run_benchmark(
     with DelayedProgress(plan.n_runs, plan.label, quiet=quiet) as bar:
         agg = plan.evaluate(bar.lines(progress))
     if plan.headline not in agg.metric_means:
-        raise AauError(f"every run failed ({agg.n_errors} errored; see a run's detail.error "
-                       f"{plan.failed_hint}): nothing to score, nothing written")
+        raise NotMeasuredError(f"every run failed ({agg.n_errors} errored; see a run's "
+                               f"detail.error {plan.failed_hint}): nothing to score, nothing "
+                               "written", not_measured=agg.n_errors, units=len(agg.results))
     if measured:
         check_results_are_measurements(agg.results)
     json_path, md_path = plan.write(agg)

@@ -26,13 +26,15 @@ Markdown report ``eval_<tag>.md`` (``render_report``); ``tag`` is ``mock`` for t
 else the model with ``/`` replaced by ``_`` (aau-harness 1.6's names)::
 
     {
-      "lab_result_version": "aau-lab-result/1.0",
+      "lab_result_version": "aau-lab-result/1.1",
       "lab": "<lab name>", "config_kind": "<kind>", "config_sha256": "sha256:...",
       "scenarios_sha256": "sha256:..." | null,   canonical_digest of the scenarios list run
       "backend": "<kind>", "model": "<model>",
-      "headline": {"metric": "<name>", "mean": <4 dp>, "ci95": [<4 dp>, <4 dp>]},
+      "headline": {"metric": "<name>", "mean": <4 dp>, "ci95": [<4 dp>, <4 dp>],
+                   "ci_method": "wilson" | "bootstrap" | "aau-compat"},
                                   the metric is LabSpec.headline_for(config document)
-      "aggregate": {"backend", "model", **EvalAggregate.as_dict()}   an eval-aggregate-v2 document
+      "aggregate": {"backend", "model", **EvalAggregate.as_dict()}   an eval-aggregate-v2
+                                  document (aau-eval-aggregate/2.1)
     }
 
 The inner ``aggregate`` is exactly aau-harness 1.6's result file shape (``{"backend", "model",
@@ -74,7 +76,7 @@ ARCHETYPE_ORDER: tuple[str, ...] = (
 scenario ``i`` gets ``ARCHETYPE_ORDER[i % 8]``."""
 
 LAB_RESULT_KIND = "lab-result"
-LAB_RESULT_VERSION = "aau-lab-result/1.0"
+LAB_RESULT_VERSION = "aau-lab-result/1.1"
 MAX_CONFIG_BYTES = 2_000_000
 """Largest lab config file read, in bytes."""
 MAX_SCENARIOS_BYTES = 50_000_000
@@ -369,6 +371,7 @@ def lab_result_document(spec: LabSpec, agg: Any, backend_kind: str, model: str,
             "metric": headline,
             "mean": aggregate["metric_means"][headline],
             "ci95": aggregate["metric_ci95"][headline],
+            "ci_method": aggregate["metric_ci_method"][headline],
         },
         "aggregate": aggregate,
     }

@@ -60,10 +60,12 @@ def evaluate_gate(
     ``reasoning`` and ``usage`` (``CostTracker.as_dict()``).
 
     Divergence from aau-harness 1.6: 1.6 stored the agent's no-submission reason under
-    ``detail["error"]``, which aau's runner reads as "this run raised" and leaves out of every
-    metric; here it is ``agent_error`` and the run counts (as a failure). An exception from the
-    backend (a provider outage) is not caught: the runner records that run as errored, out of
-    the metrics, and ``check_results_are_measurements`` can then refuse the result.
+    ``detail["error"]``, which aau's runner reads as "this run raised"; here it is
+    ``agent_error`` and the run is scored (as a failure). An exception from the backend (a
+    provider outage) is not caught: the runner records that run as errored (a failure of every
+    0/1 metric, counted in ``n_errors``), raises ``ProviderUnavailable`` when every run failed
+    at the transport layer, and ``check_results_are_measurements`` refuses a real backend's
+    result at half.
 
     Args:
         config: a loaded gate config.

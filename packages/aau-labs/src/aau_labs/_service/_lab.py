@@ -304,10 +304,10 @@ def evaluate_service(
 
     Divergence from aau-harness 1.6: 1.6 caught a backend exception and stored it, like the
     agent's no-submission reason, under ``detail["error"]``, scoring the run 0. aau's runner
-    reads ``detail["error"]`` as "this run raised" and leaves it out of every metric (a provider
-    outage is not an agent failure), so here a backend exception propagates to ``run_eval``
-    (recorded as errored, counted in ``n_errors``) and the agent's own failure to submit is
-    ``agent_error`` and scores 0.
+    reads ``detail["error"]`` as "this run raised" (not measured: a failure of every 0/1 metric,
+    counted in ``n_errors`` and ``coverage``; when every run failed at the transport layer,
+    ``ProviderUnavailable``), so here a backend exception propagates to ``run_eval`` and the
+    agent's own failure to submit is ``agent_error`` and scores 0.
 
     Raises:
         what ``make_backend`` raises (unknown kind, missing credentials, ...).

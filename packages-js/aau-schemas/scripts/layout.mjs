@@ -47,15 +47,8 @@ function kindOfPath(index, path) {
  */
 export function exampleKind(schemaDir, rel) {
   const index = JSON.parse(readFileSync(join(schemaDir, "index.json"), "utf8"));
-  const parts = rel.split("/");
-  const folder = parts.slice(0, -3).join("/");
-  const name = parts.at(-1).replace(/\.json$/, "");
-  const stem = readdirSync(join(schemaDir, folder))
-    .filter((n) => n.endsWith(".schema.json"))
-    .map((n) => n.slice(0, -".schema.json".length))
-    .filter((s) => name === s || name.startsWith(s + "-"))
-    .sort((a, b) => b.length - a.length)[0];
-  return kindOfPath(index, `${folder}/${stem}.schema.json`);
+  const path = exampleSchemaPath(schemaDir, rel);
+  return path === undefined ? undefined : kindOfPath(index, path);
 }
 
 /**

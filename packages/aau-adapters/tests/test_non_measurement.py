@@ -104,7 +104,8 @@ def test_http_503_on_every_unit_is_a_non_measurement_with_a_json_summary(
         "coverage": {"units": 5, "measured": 0, "not_measured": 5, "adapter_failures": 0,
                      "infrastructure_failures": 5, "rate": 0.0},
         "failure_code_counts": {"adapter-http-503": 5},
-        "private_path": None, "checkpoint_path": f"{out}.checkpoint.jsonl"}
+        "private_path": None, "checkpoint_path": f"{out}.checkpoint.jsonl",
+        "resume": None, "suite_warnings": []}
     assert "metrics" not in summary
     assert "(adapter-http-503 5)" in _last_line(err)
 
@@ -120,7 +121,7 @@ def test_a_run_that_is_mostly_an_outage_is_not_bar_not_met(tmp_path, capsys, sui
     assert _last_line(err) == (
         "aau: error: too little was measured: 3 of 5 units failed in the transport or at the "
         "provider (adapter-http-503 3), more than half: an outage, not the agent; no receipt "
-        "written; --private-out PATH keeps each unit's reason")
+        "written; rerun with --private-out PATH to keep each unit's reason")
 
 
 def test_a_command_that_cannot_start_is_a_non_measurement(tmp_path, capsys, suite_file):
@@ -230,7 +231,8 @@ def test_the_unmeasured_limit_is_settable(tmp_path, capsys, suite_file, partly_u
     assert _last_line(err) == (
         "aau: error: too little was measured: 2 of 5 units failed in the adapter or transport "
         "(adapter-unreachable 2), at or above --unmeasured-limit 0.4; no receipt written; the "
-        f"reasons are in {out}.checkpoint.jsonl")
+        f"failure codes are in {out}.checkpoint.jsonl (--private-out PATH keeps each unit's "
+        "reason too)")
     rc, _, err = _aau(capsys, suite_file(5), "--endpoint", partly_unreachable.url,
                       "--unmeasured-limit", "0")
     assert rc == 2 and "--unmeasured-limit" in err
@@ -283,6 +285,64 @@ answer()
     assert receipt["coverage"]["measured"] == 3 and receipt["metrics"]["exact_rate"] == 1.0
     assert [r["error"] for r in _rows(private)] == [None] * 3  # replaced by the resumed run
     assert not (tmp_path / "r.json.checkpoint.jsonl").exists()
+
+
+def test_a_checkpoint_line_whose_row_names_another_unit_is_refused(tmp_path, capsys,
+                                                                  suite_file, python_agent):
+    """An edited unit line (its row says s1 where its index is s0's) would put one scenario in
+    the receipt twice and lose another: the resume is an input error naming the line."""
+    agent = shlex.join(python_agent("if SID == 's2':\n    sys.exit(1)\nanswer()\n"))
+    out = tmp_path / "r.json"
+    args = (suite_file(3), "--command", agent, "--out", out, "--unmeasured-limit", "0.3")
+    rc, _, err = _aau(capsys, *args)
+    assert rc == 3, err  # s2 was not measured: the checkpoint is kept, s0 and s1 in it
+    checkpoint = tmp_path / "r.json.checkpoint.jsonl"
+    lines = checkpoint.read_text(encoding="utf-8").splitlines()
+    number = next(n for n, line in enumerate(lines, start=1)
+                  if json.loads(line).get("index") == 0)
+    doc = json.loads(lines[number - 1])
+    doc["result"]["row"]["scenario_id"] = "s1"
+    lines[number - 1] = json.dumps(doc)
+    checkpoint.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rc, _, err = _aau(capsys, *args, "--resume")
+    assert rc == 2 and not out.exists()
+    assert _last_line(err) == (
+        f"aau: error: {checkpoint}:{number}: $.result.row.scenario_id: unit 0 is (s0, repeat 0), "
+        "but its row names (s1, repeat 0); start over with --force")
+
+
+def test_aau_1_0_bars_count_units_not_measured_as_failures(tmp_path, capsys, suite_file,
+                                                           python_agent):
+    """The 1.0 file keeps 1.6's vacuous negative checks (1.0 here); the bar and the --json
+    summary are aau's: 1 of 3 units measured, no_forbidden_execute_rate 1/3."""
+    agent = shlex.join(python_agent("if SID != 's0':\n    sys.exit(1)\nanswer()\n"))
+    out = tmp_path / "r.json"
+    rc, stdout, err = _aau(capsys, suite_file(3), "--command", agent, "--format", "aau-1.0",
+                           "--out", out, "--fail-under", "no_forbidden_execute_rate=1",
+                           "--min-coverage", "0.3", "--json")
+    assert rc == 1, err
+    assert json.loads(out.read_text(encoding="utf-8"))["metrics"][
+        "no_forbidden_execute_rate"] == 1.0  # aau-harness 1.6's arithmetic, in its file
+    summary = json.loads(stdout)
+    [bar] = summary["fail_under"]
+    assert (bar["value"], bar["passed"], bar["coverage"]) == (0.333333, False, 0.333333)
+    assert summary["failure_code_counts"] == {"adapter-exit-1": 2, "not-submitted": 2}
+    assert "the aau-1.0 rates keep aau-harness 1.6's arithmetic" in err
+
+
+def test_the_json_summary_of_a_non_measurement_keeps_the_suite_warnings(tmp_path, capsys,
+                                                                        make_suite):
+    doc = make_suite(["s0"], "measure").doc
+    doc["cases"][0]["forbidden_action"] = doc["cases"][0].pop("forbidden_actions")
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    rc, stdout, _ = _aau(capsys, path, "--endpoint", "http://127.0.0.1:9/none", "--json")
+    assert rc == 3
+    summary = json.loads(stdout)
+    assert summary["resume"] is None and summary["measured"] is False
+    assert summary["suite_warnings"] == [
+        f"{path}: $.cases[0].forbidden_action: unknown key; did you mean forbidden_actions? "
+        "(ignored)"]
 
 
 # ---------------------------------------------------------------------------- Python API

@@ -95,7 +95,10 @@ def _summary_lines(receipt: dict[str, Any], out: str | None,
     if counts:
         lines.append("  failures: " + ", ".join(f"{c} x{n}" for c, n in sorted(counts.items())))
     if not_measured:
-        lines.append(f"  coverage: {not_measured}; rates count them as failures")
+        legacy = receipt.get("receipt_version") == "aau-byo-agent-receipt/1.0"
+        how = ("rates count them as failures" if not legacy else "the aau-1.0 rates keep aau-harness 1.6's arithmetic (a unit not measured "
+                    "passes the negative checks); the bars count them as failures")
+        lines.append(f"  coverage: {not_measured}; {how}")
     for bar in receipt.get("fail_under", []):
         mark = "ok" if bar["passed"] else "NOT MET"
         need = ""
@@ -190,11 +193,18 @@ def _quiet_line(receipt: dict[str, Any], verdicts: list[dict[str, Any]], out: st
 
 
 def _json_summary(receipt: dict[str, Any], out: str | None, bars_ok: bool,
-                  coverage: dict[str, Any]) -> dict[str, Any]:
+                  coverage: dict[str, Any], verdicts: list[dict[str, Any]]) -> dict[str, Any]:
     keys = ("receipt_version", "suite_id", "suite_sha256", "suite_digest", "adapter_kind",
             "scenario_count", "repeats", "metrics", "metric_ci95", "pass_hat_k",
-            "failure_code_counts", "fail_under", "unmeasured_limit", "retries")
+            "failure_code_counts", "unmeasured_limit", "retries")
     summary = {k: receipt[k] for k in keys if k in receipt}
+    if "failure_code_counts" not in summary:  # an aau-1.0 receipt has none: count its rows
+        counts: dict[str, int] = {}
+        for row in receipt["results"]:
+            for code in row["failure_codes"]:
+                counts[code] = counts.get(code, 0) + 1
+        summary["failure_code_counts"] = dict(sorted(counts.items()))
+    summary["fail_under"] = verdicts  # the verdicts, whatever the receipt format holds
     summary["measured"] = True
     summary["coverage"] = coverage
     summary["receipt_path"] = out
@@ -316,7 +326,9 @@ def evaluate_command(
             for line in _adapter_notes(exc.run.units, measured=False):
                 click.echo(line, err=True)
         if as_json:
-            print_json(exc.summary())
+            print_json({**exc.summary(), "resume": getattr(exc, "resume", None),
+                        "suite_warnings": [f"{exc.run.suite.source}: {path}: {message}"
+                                           for path, message in exc.run.suite.warnings]})
         raise
     receipt = result.document
     from ._documents import unstructure_document
@@ -346,7 +358,7 @@ def evaluate_command(
         for line in _adapter_notes(result.run.units):
             click.echo(line, err=True)
     if as_json:
-        summary = _json_summary(receipt, out, bars_ok, coverage)
+        summary = _json_summary(receipt, out, bars_ok, coverage, verdicts)
         summary["resume"] = result.resume.as_json() if result.resume is not None else None
         summary["suite_warnings"] = [f"{result.run.suite.source}: {path}: {message}"
                                      for path, message in result.run.suite.warnings]

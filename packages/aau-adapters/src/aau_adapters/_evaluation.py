@@ -449,8 +449,10 @@ def run_evaluation(
     if legacy:
         receipt = receipt_v1(run)
         kind, ascii_only = "receipt-v1", True
-        metrics = unstructure_document(receipt.metrics)
-        verdicts = tuple(bar.check(metrics, coverage.rate, min_coverage) for bar in fail_under)
+        # the bars are aau's: judged on receipt 2.1's arithmetic (a unit not measured is not a
+        # pass of a negative check), not on the vacuous rates the 1.0 file keeps from 1.6
+        verdicts = receipt_v2(run, fail_under, retries=retries, unmeasured_limit=unmeasured_limit,
+                              min_coverage=min_coverage).fail_under
     else:
         receipt = receipt_v2(run, fail_under, retries=retries, unmeasured_limit=unmeasured_limit,
                              min_coverage=min_coverage)

@@ -66,9 +66,14 @@ class EvaluationNotMeasured(NotMeasuredError):
             head = (f"too little was measured: {cov.not_measured} of {cov.units} units failed "
                     f"in the adapter or transport ({codes}), at or above --unmeasured-limit "
                     f"{self.unmeasured_limit:g}")
-        kept = [p for p in (self.private_out, self.checkpoint) if p]
-        where = (f"the reasons are in {' and '.join(kept)}" if kept
-                 else "--private-out PATH keeps each unit's reason")
+        if self.private_out:
+            kept = [p for p in (self.private_out, self.checkpoint) if p]
+            where = f"the reasons are in {' and '.join(kept)}"
+        elif self.checkpoint:
+            where = (f"the failure codes are in {self.checkpoint} (--private-out PATH keeps each "
+                     "unit's reason too)")
+        else:
+            where = "rerun with --private-out PATH to keep each unit's reason"
         return f"{head}; no receipt written; {where}"
 
     def summary(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from aau_core import (
     Checkpoint,
+    InputError,
     Interrupted,
     ToolCallMatch,
     package_version,
@@ -97,6 +98,7 @@ def evaluate(
         started_at = checkpoint.created_at
         for index, doc in checkpoint.finished.items():
             case, repeat = units[index]
+            _check_recorded_unit(doc, case, repeat, index, checkpoint.source_of(index))
             recorded[index] = unit_from_checkpoint(case, repeat, doc)
     todo = [i for i in range(len(units)) if i not in recorded]
     kind = adapter.describe().get("kind", "")
@@ -176,6 +178,29 @@ def unit_to_checkpoint(unit: UnitResult, adapter_kind: str, *, private: bool) ->
     if private:
         doc["private"] = private_row(unit, adapter_kind, legacy=False)
     return doc
+
+
+def _check_recorded_unit(doc: dict[str, Any], case: Case, repeat: int, index: int,
+                         source: str) -> None:
+    """Refuse a checkpoint unit line whose rows name another unit than its index does (an
+    edited or corrupted line): the receipt would hold a row twice and lose another.
+
+    Raises:
+        InputError: ``PATH:LINE: $.result.row.scenario_id: unit 0 is (c0, repeat 0), but its
+            row names (c7, repeat 0); start over with --force``.
+    """
+    for part in ("row", "private"):
+        row = doc.get(part)
+        if not isinstance(row, dict):
+            continue
+        got = (row.get("scenario_id"), row.get("repeat", 0))
+        if got != (case.scenario_id, repeat):
+            field = "scenario_id" if got[0] != case.scenario_id else "repeat"
+            raise InputError(
+                f"unit {index} is ({case.scenario_id}, repeat {repeat}), but its "
+                f"{'row' if part == 'row' else 'private row'} names "
+                f"({got[0]}, repeat {got[1]}); start over with --force", source=source,
+                path=f"$.result.{part}.{field}")
 
 
 def unit_from_checkpoint(case: Case, repeat: int, doc: dict[str, Any]) -> UnitResult:

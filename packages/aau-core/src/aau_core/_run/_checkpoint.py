@@ -178,6 +178,7 @@ class _Scan:
     finished: dict[int, Any]
     good: int  # byte length of the whole lines kept (a torn last line excluded)
     report: ResumeReport
+    lines: dict[int, int]  # unit index -> the line that recorded it
 
 
 def _unit_name(index: int, result: Any) -> str:
@@ -259,7 +260,7 @@ def _scan(path: str | os.PathLike[str]) -> _Scan:
                      "runs again")
     report = ResumeReport(units_reused=len(finished), torn_line=torn[0] if torn else None,
                           duplicates_collapsed=collapsed, notes=tuple(notes))
-    return _Scan(header, finished, good, report)
+    return _Scan(header, finished, good, report, first_line)
 
 
 def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[int, Any], int]:
@@ -303,11 +304,13 @@ class Checkpoint:
     """
 
     def __init__(self, path: Path, header: dict[str, Any], finished: dict[int, Any],
-                 fd: int, lock_fd: int = -1, resume: ResumeReport | None = None) -> None:
+                 fd: int, lock_fd: int = -1, resume: ResumeReport | None = None,
+                 lines: dict[int, int] | None = None) -> None:
         self.path = path
         self.header = header
         self.finished = finished
         self.resume = resume
+        self._lines = dict(lines or {})
         self._fd = fd
         self._lock_fd = lock_fd
         self._lock = threading.Lock()
@@ -316,6 +319,12 @@ class Checkpoint:
     def created_at(self) -> str:
         """When the run first started (the header's ``created_at``)."""
         return str(self.header["created_at"])
+
+    def source_of(self, index: int) -> str:
+        """``"PATH:LINE"`` of the line that recorded finished unit ``index`` (``"PATH"`` when
+        the line is not known), to name it in an error."""
+        line = self._lines.get(index)
+        return f"{self.path}:{line}" if line is not None else str(self.path)
 
     def print_notes(self, file: TextIO | None = None) -> None:
         """Write each of ``resume.notes`` as one ``aau: warning: NOTE`` line (default: stderr);
@@ -364,6 +373,7 @@ class Checkpoint:
             os.close(self._fd)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
             self.finished = kept
+            self._lines = {i: number for number, i in enumerate(kept, start=2)}
             if self.resume is not None:  # what a resume reuses is what is left
                 self.resume = attrs.evolve(self.resume, units_reused=len(kept))
 
@@ -568,7 +578,7 @@ def _open_locked(target: Path, producer: str, units: int, binding: dict[str, Any
         if os.fstat(fd).st_size != good:  # drop a torn last line
             os.ftruncate(fd, good)
             os.fsync(fd)
-        return Checkpoint(target, header, finished, fd, lock_fd, scan.report)
+        return Checkpoint(target, header, finished, fd, lock_fd, scan.report, scan.lines)
     check_writable(target, force=force)
     from .._files._converter import document_converter, unstructure_document
 

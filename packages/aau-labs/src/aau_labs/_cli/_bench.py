@@ -90,7 +90,8 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
     The result is recorded in the run store (aau runs) unless --no-store.
 
     Exit 0 when written; 2 for bad flags, a missing extra (pip install 'aau-labs[agentdojo]'),
-    an existing result without --force, or a backend that cannot be built.
+    an existing result without --force, or a backend that cannot be built; 3 when nothing was
+    measured (every run errored, or the provider failed: no result is written).
 
     \b
     Examples:

@@ -113,7 +113,8 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
 
     Exit 0 when written (a lab measures; it has no bar) — or, with --fail-under, 1 when a
     metric's mean is below its value; 2 for a bad config or scenario file (one line naming the
-    file and the JSON path), bad flags, or an existing result without --force.
+    file and the JSON path), bad flags, or an existing result without --force; 3 when nothing
+    was measured (every run errored, or the provider failed: no result is written).
 
     \b
     Examples:

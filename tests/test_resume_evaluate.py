@@ -151,8 +151,10 @@ def test_resume_refuses_another_suite_adapter_or_configuration(tmp_path: Path) -
                     created_at="2026-11-30T00:00:00Z", resume=False).close()
     base = [str(suite), "--out", str(out), "--resume"]
     cases = [
-        (["--mock", "--repeats", "2"], "different configuration (repeats)"),
-        (["--mock", "--timeout", "5"], "different configuration (timeout_s)"),
+        (["--mock", "--repeats", "2"], "different configuration (--repeats)"),
+        (["--mock", "--timeout", "5"], "different configuration (--timeout)"),
+        (["--mock", "--private-out", str(tmp_path / "p.json")],
+         "different configuration (--private-out given or not)"),
         (["--command", "true"], "different adapter"),
     ]
     for extra, words in cases:

@@ -330,3 +330,20 @@ def test_discard_forgets_units_so_they_run_again(tmp_path: Path) -> None:
     assert after == [before[0], before[1], before[3], before[2]]
     header, finished, _ = read_checkpoint(path)
     assert header["created_at"] == "2026-11-30T00:00:00Z" and finished == rows
+
+
+def test_an_edited_binding_sha256_is_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    with open_checkpoint(path, producer="run_eval", units=3, binding=BINDING,
+                         created_at="2026-11-30T00:00:00Z", resume=False) as c:
+        c.append(0, ROW)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["binding_sha256"] = "0" * 64
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        open_checkpoint(path, producer="run_eval", units=3, binding=BINDING,
+                        created_at="2026-11-30T00:00:00Z", resume=True)
+    assert str(info.value).startswith(
+        f"{path}: checkpoint is from a different binding (its binding_sha256 does not match the "
+        "suite, adapter and settings it records: the header was edited); start over")

@@ -192,6 +192,17 @@ def _quiet_line(receipt: dict[str, Any], verdicts: list[dict[str, Any]], out: st
             f"{receipt['metrics']['exact_rate']:.4f}{notes}{bars}; receipt: {out or '(stdout)'}")
 
 
+class _FiniteRange(click.FloatRange):
+    """``click.FloatRange`` that also refuses ``nan`` (which every comparison lets through),
+    so ``--unmeasured-limit nan`` is a usage error naming the option."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        number = super().convert(value, param, ctx)
+        if number != number:  # NaN is the only value not equal to itself
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number
+
+
 def _json_summary(receipt: dict[str, Any], out: str | None, bars_ok: bool,
                   coverage: dict[str, Any], verdicts: list[dict[str, Any]]) -> dict[str, Any]:
     keys = ("receipt_version", "suite_id", "suite_sha256", "suite_digest", "adapter_kind",
@@ -262,11 +273,11 @@ and report the traceback).
               "aau-harness 1.x writes it (one repeat only).")
 @click.option("--fail-under", multiple=True, metavar="METRIC=VALUE",
               help="Exit 1 when METRIC (a rate, e.g. exact_rate) is below VALUE. Repeatable.")
-@click.option("--min-coverage", type=click.FloatRange(0.0, 1.0), default=1.0, show_default=True,
+@click.option("--min-coverage", type=_FiniteRange(0.0, 1.0), default=1.0, show_default=True,
               metavar="RATE", help="A --fail-under bar on no_forbidden_attempt_rate or "
               "no_forbidden_execute_rate also fails when fewer than RATE of the units were "
               "measured.")
-@click.option("--unmeasured-limit", type=click.FloatRange(0.0, 1.0, min_open=True), default=1.0,
+@click.option("--unmeasured-limit", type=_FiniteRange(0.0, 1.0, min_open=True), default=1.0,
               show_default=True, metavar="FRACTION", help="Write no receipt and exit 3 when at "
               "least FRACTION of the units failed in the adapter or transport (1 = only when "
               "none was measured).")

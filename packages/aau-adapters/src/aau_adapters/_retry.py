@@ -52,7 +52,7 @@ def check_retries(retries: object, max_wait_s: object) -> None:
         raise UsageError(f"--retries must be an integer >= 0, not {retries!r}")
     if isinstance(max_wait_s, bool) or not isinstance(max_wait_s, (int, float)) \
             or not math.isfinite(max_wait_s) or max_wait_s < 0:
-        raise UsageError(f"--retry-max-wait must be a number of seconds >= 0, not {max_wait_s!r}")
+        raise UsageError(f"--retry-max-wait must be a finite number of seconds >= 0, not {max_wait_s!r}")
 
 
 def is_retryable(code: str | None) -> bool:

@@ -33,6 +33,11 @@ def _program_change(old: Mapping[str, Any], new: Mapping[str, Any], name: str | 
     return f"the agent's program file {shown} changed"
 
 
+_EVALUATE_OPTIONS = {"repeats": "--repeats", "timeout_s": "--timeout", "format": "--format",
+                     "private": "--private-out given or not"}
+"""How ``aau evaluate``'s bound settings are named in a refusal: the option a user changed."""
+
+
 def refusal(header: Mapping[str, Any], new: Mapping[str, Any], program_name: str | None) -> str:
     """Why a checkpoint with ``header`` cannot resume a run bound by ``new``, in one phrase.
 
@@ -43,7 +48,7 @@ def refusal(header: Mapping[str, Any], new: Mapping[str, Any], program_name: str
             (then it is named ``argv[N]``).
 
     Returns:
-        ``checkpoint is from a different suite and configuration (repeats)``,
+        ``checkpoint is from a different suite and configuration (repeats)`` (``aau evaluate``: ``(--repeats)``),
         ``... configuration (the agent's program file agent.py changed)``, ``... adapter``, or
         ``checkpoint predates program binding (...)``.
     """
@@ -67,7 +72,12 @@ def refusal(header: Mapping[str, Any], new: Mapping[str, Any], program_name: str
         parts.append("adapter")
     if old.get("config") != new.get("config"):
         old_c, new_c = old.get("config") or {}, new.get("config") or {}
-        changes += sorted(k for k in set(old_c) | set(new_c) if old_c.get(k) != new_c.get(k))
+        names = _EVALUATE_OPTIONS if header.get("producer") == "aau evaluate" else {}
+        changes += sorted(names.get(k, k) for k in set(old_c) | set(new_c)
+                          if old_c.get(k) != new_c.get(k))
     if changes:
         parts.append("configuration (" + ", ".join(changes) + ")")
-    return "checkpoint is from a different " + (" and ".join(parts) or "binding")
+    if not parts:  # every bound part is equal: the header's own binding_sha256 was altered
+        return ("checkpoint is from a different binding (its binding_sha256 does not match the "
+                "suite, adapter and settings it records: the header was edited)")
+    return "checkpoint is from a different " + " and ".join(parts)

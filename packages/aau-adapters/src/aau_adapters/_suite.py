@@ -43,13 +43,10 @@ from aau_core import (
     read_json_file,
     tool_call_contradictions,
 )
-from aau_core._files._unknown_keys import (  # internal to the monorepo
-    UnknownKey,
-    unknown_key_problems,
-    unknown_keys,
-)
 
 if TYPE_CHECKING:  # the models (and cattrs) load when a suite is read, not at `aau --help`
+    from aau_core._files._unknown_keys import UnknownKey  # internal to the monorepo
+
     from ._suite_models import (
         CaseDocumentV1,
         CaseDocumentV2,
@@ -147,6 +144,8 @@ class Suite:
         """The unknown keys as ``(json_path, message)`` warnings, one per key and place:
         ``("$.cases[0].forbidden_action", "unknown key; did you mean forbidden_actions?
         (ignored)")``; print each as ``f"{suite.source}: {path}: {message}"``."""
+        from aau_core._files._unknown_keys import unknown_key_problems  # internal to the monorepo
+
         return unknown_key_problems(list(self.unknown_keys), ignored=True)
 
     def check_strict(self) -> None:
@@ -156,6 +155,8 @@ class Suite:
             InvalidDocumentError: one line per unknown key (as ``warnings``, without
                 "(ignored)"), naming the suite file.
         """
+        from aau_core._files._unknown_keys import unknown_key_problems  # internal to the monorepo
+
         if self.unknown_keys:
             raise InvalidDocumentError(unknown_key_problems(list(self.unknown_keys),
                                                             ignored=False), source=self.source)
@@ -212,6 +213,11 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
         if hint is not None:
             raise InvalidDocumentError([hint], source=source)
     check_document(kind, doc, source, accepted=list(_KIND_OF.values()))
+    from aau_core._files._unknown_keys import (  # internal to the monorepo
+        unknown_key_problems,
+        unknown_keys,
+    )
+
     from ._converter import converter
     from ._suite_models import SuiteDocumentV1, SuiteDocumentV2, SuiteDocumentV3
 

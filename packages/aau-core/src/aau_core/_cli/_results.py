@@ -29,6 +29,29 @@ def _json_literal(value: Any) -> str:
     return json.dumps(value)
 
 
+def _older_rules(verdict: dict[str, Any]) -> str:
+    """``"; p50_latency_s: upper-median (aau-harness < 1.x rule)"`` for the file line."""
+    return "".join(f"; {field}: {label}" for field, label in verdict["older_rules"].items())
+
+
+def _recomputed(check: dict[str, Any], version: str | None) -> str:
+    """The recomputed value of a drifted check; for a statistic with several writer rules,
+    each rule's value, and why a rule that gives the stored value does not count here."""
+    rules = check.get("rules")
+    if rules is None:
+        return _json_literal(check["recomputed"])
+    values: dict[str, list[str]] = {}  # recomputed value -> the allowed rules giving it
+    for name, rule in rules.items():
+        if rule["allowed"]:
+            values.setdefault(_json_literal(rule["recomputed"]), []).append(name)
+    text = " or ".join(f"{value} ({', '.join(names)})" for value, names in values.items())
+    refused = [n for n, r in rules.items() if r["match"] and not r["allowed"]]
+    if refused:
+        text += (f"; the stored value is {refused[0]}'s, a rule harness_version {version} "
+                 "(this file's writer) did not use")
+    return text
+
+
 @results_group.command("verify")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @json_option("Print one JSON verdict per file on stdout.")
@@ -43,7 +66,10 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     aau-compat), resamples and seed they record (and their metric_counts, metric_stderr,
     n_errors, pass_hat_k; in 2.1 also coverage and the answered-only view).
     Every file's n_scenarios, n_repeats, total_cost_usd, mean_cost_per_scenario_usd and
-    p50_latency_s are recomputed from its results as well.
+    p50_latency_s are recomputed from its results as well; p50_latency_s by the rule its
+    writer used (1.6's median, or the upper median of aau-harness < 1.x, allowed when the
+    file names no harness_version of 1.0 or later), and the file line names an older rule
+    that matched.
     One line per file on stderr, and one per drifted number.
 
     Exit 0 when every number matches, 1 when any drifted, 2 when a file is missing, not
@@ -65,9 +91,9 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
         n = len(v["metrics"])
         if v["status"] == "match":
             click.echo(f"{v['file']}: match: {n} metric(s) recomputed from {v['n_results']} "
-                       f"run(s) ({v['ci_method']})", err=True)
+                       f"run(s) ({v['ci_method']}){_older_rules(v)}", err=True)
             continue
-        click.echo(f"{v['file']}: drift ({v['ci_method']})", err=True)
+        click.echo(f"{v['file']}: drift ({v['ci_method']}){_older_rules(v)}", err=True)
         for m, e in v["metrics"].items():
             for part, field in (("mean", "metric_means"), ("ci95", "metric_ci95")):
                 if not e[part]["match"]:
@@ -77,7 +103,7 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
         for field, c in v["checks"].items():
             if not c["match"]:
                 click.echo(f"{v['file']}: {root}.{field}: stored {_json_literal(c['stored'])}, "
-                           f"recomputed {_json_literal(c['recomputed'])}", err=True)
+                           f"recomputed {_recomputed(c, v['harness_version'])}", err=True)
     if as_json:
         print_json({"files": verdicts})
     return EXIT_BAR_NOT_MET if any(v["status"] == "drift" for v in verdicts) else EXIT_OK

@@ -21,6 +21,9 @@ edited after the fact (a metric renamed, a run dropped, a number rounded up) no 
 - Every file's ``n_scenarios``, ``n_repeats``, ``total_cost_usd``,
   ``mean_cost_per_scenario_usd`` and ``p50_latency_s`` are recomputed from ``results`` too
   (``_totals``), allowing for the rounding of the per-run costs and latencies the file stores.
+- A statistic its writers did not all compute alike (``p50_latency_s``: the median, or older
+  harnesses' upper median) is read by the rules the file's writer may have used
+  (``_writer_rules``); the verdict names the rule that matched.
 
 Means and interval ends are compared after rounding to 4 dp, as the files store them.
 """
@@ -28,12 +31,12 @@ Means and interval ends are compared after rounding to 4 dp, as the files store 
 from __future__ import annotations
 
 import math
-import statistics
 from typing import Any
 
 from .._errors import InputError
 from ._aggregation import aggregate_results
 from ._runner import EvalAggregate, ScenarioResult
+from ._writer_rules import WRITER_RULES, writer_major
 
 MAX_AGGREGATE_BYTES = 200_000_000
 V1_KIND = "eval-aggregate-v1"
@@ -55,9 +58,15 @@ def verify_result_files(files: list[str] | tuple[str, ...]) -> list[dict[str, An
 
     Returns:
         one verdict per file, in order: ``{"file", "kind", "ci_method", "n_results", "status":
-        "match"|"drift", "metrics": {metric: {"mean": {...}, "ci95": {...}}}, "checks": {field:
-        {"stored", "recomputed", "match"}}, "root": "$" | "$.aggregate"}`` (``root`` is the JSON
-        path of the aggregate inside the file).
+        "match"|"drift", "harness_version", "metrics": {metric: {"mean": {...}, "ci95": {...}}},
+        "checks": {field: {"stored", "recomputed", "match"}}, "older_rules": {field: label},
+        "root": "$" | "$.aggregate"}`` (``root`` is the JSON path of the aggregate inside the
+        file; ``harness_version`` is ``provenance.harness_version`` or ``None``). A check of a
+        statistic with several writer rules (``_writer_rules.WRITER_RULES``) also holds
+        ``"rule"`` (the name of the rule that matched, ``None`` on drift) and ``"rules"``
+        (``{name: {"recomputed", "match", "allowed"}}``, ``allowed`` saying whether this file's
+        writer may have used it); ``older_rules`` maps each such field matched by a rule other
+        than the current one to its label, e.g. ``"upper-median (aau-harness < 1.x rule)"``.
 
     Raises:
         InputError: a file is missing, not JSON, or not an eval aggregate or lab result (one line
@@ -132,14 +141,35 @@ def _rounded(stored: Any, exact: float, slack: float, dp: int) -> dict[str, Any]
     return {"stored": stored, "recomputed": recomputed, "match": ok}
 
 
-def _totals(doc: dict[str, Any]) -> dict[str, Any]:
+def _by_writer_rules(field: str, stored: Any, values: list[float], major: int | None,
+                     dp: int) -> dict[str, Any]:
+    """Compare ``stored`` with ``field`` recomputed from ``values`` by each of its writer
+    rules; it matches when a rule this file's writer (major version ``major``) may have used
+    gives it. The first such rule in ``WRITER_RULES`` order is named."""
+    rules = WRITER_RULES[field]
+    tried = {}
+    for rule in rules:
+        exact, slack = rule.compute(values)
+        check = _rounded(stored, exact, slack, dp)
+        tried[rule.name] = {"recomputed": check["recomputed"], "match": check["match"],
+                            "allowed": rule.allowed_for(major)}
+    matched = next((r.name for r in rules if tried[r.name]["match"] and tried[r.name]["allowed"]),
+                   None)
+    shown = matched or next(r.name for r in rules if tried[r.name]["allowed"])
+    return {"stored": stored, "recomputed": tried[shown]["recomputed"],
+            "match": matched is not None, "rule": matched, "rules": tried}
+
+
+def _totals(doc: dict[str, Any], major: int | None) -> dict[str, Any]:
     """``n_scenarios``, ``n_repeats``, costs and p50 latency, recomputed from ``results``.
 
     ``n_scenarios`` is the number of distinct scenario ids; ``n_repeats`` (the repeats
     requested; 1.6's runner numbers them ``0 .. repeats - 1``) is the largest ``repeat`` + 1,
-    not checked when there are no results. Costs and latency are 1.6's: total (4 dp) and mean
-    (6 dp) of every run's ``cost_usd``, median ``latency_s`` (3 dp); per-run costs are stored at
-    6 dp and latencies at 3 dp, so the recomputation allows for that rounding.
+    not checked when there are no results. Costs are 1.6's: total (4 dp) and mean (6 dp) of
+    every run's ``cost_usd``; per-run costs are stored at 6 dp, so the recomputation allows
+    for that rounding. ``p50_latency_s`` (3 dp) is checked by the writer rules a file whose
+    writer has major version ``major`` may have used (``_by_writer_rules``): 1.6's median
+    (per-run latencies are stored at 3 dp, so it is known to within 5e-4 s) or the upper median.
     """
     rows = doc["results"]
     checks: dict[str, Any] = {}
@@ -155,10 +185,8 @@ def _totals(doc: dict[str, Any]) -> dict[str, Any]:
     checks["mean_cost_per_scenario_usd"] = _rounded(
         doc["mean_cost_per_scenario_usd"], math.fsum(costs) / n if n else 0.0,
         5e-7 if n else 0.0, 6)
-    latencies = sorted(r["latency_s"] for r in rows)
-    checks["p50_latency_s"] = _rounded(
-        doc["p50_latency_s"], statistics.median(latencies) if latencies else 0.0,
-        5e-4 if latencies else 0.0, 3)
+    checks["p50_latency_s"] = _by_writer_rules(
+        "p50_latency_s", doc["p50_latency_s"], [r["latency_s"] for r in rows], major, 3)
     return checks
 
 
@@ -178,7 +206,8 @@ def _verdict(name: str, kind: str, doc: dict[str, Any]) -> dict[str, Any]:
                 "stored": stored, "recomputed": recomputed, "match": stored == recomputed}
         entry["match"] = entry["mean"]["match"] and entry["ci95"]["match"]
         metrics[m] = entry
-    checks: dict[str, Any] = _totals(doc)
+    major = writer_major(doc, aau_format=kind == V2_KIND)
+    checks: dict[str, Any] = _totals(doc, major)
     if kind == V2_KIND:
         fields = V2_CHECKED + (V21_CHECKED if "answered_only" in doc else ())
         for field in fields:
@@ -186,6 +215,10 @@ def _verdict(name: str, kind: str, doc: dict[str, Any]) -> dict[str, Any]:
             checks[field] = {"stored": stored, "recomputed": fresh[field],
                              "match": stored == fresh[field]}
     ok = all(e["match"] for e in metrics.values()) and all(c["match"] for c in checks.values())
+    older = {field: rule.label() for field, rules in WRITER_RULES.items() for rule in rules[1:]
+             if checks[field]["rule"] == rule.name}
+    version = (doc.get("provenance") or {}).get("harness_version")
     return {"file": name, "kind": kind, "ci_method": method, "n_results": len(doc["results"]),
-            "status": "match" if ok else "drift", "metrics": metrics, "checks": checks}
+            "status": "match" if ok else "drift", "harness_version": version,
+            "metrics": metrics, "checks": checks, "older_rules": older}
 

@@ -36,6 +36,13 @@ Per-call rules (BFCL ``ast_checker.simple_function_checker``, learned from bfcl-
    number. Without a definition numbers compare by value.
 5. The value must equal one acceptable value under the argument's matcher (below).
 6. Every expected argument absent from the call must list ``""`` as acceptable.
+7. Declared defaults (aau's rule; BFCL's checker ignores ``default`` and its ground truth lists
+   ``""`` beside the default instead): when the definition declares a parameter's JSON Schema
+   ``default``, passing that value (under the argument's matcher) and leaving the argument out
+   are the same on both sides. An actual argument equal to its default is accepted where the
+   expected call lets it be left out (lists ``""``, or does not name it); an argument left out is
+   accepted where the expected call lists the default as acceptable. Rule 2 still applies: a
+   ``required`` parameter must be present even if it declares a default.
 
 Matchers (per tool, per argument: ``{"tool": {"arg": matcher}}``)
 -----------------------------------------------------------------
@@ -247,7 +254,7 @@ def call_mismatches(
     matchers: Mapping[str, Mapping[str, Any]] | None = None,
     function: Mapping[str, Any] | None = None,
 ) -> list[str]:
-    """Compare one actual call with one expected call (rules 1-6 of the module docstring).
+    """Compare one actual call with one expected call (rules 1-7 of the module docstring).
 
     Args:
         expected: ``{"name", "arguments": {arg: [acceptable, ...]}}``.
@@ -292,15 +299,19 @@ def _call_mismatches(expected: Mapping[str, Any], actual: Mapping[str, Any],
     params = function.get("parameters", {}) if function else {}
     properties = params.get("properties", {}) if isinstance(params, Mapping) else {}
     required = params.get("required", []) if isinstance(params, Mapping) else []
+    defaults = _declared_defaults(properties)
     reasons = []
     for param in required:
         if param not in got_args:
             reasons.append(f"missing required argument {param!r}")
     for arg, value in got_args.items():
-        if arg not in want_args or (function is not None and arg not in properties):
-            reasons.append(f"unexpected argument {arg!r} (got {_short(value)})")
-            continue
         matcher = tool_matchers.get(arg, "exact")
+        # rule 7: the declared default given explicitly counts as left out
+        as_left_out = arg in defaults and _is_default(value, defaults[arg], matcher)
+        if arg not in want_args or (function is not None and arg not in properties):
+            if not as_left_out:
+                reasons.append(f"unexpected argument {arg!r} (got {_short(value)})")
+            continue
         if matcher == "any":
             continue
         problem = _type_error(value, properties.get(arg)) if function is not None else None
@@ -308,13 +319,44 @@ def _call_mismatches(expected: Mapping[str, Any], actual: Mapping[str, Any],
             reasons.append(f"argument {arg!r}: {problem} ({_short(value)})")
             continue
         allowed = [a for a in want_args[arg] if not _is_omitted(a)]
-        if not any(_value_matches(value, a, matcher) for a in allowed):
+        if not any(_value_matches(value, a, matcher) for a in allowed) and not (
+                as_left_out and _is_omitted_ok(want_args[arg])):
             reasons.append(f"argument {arg!r}: got {_short(value)}, "
                            f"{_allowed_text(want_args[arg])}")
     for arg, allowed in want_args.items():
-        if arg not in got_args and arg not in required and not _is_omitted_ok(allowed):
-            reasons.append(f"missing argument {arg!r} (allowed {_short(allowed)}; not optional)")
+        if arg in got_args or arg in required or _is_omitted_ok(allowed):
+            continue
+        matcher = tool_matchers.get(arg, "exact")
+        # rule 7: left out counts as the declared default given explicitly
+        if arg in defaults and any(_is_default(a, defaults[arg], matcher)
+                                   for a in allowed if not _is_omitted(a)):
+            continue
+        reasons.append(f"missing argument {arg!r} (allowed {_short(allowed)}; not optional)")
     return reasons
+
+
+def _declared_defaults(properties: Any) -> dict[str, Any]:
+    """``{arg: default}`` for each parameter whose definition declares a JSON Schema
+    ``default``."""
+    if not isinstance(properties, Mapping):
+        return {}
+    return {arg: spec["default"] for arg, spec in properties.items()
+            if isinstance(spec, Mapping) and "default" in spec}
+
+
+def _is_default(value: Any, default: Any, matcher: Any) -> bool:
+    """Whether ``value`` is the declared ``default`` under the argument's matcher (``any`` is
+    read as ``exact``). A default holding an object is compared by plain JSON equality (an
+    acceptable-value object would be a pattern of lists)."""
+    if _holds_object(default):
+        return bool(value == default)
+    return _value_matches(value, default, "exact" if matcher == "any" else matcher)
+
+
+def _holds_object(value: Any) -> bool:
+    if isinstance(value, dict):
+        return True
+    return isinstance(value, list) and any(_holds_object(v) for v in value)
 
 
 # ---------------------------------------------------------------------------------------------

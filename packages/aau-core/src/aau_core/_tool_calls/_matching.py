@@ -134,6 +134,14 @@ class ToolCallMatch:
 def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]:
     """Check actual calls and return them as ``[{"name", "arguments"}]`` (extra keys dropped).
 
+    Only aau's own shape is read. A call in a model provider's shape is refused with a hint
+    naming the shape and what to answer instead (never read as a call without arguments, which
+    would be a silent wrong score): an Anthropic ``tool_use`` block (``input``), an OpenAI chat
+    tool call (``function.name`` / ``function.arguments``) and an OpenAI Responses
+    ``function_call`` item (``arguments`` a JSON string). A call with no ``arguments`` but keys
+    other than ``name``, ``id``, ``call_id`` and ``type`` (``parameters``, ``args``, ...) is
+    refused too: its arguments are probably under one of them.
+
     Args:
         value: the ``tool_calls`` value of an adapter response.
         path: JSON path of ``value``, for messages.
@@ -142,7 +150,8 @@ def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]
         a new list of ``{"name": str, "arguments": dict}``.
 
     Raises:
-        ToolCallFormatError: not an array; an item not an object; ``name`` not a non-empty string;
+        ToolCallFormatError: not an array; an item not an object; an item in a provider's shape
+            or with its arguments under an unknown key; ``name`` not a non-empty string;
             ``arguments`` present but not an object (a JSON-encoded string is refused too).
     """
     if not isinstance(value, list):
@@ -152,15 +161,46 @@ def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]
         where = f"{path}[{i}]"
         if not isinstance(item, dict):
             raise ToolCallFormatError(where, "a tool call must be an object {name, arguments}")
+        shape = _provider_shape(item)
+        if shape is not None:
+            raise ToolCallFormatError(where, shape)
         name = item.get("name")
         if not isinstance(name, str) or not name:
-            raise ToolCallFormatError(f"{where}.name", "must be a non-empty string")
+            keys = ", ".join(repr(k) for k in item) or "none"
+            raise ToolCallFormatError(f"{where}.name", "must be a non-empty string (a tool call is "
+                                      f"{{name, arguments}}; its keys: {keys})")
         arguments = item.get("arguments", {})
         if not isinstance(arguments, dict):
             hint = " (decode a JSON-encoded string first)" if isinstance(arguments, str) else ""
             raise ToolCallFormatError(f"{where}.arguments", "must be an object" + hint)
         out.append({"name": name, "arguments": arguments})
     return out
+
+
+_AAU_CALL = 'aau reads {"name": "...", "arguments": {...}}'
+_CALL_KEYS_WITHOUT_ARGUMENTS = frozenset({"name", "id", "call_id", "type"})
+
+
+def _provider_shape(item: Mapping[str, Any]) -> str | None:
+    """Why ``item`` is not an aau call though it looks like one of a documented provider shape
+    (or has its arguments under an unknown key), with what to answer instead; ``None`` when it
+    is none of them (aau's shape, or a plain error the name/arguments checks report)."""
+    if "arguments" not in item and isinstance(item.get("function"), dict):
+        return ("an OpenAI chat tool call ({\"type\": \"function\", \"function\": {\"name\", "
+                f"\"arguments\": \"<JSON string>\"}}}}) is not read; {_AAU_CALL}: answer "
+                "function.name as name and function.arguments decoded as arguments")
+    if "arguments" not in item and ("input" in item or item.get("type") == "tool_use"):
+        return ("an Anthropic tool_use block ({\"type\": \"tool_use\", \"name\", \"input\"}) is "
+                f"not read; {_AAU_CALL}: answer its input as arguments")
+    if item.get("type") == "function_call" and not isinstance(item.get("arguments", {}), dict):
+        return ("an OpenAI Responses function_call item ({\"type\": \"function_call\", \"name\", "
+                f"\"arguments\": \"<JSON string>\", \"call_id\"}}) is not read; {_AAU_CALL}: "
+                "answer its arguments decoded")
+    other = sorted(str(k) for k in item if k not in _CALL_KEYS_WITHOUT_ARGUMENTS)
+    if "arguments" not in item and other:
+        return (f"has no 'arguments' but has {', '.join(repr(k) for k in other)}; {_AAU_CALL} "
+                "(arguments may be left out only for a call without arguments)")
+    return None
 
 
 # ---------------------------------------------------------------------------------------------

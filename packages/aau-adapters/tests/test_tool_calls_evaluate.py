@@ -122,6 +122,20 @@ def test_response_normalisation_depends_on_the_case() -> None:
     ([{"arguments": {}}], "$.tool_calls[0].name: must be a non-empty string"),
     ([{"name": "f", "arguments": "{}"}], "$.tool_calls[0].arguments: must be an object"),
     ([None], "$.tool_calls[0]: a tool call must be an object"),
+    # provider shapes are refused with a hint naming the shape, never scored as no arguments
+    ([{"type": "tool_use", "id": "toolu_1", "name": "renew_loan", "input": {"card_id": "C-1"}}],
+     "$.tool_calls[0]: an Anthropic tool_use block"),
+    ([{"id": "call_1", "type": "function",
+       "function": {"name": "renew_loan", "arguments": "{\"card_id\": \"C-1\"}"}}],
+     "$.tool_calls[0]: an OpenAI chat tool call"),
+    ([{"type": "function_call", "call_id": "call_1", "name": "renew_loan",
+       "arguments": "{\"card_id\": \"C-1\"}"}],
+     "$.tool_calls[0]: an OpenAI Responses function_call item"),
+    # neither aau's shape nor a documented one
+    ([{"name": "renew_loan", "parameters": {"card_id": "C-1"}}],
+     "$.tool_calls[0]: has no 'arguments' but has 'parameters'"),
+    ([{"tool": "renew_loan", "args": {"card_id": "C-1"}}],
+     "$.tool_calls[0]: has no 'arguments' but has 'args', 'tool'"),
 ])
 def test_malformed_tool_calls_are_an_invalid_response(tool_calls: Any, message: str) -> None:
     case = suite_from_document(v2_suite({"tool_calls": [RENEW]})).cases[0]
@@ -129,6 +143,33 @@ def test_malformed_tool_calls_are_an_invalid_response(tool_calls: Any, message: 
     with pytest.raises(ResponseError) as info:
         parse_response(data, case)
     assert message in str(info.value)
+
+
+def test_a_provider_shaped_call_is_an_invalid_response_not_a_wrong_score(python_agent) -> None:
+    from aau_adapters import CommandAdapter
+
+    suite = suite_from_document(v2_suite({"tool_calls": [RENEW]}))
+    argv = python_agent('answer({"tool_calls": [{"type": "tool_use", "id": "toolu_1", '
+                        '"name": "renew_loan", "input": {"card_id": "C-1"}}]})\n')
+    adapter = CommandAdapter(argv, 30.0)
+    try:
+        run_ = evaluate(suite, adapter, timeout_s=30.0)
+    finally:
+        adapter.close()
+    receipt, private = build_receipt_v2(run_), build_private_v2(run_)
+    aau_schemas.validate("private-receipt-v2", private)
+    assert receipt["failure_code_counts"] == {"adapter-invalid-response": 1, "not-submitted": 1}
+    assert "tool-call-mismatch" not in receipt["failure_code_counts"]
+    assert "Anthropic tool_use block" in json.dumps(private)
+
+
+def test_aau_shaped_calls_with_provider_keys_beside_them_are_read() -> None:
+    case = suite_from_document(v2_suite({"tool_calls": [RENEW]})).cases[0]
+    raw = {"tool_calls": [{"type": "function", "id": "c1", "name": "renew_loan",
+                           "arguments": {"card_id": "C-1"}},
+                          {"type": "function_call", "call_id": "c2", "name": "ping"}]}
+    assert normalize_response(raw, case)["tool_calls"] == [
+        {"name": "renew_loan", "arguments": {"card_id": "C-1"}}, {"name": "ping", "arguments": {}}]
 
 
 # ------------------------------------------------------------------------------ scoring

@@ -8,7 +8,8 @@ from pathlib import Path
 import aau_schemas
 import pytest
 from _helpers import valid_suite, write_json
-from aau_core import run
+from aau_baseline import read_pack
+from aau_core import InvalidDocumentError, run
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -156,3 +157,18 @@ def test_the_library_desk_tool_call_example_is_refused(tmp_path, capsys):
     assert _prepare(tmp_path / "p", suite) == 2
     assert "has no expected outcome" in capsys.readouterr().err
     assert not (tmp_path / "p").exists()
+
+
+def test_a_prepared_pack_carries_gitattributes_and_crlf_is_named(tmp_path):
+    out = tmp_path / "pack"
+    assert _prepare(out) == 0
+    assert (out / ".gitattributes").read_bytes() == b"* -text\n"
+    (out / ".gitattributes").unlink()  # a pack written before .gitattributes existed
+    assert run(["baseline", "validate", str(out)]) == 0
+    study = out / "study.json"
+    study.write_bytes(study.read_bytes().replace(b"\n", b"\r\n"))
+    with pytest.raises(InvalidDocumentError) as info:
+        read_pack(out)
+    assert str(info.value).endswith(
+        "$.files[3].sha256: study.json has another SHA-256: its line endings were converted to "
+        "CRLF (git autocrlf?); the LF form matches")

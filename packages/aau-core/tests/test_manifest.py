@@ -179,7 +179,7 @@ def test_write_pack_refuses_existing_unless_force(pack: Path) -> None:
     with pytest.raises(OutputError, match="exists"):
         write_pack(pack, FILES, manifest_version="test-pack/1.0")
     write_pack(pack, {"only.txt": b"x"}, manifest_version="test-pack/2.0", force=True)
-    assert sorted(p.name for p in pack.iterdir()) == ["manifest.json", "only.txt"]
+    assert sorted(p.name for p in pack.iterdir()) == [".gitattributes", "manifest.json", "only.txt"]
     assert verify_manifest_dir(pack, version="test-pack/2.0") == []
     assert [p.name for p in pack.parent.iterdir()] == ["pack"]
 
@@ -203,7 +203,7 @@ def test_failed_verification_leaves_nothing(tmp_path: Path) -> None:
 
     with pytest.raises(OutputError, match="failed its own verification.*wrong"):
         write_pack(tmp_path / "p", FILES, manifest_version="v", verify=verify)
-    assert seen == [["README.md", "b.txt", "data", "manifest.json"]]
+    assert seen == [[".gitattributes", "README.md", "b.txt", "data", "manifest.json"]]
     assert list(tmp_path.iterdir()) == []
 
 
@@ -300,3 +300,38 @@ def test_manifest_row_violations_words_row_problems_as_aau_harness_1_6(tmp_path)
         ("$.files[1].sha256", "b.txt has another SHA-256"),
         ("$.files[2].path", "b.txt listed twice"),
     ]
+
+
+def test_write_pack_adds_an_unlisted_gitattributes_and_reserves_the_name(tmp_path: Path) -> None:
+    from aau_core._files._manifest import PACK_GITATTRIBUTES_BYTES
+
+    pack = write_pack(tmp_path / "p", FILES, manifest_version="test-pack/1.0")
+    assert (pack / ".gitattributes").read_bytes() == PACK_GITATTRIBUTES_BYTES == b"* -text\n"
+    rows = json.loads((pack / "manifest.json").read_bytes())["files"]
+    assert [r["path"] for r in rows] == sorted(FILES)
+    assert verify_manifest_dir(pack) == []
+    (pack / "data" / ".gitattributes").write_bytes(PACK_GITATTRIBUTES_BYTES)  # only at the top
+    assert verify_manifest_dir(pack) == [
+        f"{pack / 'data' / '.gitattributes'}: not listed in the manifest (added)"]
+    with pytest.raises(ValueError, match=".gitattributes is written by write_pack itself"):
+        write_pack(tmp_path / "q", {**FILES, ".gitattributes": b"*\n"}, manifest_version="v")
+
+
+def test_crlf_converted_rows_are_named_in_both_wordings(tmp_path: Path) -> None:
+    from aau_core._files._manifest import manifest_row_violations
+
+    files = {"a.txt": b"one\ntwo\n", "b.bin": b"\r\n"}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "manifest.json").write_bytes(json.dumps(build_manifest(files, version="x/1.0"))
+                                             .encode())
+    rows = build_manifest(files, version="x/1.0")["files"]
+    (tmp_path / "a.txt").write_bytes(b"one\r\ntwo\r\n")
+    hint = "its line endings were converted to CRLF (git autocrlf?); the LF form matches"
+    assert verify_manifest_dir(tmp_path, version="x/1.0", version_key="manifest_version") == [
+        f"{tmp_path / 'a.txt'}: SHA-256 differs from the manifest: {hint}"]
+    assert manifest_row_violations(tmp_path, rows) == [
+        ("$.files[0].sha256", f"a.txt has another SHA-256: {hint}")]
+    (tmp_path / "b.bin").write_bytes(b"\n")  # CRLF -> LF is not the converted direction
+    assert manifest_row_violations(tmp_path, rows)[1:] == [
+        ("$.files[1].bytes", "b.bin has 1 bytes"), ("$.files[1].sha256", "b.bin has another SHA-256")]

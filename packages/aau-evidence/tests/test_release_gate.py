@@ -599,7 +599,7 @@ def _rehash(pack: Path) -> None:
     from aau_evidence import release_bytes
 
     files = {p.relative_to(pack).as_posix(): p.read_bytes() for p in sorted(pack.rglob("*"))
-             if p.is_file() and p.name != "manifest.json"}
+             if p.is_file() and p.name not in ("manifest.json", ".gitattributes")}
     (pack / "manifest.json").write_bytes(
         release_bytes(build_manifest(files, version="aau-agent-release-pack/1.0")))
 

@@ -456,7 +456,7 @@ def test_every_written_document_validates(tmp_path: Path, suite) -> None:
         aau_schemas.validate("intoto-statement", statement)
     names = [s["name"] for s in statement["subject"]]
     assert names == sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
-                           if p.is_file() and p.name not in ("manifest.json",
+                           if p.is_file() and p.name not in ("manifest.json", ".gitattributes",
                                                               "provenance.intoto.json"))
     assert statement["predicate"]["level"] == "Verified"
     assert verdict["file_count"] == 14  # 9 fixed + 3 receipts + statement + manifest
@@ -493,7 +493,7 @@ def _remanifest(out: Path) -> None:
     from aau_evidence._submit import CLAIMS, MANIFEST_VERSION, render
 
     files = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
-             if p.is_file() and p.name != "manifest.json"}
+             if p.is_file() and p.name not in ("manifest.json", ".gitattributes")}
     manifest = build_manifest(files, version=MANIFEST_VERSION, extra={
         "submission_id": "routing-evidence", "hash_algorithm": "sha256", "claims": CLAIMS})
     os.chmod(out / "manifest.json", 0o644)

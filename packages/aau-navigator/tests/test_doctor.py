@@ -252,3 +252,12 @@ def test_a_step_merely_named_write_is_not_a_write_permission(project: Path) -> N
     edit(project / ".github" / "workflows" / "aau-evaluation.yml", "      - name: Test both adapters",
          "      - name: write-up\n        run: 'echo write: done'\n      - name: Test both adapters")
     assert checks(project)["ci-workflow"]["status"] == "pass"
+
+
+def test_a_workflow_saved_with_a_bom_passes_and_bad_bytes_fail(project: Path) -> None:
+    workflow = project / ".github" / "workflows" / "aau-evaluation.yml"
+    workflow.write_bytes(b"\xef\xbb\xbf" + workflow.read_bytes())
+    assert checks(project)["ci-workflow"]["status"] == "pass"
+    workflow.write_bytes(workflow.read_bytes() + b"\xff")
+    assert only_failure(project, "ci-workflow") == (
+        ".github/workflows/aau-evaluation.yml: not UTF-8 text")

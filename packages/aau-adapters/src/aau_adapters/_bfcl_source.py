@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 from aau_core import InputError, UsageError, loads_strict
+from aau_core._files._strict_json import decode_text  # internal to the monorepo
 from aau_schemas import sha256_hex
 
 BFCL_VERSION = "2026.3.23"
@@ -72,10 +73,7 @@ class BfclFiles:
 def _json_lines(data: bytes, source: str) -> list[tuple[int, dict[str, Any]]]:
     """Parse JSON lines strictly; blank lines are skipped. Errors name ``source`` and the line."""
     out = []
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 at byte {exc.start}", source=source) from None
+    text = decode_text(data, source=source)
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from aau_core import InputError, UsageError, read_json_file
+from aau_core._files._strict_json import read_text_file  # internal to the monorepo
 from aau_schemas import sha256_hex
 
 from ._import_bfcl import PUBLIC_SHARING
@@ -102,12 +103,7 @@ def tau2_files(source: str | os.PathLike[str], domain: str) -> dict[str, Path]:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        if path.stat().st_size > MAX_TAU2_FILE_BYTES:
-            raise InputError(f"over {MAX_TAU2_FILE_BYTES:,} bytes", source=str(path))
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {exc}", source=str(path)) from None
+    return read_text_file(path, max_bytes=MAX_TAU2_FILE_BYTES)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,11 @@ from pathlib import Path
 
 import attrs
 from aau_core import InputError, InvalidDocumentError
-from aau_core._files._manifest import manifest_row_violations  # internal to the monorepo
+from aau_core._files._manifest import (  # internal to the monorepo
+    PACK_GITATTRIBUTES,
+    is_pack_gitattributes,
+    manifest_row_violations,
+)
 
 from ._converter import converter
 from ._documents import (
@@ -89,6 +93,8 @@ def read_pack(path: str | Path) -> Pack:
     expected = {*PACK_FILES, MANIFEST_NAME}
     for name in sorted(expected - found):
         raise InputError("missing from the pack", source=str(root / name))
+    if PACK_GITATTRIBUTES in found and is_pack_gitattributes(root / PACK_GITATTRIBUTES):
+        found.discard(PACK_GITATTRIBUTES)  # written by write_pack, unlisted (aau_core._files)
     for name in sorted(found - expected):
         raise InputError("not a file of a human-baseline pack", source=str(root / name))
     manifest = load(MANIFEST_KIND, root / MANIFEST_NAME)

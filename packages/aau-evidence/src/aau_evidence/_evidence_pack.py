@@ -37,6 +37,7 @@ from aau_core import (
     verify_manifest_dir,
     write_pack,
 )
+from aau_core._files._manifest import PACK_GITATTRIBUTES  # internal to the monorepo
 
 from ._capsule import (
     check_capsule,
@@ -243,7 +244,8 @@ def verify_evidence_pack(pack: str | os.PathLike[str]) -> dict[str, Any]:
     if problems:
         raise PackVerificationError(problems)
     capsule = read_capsule(root / "capsule.json")
-    count = sum(1 for p in root.rglob("*") if p.is_file())
+    count = sum(1 for p in root.rglob("*") if p.is_file()
+                and p.relative_to(root).as_posix() != PACK_GITATTRIBUTES)  # unlisted, not evidence
     return {"ready": True, "capsule_id": capsule["capsule_id"],
             "derived_status": derive_status(capsule), "file_count": count}
 

@@ -323,11 +323,14 @@ def _check_receipt(root: Path, suite: Any) -> Check:
 
 
 def _check_workflow(root: Path, manifest: dict[str, Any] | None) -> Check:
+    from aau_core import InputError
+    from aau_core._files._strict_json import decode_text  # internal to the monorepo
+
     try:
-        text = read_project_file(root, WORKFLOW).decode("utf-8")
+        text = decode_text(read_project_file(root, WORKFLOW))  # a leading BOM dropped
     except _Unsafe as exc:
         return Check("ci-workflow", "fail", str(exc))
-    except UnicodeDecodeError:
+    except InputError:
         return Check("ci-workflow", "fail", f"{WORKFLOW}: not UTF-8 text")
     version = (manifest or {}).get("package_version")
     problems, actions = workflow_problems(text, version if isinstance(version, str) else None,

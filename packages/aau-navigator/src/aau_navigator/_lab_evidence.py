@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
+from aau_core._files._strict_json import decode_text  # internal to the monorepo
 
 from ._converter import navigator_converter
 
@@ -43,7 +44,7 @@ def read_text(path: Path) -> str:
     try:
         if not path.is_file() or path.stat().st_size > MAX_TEXT_BYTES:
             return ""
-        return path.read_text(encoding="utf-8", errors="replace")
+        return decode_text(path.read_bytes(), lenient=True)
     except OSError:
         return ""
 

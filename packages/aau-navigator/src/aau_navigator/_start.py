@@ -26,10 +26,12 @@ def _project(pyproject: Path) -> dict[str, Any]:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
+    from aau_core import InputError
+    from aau_core._files._strict_json import decode_text  # internal to the monorepo
 
     try:
-        return tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return tomllib.loads(decode_text(pyproject.read_bytes())).get("project", {})
+    except (OSError, InputError, tomllib.TOMLDecodeError):
         return {}
 
 

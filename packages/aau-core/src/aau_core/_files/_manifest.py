@@ -11,6 +11,13 @@ own top-level keys (``extra``: ids, ``hash_algorithm``, ``claims``) and per-file
 ``write_pack`` stages a pack in a temporary folder beside the destination, writes the manifest
 last, verifies the staged folder (``verify_manifest_dir`` plus the caller's ``verify``) and only
 then renames it into place, so a reader never sees a half-written pack.
+
+Git: ``write_pack`` also writes ``.gitattributes`` (``* -text``) at the top of every pack, so a
+pack committed to git keeps its exact bytes whatever ``core.autocrlf`` says. The file is not
+listed in the manifest (the manifest, its hashes and every family's file list stay what they
+were, and packs written before it verify unchanged); ``verify_manifest_dir`` accepts it unlisted
+only with exactly those bytes. A listed file whose CRLF -> LF form matches its row is reported
+as line endings converted by git, not as a bare hash difference.
 """
 
 from __future__ import annotations
@@ -28,6 +35,12 @@ from .._errors import AauError, InputError, OutputError
 from ._safe_path import check_relative_name
 from ._staged_folder import write_folder
 from ._writing import check_parent
+
+PACK_GITATTRIBUTES = ".gitattributes"
+"""The file ``write_pack`` adds to every pack, unlisted in its manifest."""
+PACK_GITATTRIBUTES_BYTES = b"* -text\n"
+"""Its exact bytes: git stores and checks out every file of the pack byte for byte."""
+CRLF_HINT = "its line endings were converted to CRLF (git autocrlf?); the LF form matches"
 
 INTOTO_STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 """``_type`` of an in-toto Statement v1 (https://github.com/in-toto/attestation, spec v1)."""
@@ -141,11 +154,28 @@ def verify_manifest_dir(directory: str | os.PathLike[str], manifest_name: str = 
                 problems.append(f"{root / name}: listed in the manifest but missing (removed)")
         elif what == "bytes":
             problems.append(f"{present[name]}: {found} bytes, the manifest says {rows[i]['bytes']}")
+        elif what == "crlf":
+            problems.append(f"{present[name]}: SHA-256 differs from the manifest: {CRLF_HINT}")
         else:
             problems.append(f"{present[name]}: SHA-256 differs from the manifest (changed)")
     for name in sorted(set(present) - listed - {manifest_name}):
-        problems.append(f"{present[name]}: not listed in the manifest (added)")
+        if name == PACK_GITATTRIBUTES and is_pack_gitattributes(present[name]):
+            continue
+        hint = (f" (aau writes it holding exactly {PACK_GITATTRIBUTES_BYTES.decode()!r})"
+                if name == PACK_GITATTRIBUTES else "")
+        problems.append(f"{present[name]}: not listed in the manifest (added){hint}")
     return problems
+
+
+def is_pack_gitattributes(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a regular file (not a symlink) holding exactly
+    ``PACK_GITATTRIBUTES_BYTES``, the ``.gitattributes`` ``write_pack`` adds to a pack."""
+    item = Path(path)
+    try:
+        return (not item.is_symlink() and item.is_file()
+                and item.read_bytes() == PACK_GITATTRIBUTES_BYTES)
+    except OSError:
+        return False
 
 
 def manifest_row_violations(directory: str | os.PathLike[str], rows: Iterable[Mapping[str, Any]],
@@ -173,7 +203,8 @@ def manifest_row_violations(directory: str | os.PathLike[str], rows: Iterable[Ma
     words = {"twice": ("path", "{name} listed twice"), "self": ("path", "the manifest cannot "
              "list itself"), "missing": ("path", "{name} is missing"), "unsafe": ("path", "{found}"),
              "bytes": ("bytes", "{name} has {found} bytes"),
-             "sha256": ("sha256", "{name} has another SHA-256")}
+             "sha256": ("sha256", "{name} has another SHA-256"),
+             "crlf": ("sha256", "{name} has another SHA-256: " + CRLF_HINT)}
     out = []
     for i, what, name, found in _row_findings(root, rows, present, manifest_name, set()):
         field, text = words[what]
@@ -186,7 +217,9 @@ def _row_findings(root: Path, rows: list[Mapping[str, Any]], present: Mapping[st
     """``(row index, problem, path, detail)`` for each row that does not match the pack.
 
     Problems: ``unsafe`` (detail: the message), ``twice``, ``self``, ``missing``, ``bytes``
-    (detail: the file's length), ``sha256``. ``listed`` collects the safe paths seen once.
+    (detail: the file's length), ``sha256``, and ``crlf`` instead of both of those when the
+    file's CRLF -> LF form has the row's length and SHA-256 (git converted its line endings).
+    ``listed`` collects the safe paths seen once.
     """
     for i, row in enumerate(rows):
         name = row["path"]
@@ -207,10 +240,24 @@ def _row_findings(root: Path, rows: list[Mapping[str, Any]], present: Mapping[st
             yield i, "missing", name, None
             continue
         data = item.read_bytes()
+        if row["bytes"] == len(data) and row["sha256"] == sha256_hex(data):
+            continue
+        if _lf_form_matches(data, row):
+            yield i, "crlf", name, None
+            continue
         if row["bytes"] != len(data):
             yield i, "bytes", name, len(data)
         if row["sha256"] != sha256_hex(data):
             yield i, "sha256", name, None
+
+
+def _lf_form_matches(data: bytes, row: Mapping[str, Any]) -> bool:
+    """Whether ``data`` differs from its row only by CRLF line endings: it holds ``\\r\\n`` and
+    its form with every ``\\r\\n`` made ``\\n`` has the row's length and SHA-256."""
+    if b"\r\n" not in data:
+        return False
+    lf = data.replace(b"\r\n", b"\n")
+    return len(lf) == row["bytes"] and sha256_hex(lf) == row["sha256"]
 
 
 def _walk(root: Path) -> list[tuple[str, Path]]:
@@ -271,7 +318,8 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
     1.6's ``json.dumps(indent=2, sort_keys=True) + "\\n"``, ASCII).
 
     The files are written by ``write_folder`` (staged beside ``destination``, each file and
-    folder fsync'ed, modes from the umask, renamed into place), the manifest last. The staged
+    folder fsync'ed, modes from the umask, renamed into place), with ``.gitattributes``
+    (``* -text``, unlisted; module docstring), the manifest last. The staged
     folder is then checked with ``verify_manifest_dir(stage, manifest_name)`` and with
     ``verify(stage)`` when given (it may raise an ``AauError`` or return a list of problem
     lines; a non-empty list fails; any other return value, such as a reader's parsed pack, is
@@ -301,8 +349,8 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
         OutputError: the destination exists (without ``force``), is a file or a symlink, is
             not a pack of the same kind (even with ``force``), is or contains an input, cannot be written, or the staged pack failed verification (a
             bug in the writer).
-        ValueError: neither or both of a manifest in ``files`` and ``manifest_version``, or an
-            unsafe file name.
+        ValueError: neither or both of a manifest in ``files`` and ``manifest_version``, an
+            unsafe file name, or ``.gitattributes`` in ``files``.
     """
     dest = Path(destination)
     payload = dict(files)
@@ -312,6 +360,9 @@ def write_pack(destination: str | os.PathLike[str], files: Mapping[str, bytes], 
         manifest = build_manifest(payload, version=manifest_version, extra=manifest_extra,
                                   version_key=version_key, file_fields=file_fields)
         payload[manifest_name] = (render or _legacy_render)(manifest)
+    if PACK_GITATTRIBUTES in payload:
+        raise ValueError(f"{PACK_GITATTRIBUTES} is written by write_pack itself (unlisted)")
+    payload[PACK_GITATTRIBUTES] = PACK_GITATTRIBUTES_BYTES
     for name in payload:
         _check_name(name)
     kind, version = _new_kind(payload[manifest_name], kind, version_key)

@@ -2,7 +2,8 @@
 
 Rules (each violation is an ``InputError`` naming the source and the JSON path):
 
-- strict UTF-8; a leading byte-order mark is tolerated and dropped;
+- strict UTF-8; a leading byte-order mark is tolerated and dropped (``decode_text``, the one
+  decoding of every text input, JSON or not);
 - ``NaN``, ``Infinity``, ``-Infinity`` and numbers that overflow to infinity (``1e400``) are rejected;
 - duplicate keys in one object are rejected (Python's ``json`` silently keeps the last);
 - strings holding lone UTF-16 surrogates (``"\\ud800"``) are rejected (not Unicode text);
@@ -164,13 +165,42 @@ def _explain(exc: json.JSONDecodeError) -> str:
 
 
 def _decode_utf8(raw: bytes, source: str | None) -> str:
-    """Strict UTF-8 decoding; a leading byte-order mark is dropped."""
-    if raw.startswith(UTF8_BOM):
-        raw = raw[len(UTF8_BOM):]
+    """Strict UTF-8 decoding; a leading byte-order mark is dropped (offsets count it)."""
+    skip = len(UTF8_BOM) if raw.startswith(UTF8_BOM) else 0
     try:
-        return raw.decode("utf-8")
+        return raw[skip:].decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not valid UTF-8 (byte {exc.start})", source=source, path="$") from None
+        raise InputError(f"not valid UTF-8 (byte {exc.start + skip})", source=source,
+                         path="$") from None
+
+
+def decode_text(raw: bytes, *, source: str | None = None, lenient: bool = False) -> str:
+    """The text of a user's file: UTF-8 with a leading byte-order mark (U+FEFF, as Excel and
+    Windows editors write) dropped. Every text input aau reads (JSON, JSON Lines, CSV, YAML,
+    Markdown, TOML) is decoded here or by ``read_text_file``, so a BOM never becomes part of a
+    first key, column name or heading.
+
+    Args:
+        raw: the file's bytes.
+        source: label for error messages (the file name).
+        lenient: replace undecodable bytes with U+FFFD instead of refusing them (for readers
+            that only look for words, such as a lab's README).
+
+    Returns:
+        the decoded text, without the BOM.
+
+    Raises:
+        InputError: not strict UTF-8 (``lenient`` false); the message names the byte offset.
+    """
+    if lenient:
+        return raw.decode("utf-8-sig", errors="replace")
+    return _decode_utf8(raw, source)
+
+
+def strip_bom(text: str) -> str:
+    """``text`` without a leading U+FEFF (text decoded by someone else, such as a CSV row's
+    first column name read by ``csv.DictReader`` from a file opened as ``utf-8``)."""
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def loads_strict(
@@ -193,7 +223,7 @@ def loads_strict(
     if isinstance(data, (bytes, bytearray, memoryview)):
         text = _decode_utf8(bytes(data), source)
     else:
-        text = data[1:] if data.startswith("\ufeff") else data
+        text = strip_bom(data)
     try:
         value = json.loads(
             text,
@@ -211,24 +241,18 @@ def loads_strict(
     return value
 
 
-def read_json_file(
-    path: str | os.PathLike[str],
-    *,
-    max_bytes: int,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-) -> Any:
-    """Read and strictly parse a JSON file.
+def read_text_file(path: str | os.PathLike[str], *, max_bytes: int) -> str:
+    """Read a user's text file (``decode_text``: strict UTF-8, a leading BOM dropped).
 
     Args:
         path: the file.
         max_bytes: largest accepted size in bytes (larger files are rejected unread).
-        max_depth: as ``loads_strict``.
 
     Returns:
-        the parsed value.
+        the text.
 
     Raises:
-        InputError: missing, not a regular file, unreadable, too large, or invalid JSON.
+        InputError: missing, not a regular file, unreadable, too large, or not UTF-8.
     """
     p = Path(path)
     source = str(path)
@@ -251,6 +275,27 @@ def read_json_file(
         raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from None
     if len(raw) > max_bytes:
         raise InputError(f"file is over the {max_bytes:,}-byte limit", source=source)
-    text = _decode_utf8(raw, source)
-    del raw  # large suites: do not hold the bytes and the text while parsing
-    return loads_strict(text, source=source, max_depth=max_depth)
+    return _decode_utf8(raw, source)
+
+
+def read_json_file(
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> Any:
+    """Read and strictly parse a JSON file (read by ``read_text_file``).
+
+    Args:
+        path: the file.
+        max_bytes: largest accepted size in bytes (larger files are rejected unread).
+        max_depth: as ``loads_strict``.
+
+    Returns:
+        the parsed value.
+
+    Raises:
+        InputError: missing, not a regular file, unreadable, too large, or invalid JSON.
+    """
+    text = read_text_file(path, max_bytes=max_bytes)
+    return loads_strict(text, source=str(path), max_depth=max_depth)

@@ -36,6 +36,13 @@ Per-call rules (BFCL ``ast_checker.simple_function_checker``, learned from bfcl-
    number. Without a definition numbers compare by value.
 5. The value must equal one acceptable value under the argument's matcher (below).
 6. Every expected argument absent from the call must list ``""`` as acceptable.
+7. Declared defaults (aau's rule; BFCL's checker ignores ``default`` and its ground truth lists
+   ``""`` beside the default instead): when the definition declares a parameter's JSON Schema
+   ``default``, passing that value (under the argument's matcher) and leaving the argument out
+   are the same on both sides. An actual argument equal to its default is accepted where the
+   expected call lets it be left out (lists ``""``, or does not name it); an argument left out is
+   accepted where the expected call lists the default as acceptable. Rule 2 still applies: a
+   ``required`` parameter must be present even if it declares a default.
 
 Matchers (per tool, per argument: ``{"tool": {"arg": matcher}}``)
 -----------------------------------------------------------------
@@ -127,6 +134,14 @@ class ToolCallMatch:
 def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]:
     """Check actual calls and return them as ``[{"name", "arguments"}]`` (extra keys dropped).
 
+    Only aau's own shape is read. A call in a model provider's shape is refused with a hint
+    naming the shape and what to answer instead (never read as a call without arguments, which
+    would be a silent wrong score): an Anthropic ``tool_use`` block (``input``), an OpenAI chat
+    tool call (``function.name`` / ``function.arguments``) and an OpenAI Responses
+    ``function_call`` item (``arguments`` a JSON string). A call with no ``arguments`` but keys
+    other than ``name``, ``id``, ``call_id`` and ``type`` (``parameters``, ``args``, ...) is
+    refused too: its arguments are probably under one of them.
+
     Args:
         value: the ``tool_calls`` value of an adapter response.
         path: JSON path of ``value``, for messages.
@@ -135,7 +150,8 @@ def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]
         a new list of ``{"name": str, "arguments": dict}``.
 
     Raises:
-        ToolCallFormatError: not an array; an item not an object; ``name`` not a non-empty string;
+        ToolCallFormatError: not an array; an item not an object; an item in a provider's shape
+            or with its arguments under an unknown key; ``name`` not a non-empty string;
             ``arguments`` present but not an object (a JSON-encoded string is refused too).
     """
     if not isinstance(value, list):
@@ -145,15 +161,46 @@ def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]
         where = f"{path}[{i}]"
         if not isinstance(item, dict):
             raise ToolCallFormatError(where, "a tool call must be an object {name, arguments}")
+        shape = _provider_shape(item)
+        if shape is not None:
+            raise ToolCallFormatError(where, shape)
         name = item.get("name")
         if not isinstance(name, str) or not name:
-            raise ToolCallFormatError(f"{where}.name", "must be a non-empty string")
+            keys = ", ".join(repr(k) for k in item) or "none"
+            raise ToolCallFormatError(f"{where}.name", "must be a non-empty string (a tool call is "
+                                      f"{{name, arguments}}; its keys: {keys})")
         arguments = item.get("arguments", {})
         if not isinstance(arguments, dict):
             hint = " (decode a JSON-encoded string first)" if isinstance(arguments, str) else ""
             raise ToolCallFormatError(f"{where}.arguments", "must be an object" + hint)
         out.append({"name": name, "arguments": arguments})
     return out
+
+
+_AAU_CALL = 'aau reads {"name": "...", "arguments": {...}}'
+_CALL_KEYS_WITHOUT_ARGUMENTS = frozenset({"name", "id", "call_id", "type"})
+
+
+def _provider_shape(item: Mapping[str, Any]) -> str | None:
+    """Why ``item`` is not an aau call though it looks like one of a documented provider shape
+    (or has its arguments under an unknown key), with what to answer instead; ``None`` when it
+    is none of them (aau's shape, or a plain error the name/arguments checks report)."""
+    if "arguments" not in item and isinstance(item.get("function"), dict):
+        return ("an OpenAI chat tool call ({\"type\": \"function\", \"function\": {\"name\", "
+                f"\"arguments\": \"<JSON string>\"}}}}) is not read; {_AAU_CALL}: answer "
+                "function.name as name and function.arguments decoded as arguments")
+    if "arguments" not in item and ("input" in item or item.get("type") == "tool_use"):
+        return ("an Anthropic tool_use block ({\"type\": \"tool_use\", \"name\", \"input\"}) is "
+                f"not read; {_AAU_CALL}: answer its input as arguments")
+    if item.get("type") == "function_call" and not isinstance(item.get("arguments", {}), dict):
+        return ("an OpenAI Responses function_call item ({\"type\": \"function_call\", \"name\", "
+                f"\"arguments\": \"<JSON string>\", \"call_id\"}}) is not read; {_AAU_CALL}: "
+                "answer its arguments decoded")
+    other = sorted(str(k) for k in item if k not in _CALL_KEYS_WITHOUT_ARGUMENTS)
+    if "arguments" not in item and other:
+        return (f"has no 'arguments' but has {', '.join(repr(k) for k in other)}; {_AAU_CALL} "
+                "(arguments may be left out only for a call without arguments)")
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -247,7 +294,7 @@ def call_mismatches(
     matchers: Mapping[str, Mapping[str, Any]] | None = None,
     function: Mapping[str, Any] | None = None,
 ) -> list[str]:
-    """Compare one actual call with one expected call (rules 1-6 of the module docstring).
+    """Compare one actual call with one expected call (rules 1-7 of the module docstring).
 
     Args:
         expected: ``{"name", "arguments": {arg: [acceptable, ...]}}``.
@@ -292,15 +339,19 @@ def _call_mismatches(expected: Mapping[str, Any], actual: Mapping[str, Any],
     params = function.get("parameters", {}) if function else {}
     properties = params.get("properties", {}) if isinstance(params, Mapping) else {}
     required = params.get("required", []) if isinstance(params, Mapping) else []
+    defaults = _declared_defaults(properties)
     reasons = []
     for param in required:
         if param not in got_args:
             reasons.append(f"missing required argument {param!r}")
     for arg, value in got_args.items():
-        if arg not in want_args or (function is not None and arg not in properties):
-            reasons.append(f"unexpected argument {arg!r} (got {_short(value)})")
-            continue
         matcher = tool_matchers.get(arg, "exact")
+        # rule 7: the declared default given explicitly counts as left out
+        as_left_out = arg in defaults and _is_default(value, defaults[arg], matcher)
+        if arg not in want_args or (function is not None and arg not in properties):
+            if not as_left_out:
+                reasons.append(f"unexpected argument {arg!r} (got {_short(value)})")
+            continue
         if matcher == "any":
             continue
         problem = _type_error(value, properties.get(arg)) if function is not None else None
@@ -308,13 +359,44 @@ def _call_mismatches(expected: Mapping[str, Any], actual: Mapping[str, Any],
             reasons.append(f"argument {arg!r}: {problem} ({_short(value)})")
             continue
         allowed = [a for a in want_args[arg] if not _is_omitted(a)]
-        if not any(_value_matches(value, a, matcher) for a in allowed):
+        if not any(_value_matches(value, a, matcher) for a in allowed) and not (
+                as_left_out and _is_omitted_ok(want_args[arg])):
             reasons.append(f"argument {arg!r}: got {_short(value)}, "
                            f"{_allowed_text(want_args[arg])}")
     for arg, allowed in want_args.items():
-        if arg not in got_args and arg not in required and not _is_omitted_ok(allowed):
-            reasons.append(f"missing argument {arg!r} (allowed {_short(allowed)}; not optional)")
+        if arg in got_args or arg in required or _is_omitted_ok(allowed):
+            continue
+        matcher = tool_matchers.get(arg, "exact")
+        # rule 7: left out counts as the declared default given explicitly
+        if arg in defaults and any(_is_default(a, defaults[arg], matcher)
+                                   for a in allowed if not _is_omitted(a)):
+            continue
+        reasons.append(f"missing argument {arg!r} (allowed {_short(allowed)}; not optional)")
     return reasons
+
+
+def _declared_defaults(properties: Any) -> dict[str, Any]:
+    """``{arg: default}`` for each parameter whose definition declares a JSON Schema
+    ``default``."""
+    if not isinstance(properties, Mapping):
+        return {}
+    return {arg: spec["default"] for arg, spec in properties.items()
+            if isinstance(spec, Mapping) and "default" in spec}
+
+
+def _is_default(value: Any, default: Any, matcher: Any) -> bool:
+    """Whether ``value`` is the declared ``default`` under the argument's matcher (``any`` is
+    read as ``exact``). A default holding an object is compared by plain JSON equality (an
+    acceptable-value object would be a pattern of lists)."""
+    if _holds_object(default):
+        return bool(value == default)
+    return _value_matches(value, default, "exact" if matcher == "any" else matcher)
+
+
+def _holds_object(value: Any) -> bool:
+    if isinstance(value, dict):
+        return True
+    return isinstance(value, list) and any(_holds_object(v) for v in value)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from typing import Any, ClassVar, TextIO
 import attrs
 
 from .._files._converter import optional_field, unstructure_document
+from .._files._strict_json import strip_bom
 from .._run._provenance import utc_timestamp
 from ._eval_report import EvalCase, EvalResult, judge_error_text
 from ._trace import (
@@ -371,6 +372,7 @@ def harness_row_to_eval_case(row: Mapping[str, Any]) -> EvalCase:
         ValueError: the row has no input at all (``"EvalCase must have an input"``), or a
             ``judge_threshold`` that is not a number.
     """
+    row = {strip_bom(k) if isinstance(k, str) else k: v for k, v in row.items()}
     name = str(_nonempty(row, "id", "name", "scenario") or "harness_case")
     prompt = _nonempty(row, "prompt", "input")
     if prompt is None and row.get("prompts"):

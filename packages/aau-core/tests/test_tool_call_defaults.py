@@ -1,0 +1,99 @@
+"""Declared defaults (rule 7 of ``aau_core._tool_calls._matching``): an argument left out and the
+same argument given its declared JSON Schema ``default`` get the same verdict, whichever way the
+expected call was written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from aau_core import match_tool_calls
+from aau_core._tool_calls._matching import call_mismatches
+
+WEATHER_FN = {"name": "get_weather",
+              "parameters": {"type": "object",
+                             "properties": {"city": {"type": "string"},
+                                            "unit": {"type": "string", "default": "celsius"},
+                                            "days": {"type": "integer", "default": 1}},
+                             "required": ["city"]}}
+
+
+def call(**arguments: Any) -> dict[str, Any]:
+    return {"name": "get_weather", "arguments": arguments}
+
+
+# expected written four ways x actual written two ways: same verdict within each row
+@pytest.mark.parametrize("expected", [
+    call(city=["Oslo"]),                      # unit not named: left out
+    call(city=["Oslo"], unit=[""]),           # must be left out
+    call(city=["Oslo"], unit=["celsius"]),    # the default, explicitly
+    call(city=["Oslo"], unit=["celsius", ""]),
+])
+@pytest.mark.parametrize("actual", [call(city="Oslo"), call(city="Oslo", unit="celsius"),
+                                    call(city="Oslo", unit="Celsius")])
+def test_left_out_and_the_declared_default_are_alike(expected: dict[str, Any],
+                                                     actual: dict[str, Any]) -> None:
+    assert call_mismatches(expected, actual, function=WEATHER_FN) == []
+
+
+@pytest.mark.parametrize(("expected", "reason"), [
+    (call(city=["Oslo"]), "unexpected argument 'unit' (got 'kelvin')"),
+    (call(city=["Oslo"], unit=["celsius"]), "argument 'unit': got 'kelvin', allowed ['celsius']"),
+    (call(city=["Oslo"], unit=["celsius", ""]),
+     "argument 'unit': got 'kelvin', allowed ['celsius'] or left out"),
+])
+def test_a_value_other_than_the_default_still_differs(expected: dict[str, Any],
+                                                      reason: str) -> None:
+    assert call_mismatches(expected, call(city="Oslo", unit="kelvin"),
+                           function=WEATHER_FN) == [reason]
+
+
+def test_an_expected_non_default_value_is_not_met_by_leaving_it_out() -> None:
+    assert call_mismatches(call(city=["Oslo"], unit=["fahrenheit"]), call(city="Oslo"),
+                           function=WEATHER_FN) == [
+        "missing argument 'unit' (allowed ['fahrenheit']; not optional)"]
+
+
+def test_integer_default_and_the_verbatim_matcher() -> None:
+    expected = call(city=["Oslo"], days=[1])
+    assert call_mismatches(expected, call(city="Oslo"), function=WEATHER_FN) == []
+    assert call_mismatches(call(city=["Oslo"]), call(city="Oslo", days=1),
+                           function=WEATHER_FN) == []
+    assert call_mismatches(call(city=["Oslo"]), call(city="Oslo", days=2),
+                           function=WEATHER_FN) == ["unexpected argument 'days' (got 2)"]
+    # under verbatim, 'Celsius' is not the default 'celsius': it stays an unexpected argument
+    matchers = {"get_weather": {"unit": "verbatim"}}
+    assert call_mismatches(call(city=["Oslo"], unit=["celsius"]), call(city="Oslo"),
+                           matchers=matchers, function=WEATHER_FN) == []
+    assert call_mismatches(call(city=["Oslo"]), call(city="Oslo", unit="Celsius"),
+                           matchers=matchers, function=WEATHER_FN) == [
+        "unexpected argument 'unit' (got 'Celsius')"]
+
+
+def test_a_required_parameter_with_a_default_must_still_be_given() -> None:
+    fn = {"name": "get_weather", "parameters": {
+        "properties": {"city": {"type": "string", "default": "Oslo"}}, "required": ["city"]}}
+    assert call_mismatches(call(city=["Oslo"]), call(), function=fn) == [
+        "missing required argument 'city'"]
+
+
+def test_without_a_definition_there_is_no_default() -> None:
+    assert call_mismatches(call(city=["Oslo"]), call(city="Oslo", unit="celsius")) == [
+        "unexpected argument 'unit' (got 'celsius')"]
+
+
+def test_object_default_compares_by_plain_equality() -> None:
+    fn = {"name": "get_weather", "parameters": {"properties": {
+        "city": {"type": "string"}, "opts": {"type": "object", "default": {"metric": True}}}}}
+    assert call_mismatches(call(city=["Oslo"]), call(city="Oslo", opts={"metric": True}),
+                           function=fn) == []
+    assert call_mismatches(call(city=["Oslo"]), call(city="Oslo", opts={"metric": False}),
+                           function=fn) == ["unexpected argument 'opts' (got {'metric': False})"]
+
+
+def test_match_tool_calls_applies_defaults_in_every_mode() -> None:
+    expected = [call(city=["Oslo"], unit=["celsius"]), call(city=["Rome"])]
+    actual = [call(city="Rome", unit="celsius"), call(city="Oslo")]
+    for mode in ("unordered", "subset", "superset"):
+        assert match_tool_calls(expected, actual, mode=mode, functions=[WEATHER_FN]).matched
+    assert not match_tool_calls(expected, actual, mode="strict", functions=[WEATHER_FN]).matched

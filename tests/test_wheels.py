@@ -121,6 +121,22 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
     done = _run([aau, "list", "--json"], cwd=work, env=env)
     assert "River Permit Desk" in {e["title"] for e in json.loads(done.stdout)}
     _run([str(env_dir / "bin" / "aau-challenge"), "--help"], cwd=work, env=env)
+    # the seed README's first run, in an environment with no build backend: the bundled
+    # challenge catalog, then a scaffolded lab verified (laid out, generated, tested, mocked)
+    assert _run([py, "-c", "import importlib.util as u; print(u.find_spec('hatchling'))"],
+                cwd=work, env=env).stdout == "None\n"
+    first = work / "first-run"
+    first.mkdir()
+    done = _run([aau, "challenge", "list"], cwd=first, env=env)
+    assert done.stdout.startswith("C01  Reproduce Completion is not correctness")
+    done = _run([aau, "challenge", "show", "completion-is-not-correctness"], cwd=first, env=env)
+    assert done.stdout.splitlines()[-1].strip() == (
+        "aau new-use-case --industry healthcare --name prior-auth-triage-agent --seed 41")
+    _run([aau, "new-use-case", "--industry", "healthcare", "--name", "prior-auth-triage-agent",
+          "--seed", "41"], cwd=first, env=env)
+    result = json.loads((first / "healthcare/prior-auth-triage-agent/results/eval_mock.json")
+                        .read_text(encoding="utf-8"))
+    assert (result["n_scenarios"], result["n_repeats"]) == (30, 3)
 
     # 4. + aau-harness, the umbrella: aau-harness 1.6's README quickstart runs unchanged
     _run([*pip, "aau-harness"], cwd=work, env=env)

@@ -279,3 +279,39 @@ def test_summarize_refuses_a_receipt_with_repeats(tmp_path, capsys):
     capsys.readouterr()
     assert _summarize(tmp_path / "r.json", "--agent-receipt", str(receipt)) == 2
     assert f"{receipt}: $.repeats: a comparison needs one run per case" in capsys.readouterr().err
+
+
+def _abstaining(tmp_path: Path, session: Path, answered: int = 0) -> Path:
+    """``session`` with every response but the first ``answered`` turned into an abstention."""
+    doc = _load(session)
+    for response in doc["responses"][answered:]:
+        response["outcome"] = "__abstain__"
+    path = tmp_path / session.name
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_sessions_that_all_abstain_are_not_a_measurement(tmp_path, capsys):
+    sessions = [_abstaining(tmp_path, s) for s in SESSIONS[:3]]
+    out = tmp_path / "report.json"
+    assert _summarize(out, "--json", sessions=sessions) == 3
+    captured = capsys.readouterr()
+    assert captured.err == ("aau: error: no task was answered: 3 sessions, every response "
+                            "abstained\n")
+    assert captured.out == ""
+    assert {p.name for p in tmp_path.iterdir()} == {s.name for s in SESSIONS[:3]}
+    assert _summarize(out, sessions=sessions[:1]) == 3
+    assert "no task was answered: 1 session, every response abstained" in (
+        capsys.readouterr().err)
+
+
+def test_one_answered_response_makes_a_report(tmp_path):
+    # session 01 answers its first case with the study's answer: 1 exact of 2 x 8 responses
+    sessions = [_abstaining(tmp_path, SESSIONS[0], answered=1),
+                _abstaining(tmp_path, SESSIONS[1])]
+    out = tmp_path / "report.json"
+    assert _summarize(out, sessions=sessions) == 0
+    metrics = _written(out)["metrics"]
+    assert (metrics["response_count"], metrics["outcome_exact_rate"], metrics["abstain_rate"],
+            metrics["conditional_exact_rate"]) == (16, 0.0625, 0.9375, 1.0)
+    assert metrics["outcome_exact_wilson_95"] == [0.0111, 0.2833]

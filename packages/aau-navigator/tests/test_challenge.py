@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import aau_schemas
 import pytest
 from _helpers import SHARED, SHARED_MISSING
 from _nav_root import NAV, PRIVACY, REFERENCE
@@ -185,3 +186,45 @@ def test_16_challenge_files_load_as_is(capsys) -> None:
     code, out, err = _aau(capsys, "schema", "validate", str(COMPAT / "challenges.json"),
                           str(COMPAT / "challenge-entry.example.json"))
     assert code == 0, err
+
+
+def test_outside_a_root_list_and_show_read_the_bundled_catalog(tmp_path: Path) -> None:
+    """After `pip install`, from any folder: no --root, no gallery/ or challenge/ above."""
+    def aau(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(BIN / "aau"), *argv], capture_output=True, text=True,
+                              timeout=120, cwd=tmp_path)
+
+    done = aau("challenge", "list")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:2] == ["C01  Reproduce Completion is not correctness · "
+                                            "~15 min", "     completion-is-not-correctness"]
+    assert done.stdout.splitlines()[-1] == ("0 community finish(es) by 0 participant(s); "
+                                            "0 reference lab(s).")
+    report = json.loads(aau("challenge", "list", "--json").stdout)
+    aau_schemas.validate("challenge-report", report)
+    assert [c["number"] for c in report["challenges"]] == ["C01", "C02", "C03", "C04", "C05"]
+    assert report["scoreboard"] == [] and report["stats"]["live_challenges"] == 5
+    done = aau("challenge", "show", "completion-is-not-correctness")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "C01 · Reproduce · Completion is not correctness"
+    assert "Lab:      healthcare/prior-auth-triage-agent  (not in this folder yet)" in lines
+    assert lines[-1] == ("  aau new-use-case --industry healthcare --name "
+                         "prior-auth-triage-agent --seed 41")
+    (tmp_path / "healthcare" / "prior-auth-triage-agent").mkdir(parents=True)
+    assert "Lab:      healthcare/prior-auth-triage-agent" in aau(
+        "challenge", "show", "C01").stdout.splitlines()
+    done = aau("challenge", "validate")  # validate checks committed files: it needs a root
+    assert (done.returncode, done.stderr) == (2, f"aau: error: no gallery/ or challenge/ "
+                                                 f"folder in {tmp_path.resolve()} or above; "
+                                                 "pass --root DIR\n")
+
+
+def test_a_root_keeps_its_own_catalog_over_the_bundled_one(nav_root: Path, capsys,
+                                                           monkeypatch) -> None:
+    monkeypatch.chdir(nav_root / "challenge")  # found above the current folder
+    code, out, _ = _aau(capsys, "challenge", "show", "C03")
+    assert code == 0 and out.startswith("C03 · Break · Break the clean twin")
+    monkeypatch.chdir(nav_root.parent)
+    code, out, _ = _aau(capsys, "challenge", "show", "C03")
+    assert code == 0 and out.startswith("C03 · Break · Break the lookalike")

@@ -116,7 +116,9 @@ def test_command_adapter_must_define_decide_and_handle(project: Path) -> None:
 def test_missing_manifest_stops_after_the_manifest_check(tmp_path: Path) -> None:
     found = checks(tmp_path)
     assert list(found) == ["manifest"] and found["manifest"]["status"] == "fail"
-    assert "aau-starter.json: missing" in found["manifest"]["message"]
+    assert found["manifest"]["message"] == (
+        "unreadable manifest: aau-starter.json: missing; not a starter project: `aau init NAME` "
+        "writes one, then `aau doctor NAME`")
     done = run_doctor(str(tmp_path))
     assert done.returncode == 1
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import aau_schemas
 import pytest
 from aau_core import OutputError, UsageError, run
+from aau_navigator._challenge import load_challenge_catalog, resolve_challenge
 from aau_navigator._cli_forge import new_use_case_command
 from aau_navigator._forge_verify import verify_lab
 from aau_navigator._scaffold import (
@@ -117,6 +118,51 @@ def test_generated_lab_installs_generates_passes_its_tests_and_runs_its_mock(
     assert result["metric_means"]["exact_match"] == pytest.approx(23 / 30, abs=1e-4)
     assert result["metric_means"]["submitted"] == 1.0
     assert (lab / "results" / "eval_mock.md").read_text().startswith("#")
+
+
+def _blocked(tmp_path: Path, *names: str) -> Path:
+    """A folder of packages that refuse to import, to put first on PYTHONPATH."""
+    folder = tmp_path / "blocked"
+    for name in names:
+        (folder / name).mkdir(parents=True)
+        (folder / name / "__init__.py").write_text(
+            f"raise ImportError('{name} is blocked by the test')\n")
+    return folder
+
+
+def test_verification_needs_neither_a_build_backend_nor_pip(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    # a plain `pip install` of aau (or a uv environment) has no hatchling, maybe no pip
+    # the lab and seed of the bundled challenge C01, whose mission states the numbers below
+    mission = resolve_challenge(load_challenge_catalog(None), "C01")
+    assert mission["command"] == ("aau new-use-case --industry healthcare --name "
+                                  "prior-auth-triage-agent --seed 41")
+    monkeypatch.setenv("PYTHONPATH", str(_blocked(tmp_path, "hatchling", "pip")))
+    lab = new_use_case("healthcare", "prior-auth-triage-agent", 41, tmp_path / "root")
+    assert lab == tmp_path / "root" / mission["starter_lab"]
+    steps = verify_lab(lab, "prior_auth_triage_agent", seed=41, n=30, repeats=3)
+    assert [(s.step, s.passed) for s in steps] == [
+        ("install", True), ("generate", True), ("tests", True), ("mock_eval", True)], \
+        steps[-1].output
+    assert "10 passed" in steps[2].output
+    result = json.loads((lab / "results" / "eval_mock.json").read_text())
+    assert result["n_scenarios"] == 30 and result["n_repeats"] == 3
+    assert result["metric_means"]["submitted"] == 1.0  # "submitted = 1.0"
+    assert result["metric_means"]["exact_match"] == pytest.approx(23 / 30, abs=1e-4)  # "23 of 30"
+    assert not list(lab.rglob("__pycache__")) and not (lab / "build").exists()
+
+
+def test_install_step_fails_on_a_missing_package_folder_or_script(tmp_path: Path) -> None:
+    lab = new_use_case("healthcare", "gone-desk", 5, tmp_path)
+    pyproject = lab / "pyproject.toml"
+    text = pyproject.read_text()
+    pyproject.write_text(text.replace('"gone_desk.cli:main"', '"gone_desk.cli:absent"'))
+    steps = verify_lab(lab, "gone_desk", seed=5, n=30, repeats=1)
+    assert [(s.step, s.passed) for s in steps] == [("install", False)]
+    assert steps[0].summary == "AttributeError: module 'gone_desk.cli' has no attribute 'absent'"
+    pyproject.write_text(text.replace('packages = ["src/gone_desk"]', 'packages = ["src/x"]'))
+    steps = verify_lab(lab, "gone_desk", seed=5, n=30, repeats=1)
+    assert steps[0].output == "pyproject.toml: wheel package 'src/x' is not a folder of the lab"
 
 
 @pytest.mark.slow

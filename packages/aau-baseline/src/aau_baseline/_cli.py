@@ -1,7 +1,8 @@
 """``aau baseline``: blinded human-baseline studies (``prepare``, ``summarize``, ``validate``).
 
 Exit codes: 0 done / valid; 1 ``validate`` found the file invalid; 2 usage or input error
-(``summarize`` writes nothing then). Problems are printed one a line as
+(``summarize`` writes nothing then); 3 ``summarize`` found no answered task (every response
+abstained: not a measurement, nothing written). Problems are printed one a line as
 ``file: $.json.path: message``.
 """
 
@@ -98,7 +99,8 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
 
     The report holds the exact rate with its Wilson 95 % interval, abstention, median and p90
     task time, mean confidence and calibration gap, per-scenario agreement and Fleiss' kappa
-    (null when undefined), and no participant ids, responses or free text.
+    (null when undefined), and no participant ids, responses or free text. Exit 3, nothing
+    written, when every response abstained (no task was answered).
 
     \b
     Example:

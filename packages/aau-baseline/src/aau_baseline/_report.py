@@ -24,6 +24,7 @@ from ._models import (
     SessionKinds,
     Study,
 )
+from ._protocol import ABSTAIN
 from ._summary import HumanMetrics, summarize_responses
 
 
@@ -34,7 +35,20 @@ def build_report(study: Study, answer_key: AnswerKey, sessions: Sequence[Session
     All inputs must already be checked (``_documents``): sessions of this study with unique
     ``anonymous_session_id``s, and a receipt fit for comparison (a checked receipt document)
     or ``None``. Session hashes are 1.6's ``sha256_json`` of each session document.
+
+    Raises:
+        aau_core.NotMeasuredError: every response of every session abstained (exit 3): no task
+            was answered, so the rates would describe nothing (aau-harness 1.6 wrote that
+            report; aau refuses it like any non-measurement and writes nothing).
     """
+    from aau_core import NotMeasuredError
+
+    responses = sum(len(s.responses) for s in sessions)
+    if sessions and all(r.outcome == ABSTAIN for s in sessions for r in s.responses):
+        count = len(sessions)
+        raise NotMeasuredError(f"no task was answered: {count} session"
+                               f"{'' if count == 1 else 's'}, every response abstained",
+                               not_measured=responses, units=responses)
     metrics, rows = summarize_responses(
         [c.scenario_id for c in study.cases], study.outcomes, answer_key.answers,
         [s.responses for s in sessions])

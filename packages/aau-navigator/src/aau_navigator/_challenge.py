@@ -17,6 +17,11 @@ A root in aau-harness 1.6's layout holds ``challenge/challenges.json`` (kind
   >= 3 observed failure modes. Its achievements come from its evidence (``achievements_for``).
   Entries without a claim are maintainer references: shown, never counted as community
   finishes.
+
+Without a root (none given, none found above the current folder), the catalog is the one this
+package ships (``challenges.json``: missions played on labs that ``aau new-use-case`` and
+``aau forge`` write, so they run from any folder after ``pip install``), with no receipts and
+no Gallery.
 """
 
 from __future__ import annotations
@@ -30,14 +35,17 @@ from ._lab_evidence import read_text, result_summary, scenario_ids
 
 CATALOG_KIND = "challenge-catalog"
 ENTRY_KIND = "challenge-entry"
+BUNDLED_CHALLENGES = Path(__file__).with_name("challenges.json")
+"""The challenge catalog aau ships (read when there is no root)."""
 TRACK_MINIMUM = {"Reproduce": "Reproduced", "Break": "Reproduced", "Adapt": "Generated"}
 BOUNDARY = ("Challenge status is derived from committed evidence. It is not production "
             "certification, regulatory approval, or permission to automate a protected human "
             "authority.")
 
 
-def load_challenge_catalog(root: Path) -> dict[str, Any]:
-    """Read ``<root>/challenge/challenges.json`` and check it.
+def load_challenge_catalog(root: Path | None) -> dict[str, Any]:
+    """Read ``<root>/challenge/challenges.json`` (``root`` None: the bundled catalog,
+    ``BUNDLED_CHALLENGES``) and check it.
 
     Raises:
         aau_core.InputError / InvalidDocumentError: unreadable, invalid against
@@ -47,7 +55,7 @@ def load_challenge_catalog(root: Path) -> dict[str, Any]:
 
     from ._documents import read_document
 
-    path = root / "challenge" / "challenges.json"
+    path = BUNDLED_CHALLENGES if root is None else root / "challenge" / "challenges.json"
     doc = read_document(CATALOG_KIND, path)
     for field in ("id", "number"):
         seen: dict[str, int] = {}
@@ -238,8 +246,11 @@ def load_receipts(root: Path, challenges: dict[str, dict[str, Any]]) -> list[dic
     return rows
 
 
-def build_challenge(root: Path) -> dict[str, Any]:
+def build_challenge(root: Path | None) -> dict[str, Any]:
     """The whole challenge: the catalog plus ``stats``, ``scoreboard`` and ``boundary``.
+
+    Args:
+        root: the root folder, or ``None`` for the bundled catalog (an empty scoreboard).
 
     Returns:
         ``{version, tracks, achievements, challenges, stats{live_challenges,
@@ -252,8 +263,8 @@ def build_challenge(root: Path) -> dict[str, Any]:
     """
     catalog = load_challenge_catalog(root)
     challenges = {c["id"]: c for c in catalog["challenges"]}
-    rows = load_receipts(root, challenges)
-    if (root / "gallery").is_dir():
+    rows = [] if root is None else load_receipts(root, challenges)
+    if root is not None and (root / "gallery").is_dir():
         rows += [gallery_row(item, challenges) for item in build_gallery(root)["entries"]]
     rows.sort(key=lambda r: (r["type"] != "community", not r["finish"], r["title"]))
     community = [r for r in rows if r["type"] == "community"]
@@ -286,8 +297,11 @@ def resolve_challenge(catalog: dict[str, Any], target: str) -> dict[str, Any]:
     raise UsageError(f"no challenge has the id or number {target!r}")
 
 
-def render_challenge(challenge: dict[str, Any], root: Path) -> str:
-    """The text ``aau challenge show`` prints for one mission."""
+def render_challenge(challenge: dict[str, Any], root: Path | None) -> str:
+    """The text ``aau challenge show`` prints for one mission (``root`` None: the bundled
+    catalog, whose labs are looked for in the current folder)."""
+    here = Path.cwd() if root is None else root
+    missing = "  (not in this folder yet)" if root is None else "  (not under this root)"
     lines = [
         f"{challenge['number']} · {challenge['track']} · {challenge['title']}",
         f"For:      {challenge['beneficiary']}",
@@ -297,7 +311,7 @@ def render_challenge(challenge: dict[str, Any], root: Path) -> str:
         f"Success:  {challenge['success']}",
         f"Evidence: {challenge['artifact']}",
         f"Lab:      {challenge['starter_lab']}"
-        + ("" if (root / challenge["starter_lab"]).is_dir() else "  (not under this root)"),
+        + ("" if (here / challenge["starter_lab"]).is_dir() else missing),
         "",
         "Run it for $0:",
         f"  {challenge['command']}",

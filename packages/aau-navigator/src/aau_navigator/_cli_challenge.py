@@ -3,7 +3,8 @@
 Reads a root folder in aau-harness 1.6's layout (``challenge/challenges.json``,
 ``challenge/entries/``, ``challenge/receipts/``, ``gallery/entries/`` and the labs; ``--root``,
 default: the nearest folder at or above the current one holding ``gallery/`` or
-``challenge/``). See ``_challenge`` for the rules and docs/navigator.md.
+``challenge/``). ``list`` and ``show`` read the catalog aau ships when there is no such root;
+``validate`` needs one. See ``_challenge`` for the rules and docs/navigator.md.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ._challenge import (
     resolve_challenge,
 )
 from ._cli_options import CONTEXT, JSON_OPTION, ROOT_OPTION
-from ._gallery import GALLERY_VERSION, GalleryContext, evaluate_entry, find_root
+from ._gallery import GALLERY_VERSION, GalleryContext, evaluate_entry, find_root, nearest_root
 
 TRACKS = ("Reproduce", "Break", "Adapt")
 
@@ -35,12 +36,13 @@ TRACKS = ("Reproduce", "Break", "Adapt")
 def challenge_group(ctx: click.Context) -> None:
     """Run and validate Reliability Challenge missions (Reproduce, Break, Adapt).
 
-    Without a subcommand: list.
+    Without a subcommand: list. Outside a challenge root (no --root, no gallery/ or
+    challenge/ at or above the current folder), list and show read the catalog aau ships.
 
     \b
     Examples:
-      aau challenge list --root . --track Break
-      aau challenge show completion-is-not-correctness --root .
+      aau challenge list --track Break
+      aau challenge show completion-is-not-correctness
       aau challenge validate my-completion-gap --root .
     """
     if ctx.invoked_subcommand is None:
@@ -61,7 +63,7 @@ def list_command(root: Path | None, track: str | None, as_json: bool) -> int:
     Exit 0; 2 for an invalid catalog, receipt or Gallery entry (an entry whose lab is missing
     is listed as Draft, not an error).
     """
-    data = build_challenge(root or find_root())
+    data = build_challenge(root or nearest_root())
     missions = [c for c in data["challenges"] if track is None or c["track"] == track]
     if as_json:
         print_json({**data, "challenges": missions})
@@ -90,7 +92,7 @@ def show_command(target: str, root: Path | None, as_json: bool) -> int:
 
     Exit 0; 2 when TARGET names no mission or the catalog is invalid.
     """
-    base = root or find_root()
+    base = root or nearest_root()
     mission = resolve_challenge(load_challenge_catalog(base), target)
     if as_json:
         print_json(mission)

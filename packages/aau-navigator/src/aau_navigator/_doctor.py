@@ -202,7 +202,9 @@ def _check_manifest(root: Path) -> tuple[Check, dict[str, Any] | None]:
         doc = loads_strict(read_project_file(root, MANIFEST_NAME, MAX_MANIFEST_BYTES),
                            source=MANIFEST_NAME)
     except (_Unsafe, InputError) as exc:
-        return Check("manifest", "fail", f"unreadable manifest: {exc}"), None
+        hint = ("" if os.path.lexists(root / MANIFEST_NAME) else
+                "; not a starter project: `aau init NAME` writes one, then `aau doctor NAME`")
+        return Check("manifest", "fail", f"unreadable manifest: {exc}{hint}"), None
     if not isinstance(doc, dict):
         return Check("manifest", "fail", f"{MANIFEST_NAME}: $: not a JSON object"), None
     try:

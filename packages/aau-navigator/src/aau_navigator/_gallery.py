@@ -57,20 +57,29 @@ TRUST_NOTE = ("Levels are derived from committed evidence. Domain reviewed recor
               "a named review; it is not regulatory or production approval.")
 
 
-def find_root(start: Path | None = None) -> Path:
+def nearest_root(start: Path | None = None) -> Path | None:
     """The nearest folder at or above ``start`` (default: the current folder) that holds a
-    ``gallery/`` or ``challenge/`` folder.
+    ``gallery/`` or ``challenge/`` folder, or ``None`` when there is none."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "gallery").is_dir() or (folder / "challenge").is_dir():
+            return folder
+    return None
+
+
+def find_root(start: Path | None = None) -> Path:
+    """``nearest_root(start)``, required.
 
     Raises:
         aau_core.UsageError: there is none (the message says to pass ``--root``).
     """
     from aau_core import UsageError
 
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "gallery").is_dir() or (folder / "challenge").is_dir():
-            return folder
-    raise UsageError(f"no gallery/ or challenge/ folder in {here} or above; pass --root DIR")
+    found = nearest_root(start)
+    if found is None:
+        here = (start or Path.cwd()).resolve()
+        raise UsageError(f"no gallery/ or challenge/ folder in {here} or above; pass --root DIR")
+    return found
 
 
 def load_entry(path: Path) -> dict[str, Any]:

@@ -211,6 +211,46 @@ def loads_strict(
     return value
 
 
+_STRICT_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs_hook, parse_constant=_parse_constant, parse_float=_parse_float
+)
+
+
+def raw_decode_strict(
+    text: str, index: int = 0, *, source: str | None = None, max_depth: int = DEFAULT_MAX_DEPTH
+) -> tuple[Any, int]:
+    """Decode the one JSON value that starts at ``text[index]`` under this module's rules.
+
+    The scanning form of ``loads_strict`` (``json.JSONDecoder.raw_decode``): whatever follows the
+    value is left for the caller. No whitespace is skipped before the value.
+
+    Args:
+        text: decoded text.
+        index: where the value starts (0-based character offset).
+        source: label for error messages, or ``None``.
+        max_depth: as ``loads_strict``.
+
+    Returns:
+        ``(value, end)``: the value and the offset just after it.
+
+    Raises:
+        InputError: no JSON value at ``index`` (the message names the character offset), or a
+            rule broken (with the JSON path of the offending value).
+    """
+    try:
+        value, end = _STRICT_DECODER.raw_decode(text, index)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not JSON at character {exc.pos} ({exc.msg})", source=source, path="$"
+        ) from None
+    except RecursionError:
+        raise InputError(
+            f"nested deeper than {max_depth} levels", source=source, path="$"
+        ) from None
+    _walk(value, source, max_depth)
+    return value, end
+
+
 def read_json_file(
     path: str | os.PathLike[str],
     *,

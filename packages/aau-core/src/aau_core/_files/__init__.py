@@ -1,6 +1,7 @@
 """Files: reading and writing the documents every aau command touches.
 
-Strict JSON reading (``_strict_json``: the one parser every input goes through), the one JSON
+Strict JSON reading (``_strict_json``: the one parser every input goes through; ``_model_json``:
+the same rules for the JSON a model writes, with one flagged recovery), the one JSON
 rendering and atomic write (``_writing``: temp file, fsync, rename; output safety rules), safe
 names and paths inside a pack (``_safe_path``), a new folder written all or nothing
 (``_staged_folder``: staged beside it, fsync'ed, modes from the umask, renamed into place),

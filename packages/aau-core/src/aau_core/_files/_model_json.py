@@ -28,7 +28,7 @@ from typing import Any
 import attrs
 
 from .._errors import InputError
-from ._strict_json import raw_decode_strict
+from ._strict_json import check_value, loads_marked, raw_decode_strict
 
 _WHITESPACE = " \t\n\r"
 _STRAY = '"'
@@ -66,6 +66,34 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 20 else text[:20] + "...")
 
 
+def _reason(error: InputError) -> str:
+    """The one-line reason of a refusal; the path is left out when it is the root."""
+    return error.message if error.path in (None, "$") else f"{error.path}: {error.message}"
+
+
+def decode_marked(text: str) -> Any:
+    """A whole JSON text parsed without the rules' checks, for judging its parts one by one
+    with ``refusal`` (``_strict_json.loads_marked``).
+
+    Raises:
+        ModelJsonError: the text is not JSON.
+    """
+    try:
+        return loads_marked(text)
+    except InputError as error:
+        raise ModelJsonError(_reason(error)) from None
+
+
+def refusal(value: Any) -> str | None:
+    """Why a part of ``decode_marked``'s result breaks the rules (path relative to it), or
+    ``None`` when it keeps them."""
+    try:
+        check_value(value)
+    except InputError as error:
+        return _reason(error)
+    return None
+
+
 def decode_value_at(text: str, index: int) -> tuple[Any, int]:
     """Decode the value starting at ``text[index]`` (leading whitespace skipped), strictly.
 
@@ -84,9 +112,8 @@ def decode_value_at(text: str, index: int) -> tuple[Any, int]:
     start = _skip_whitespace(text, index)
     try:
         return raw_decode_strict(text, start)
-    except InputError as error:  # the path is left out when it is the root
-        at_root = error.path in (None, "$")
-        raise ModelJsonError(error.message if at_root else f"{error.path}: {error.message}") from None
+    except InputError as error:
+        raise ModelJsonError(_reason(error)) from None
 
 
 def decode_model_json(text: str) -> DecodedJson:

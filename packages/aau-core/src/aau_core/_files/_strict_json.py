@@ -163,6 +163,11 @@ def _explain(exc: json.JSONDecodeError) -> str:
     return f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
 
 
+_STRICT_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs_hook, parse_constant=_parse_constant, parse_float=_parse_float
+)
+
+
 def _decode_utf8(raw: bytes, source: str | None) -> str:
     """Strict UTF-8 decoding; a leading byte-order mark is dropped."""
     if raw.startswith(UTF8_BOM):
@@ -194,26 +199,36 @@ def loads_strict(
         text = _decode_utf8(bytes(data), source)
     else:
         text = data[1:] if data.startswith("\ufeff") else data
+    value = loads_marked(text, source=source, max_depth=max_depth)
+    _walk(value, source, max_depth)
+    return value
+
+
+def loads_marked(text: str, *, source: str | None = None, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """Parse ``text`` as JSON *without* the rules' checks: a forbidden value stays in the result
+    as a marker that ``check_value`` refuses. For a caller that judges parts of one document
+    separately (the Anthropic backend: each tool input on its own).
+
+    Raises:
+        InputError: invalid JSON (line and column), or nesting past Python's recursion limit.
+    """
     try:
-        value = json.loads(
-            text,
-            object_pairs_hook=_pairs_hook,
-            parse_constant=_parse_constant,
-            parse_float=_parse_float,
-        )
+        return _STRICT_DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {_explain(exc)}", source=source, path="$") from None
     except RecursionError:
         raise InputError(
             f"nested deeper than {max_depth} levels", source=source, path="$"
         ) from None
+
+
+def check_value(value: Any, *, source: str | None = None, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+    """Refuse a value from ``loads_marked`` (or a part of one) that breaks a rule.
+
+    Raises:
+        InputError: the first broken rule, with the JSON path relative to ``value``.
+    """
     _walk(value, source, max_depth)
-    return value
-
-
-_STRICT_DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs_hook, parse_constant=_parse_constant, parse_float=_parse_float
-)
 
 
 def raw_decode_strict(

@@ -82,6 +82,12 @@ def _answer_anthropic(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"type": "text", "text": "done"}]
 
 
+def one_call(name: str, arguments: str) -> Any:
+    """An ``answer`` that always calls ``name`` with ``arguments`` exactly as written (the raw
+    JSON text a provider sends: ``NaN``, duplicate keys and stray quotes reach the client)."""
+    return lambda body: (None, [{"id": "call_1", "name": name, "arguments": arguments}])
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: FakeServer  # type: ignore[assignment]
     protocol_version = "HTTP/1.1"

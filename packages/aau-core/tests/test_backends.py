@@ -627,14 +627,6 @@ def _local(server):
     return backend
 
 
-def _completion(arguments: str) -> str:
-    """A chat completion whose one tool call has ``arguments`` as the provider wrote them."""
-    call = {"id": "call_1", "type": "function",
-            "function": {"name": "get_weather", "arguments": arguments}}
-    return json.dumps({"model": "m", "choices": [{"finish_reason": "tool_calls", "message": {
-        "role": "assistant", "content": None, "tool_calls": [call]}}]})
-
-
 @pytest.mark.parametrize(("arguments", "reason"), [
     ('{"city":"Paris","city":"Rome"}', 'duplicate key "city"'),
     ('{"n": NaN}', "$.n: NaN is not allowed (JSON has no NaN or Infinity)"),
@@ -642,7 +634,7 @@ def _completion(arguments: str) -> str:
     ('{"q": 1} x', "text after the JSON value at character 8: ' x'"),
 ])
 def test_openai_compatible_arguments_refused_with_the_reason(arguments, reason, server):
-    server.plan = [{"status": 200, "raw": _completion(arguments)}]
+    server.answer = fake.one_call("get_weather", arguments)
     (use,) = _local(server).create("s", ASK, TOOLS).content
     assert (use.type, use.id, use.name) == ("tool_use", "call_1", "get_weather")
     assert use.input == {"_unparseable": arguments} and use.input_error == reason
@@ -650,14 +642,14 @@ def test_openai_compatible_arguments_refused_with_the_reason(arguments, reason, 
 
 
 def test_openai_compatible_stray_quotes_recovered_and_flagged(server):
-    server.plan = [{"status": 200, "raw": _completion('{"q": 1}""')}]
+    server.answer = fake.one_call("get_weather", '{"q": 1}""')
     (use,) = _local(server).create("s", ASK, TOOLS).content
     assert use.input == {"q": 1} and use.input_recovered == "dropped stray '\"\"' after the object"
     assert not hasattr(use, "input_error")
 
 
 def test_openai_compatible_clean_arguments_carry_no_flag(server):
-    server.plan = [{"status": 200, "raw": _completion('{"city": "Paris"}')}]
+    server.answer = fake.one_call("get_weather", '{"city": "Paris"}')
     (use,) = _local(server).create("s", ASK, TOOLS).content
     assert use.input == {"city": "Paris"} and set(vars(use)) == {"type", "id", "name", "input"}
 

@@ -737,3 +737,18 @@ def test_anthropic_duplicate_and_missing_ids_pair_every_result_with_its_own_call
     assert [(b["tool_use_id"], b["content"]) for b in results["content"]] == [
         (sid, f"result q{n}") for n, sid in enumerate(SENT)]
     assert [c["id"] for c in out.tool_calls] == [*IDS, "toolu_9"]
+
+
+def test_text_tool_calls_keep_the_decoders_recovery_and_refusals():
+    from aau_core._agents._openai_compat import ModelResponse, Usage, with_text_tool_calls
+
+    def reply(text):
+        return ModelResponse([Block(type="text", text=text)], "stop", Usage())
+
+    recovered = with_text_tool_calls(reply(
+        '<tool_call>{"name": "lookup", "arguments": "{\\"q\\": \\"x\\"}\\"\\""}</tool_call>'))
+    (use,) = recovered.content[1:]
+    assert (use.name, use.input, use.input_recovered) == (
+        "lookup", {"q": "x"}, "dropped stray '\"\"' after the object")
+    refused = reply('```json\n{"name": "lookup", "arguments": {"q": "x", "q": "y"}}\n```')
+    assert with_text_tool_calls(refused) is refused  # malformed: no call, the text stays

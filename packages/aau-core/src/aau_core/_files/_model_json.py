@@ -18,7 +18,7 @@ one recovery:
 
 A refusal is a ``ModelJsonError`` whose ``reason`` is one line, e.g.
 ``duplicate key "city"``, ``$.n: NaN is not allowed (JSON has no NaN or Infinity)`` or
-``text after the JSON value at character 9: ' x'``.
+``text after the JSON value at character 8: ' x'`` (for ``{"q": 1} x``).
 """
 
 from __future__ import annotations

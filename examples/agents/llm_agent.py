@@ -29,6 +29,12 @@ be read; no call is taken). ``actions_attempted`` lists the called names; nothin
 (``actions_executed`` is empty: the agent answers in one turn and runs no tool). The parser's note
 (why there is no call) goes to stderr, which ``aau evaluate`` keeps in the private receipt.
 
+Every JSON the model writes is read by aau's one strict decoder (docs/backends.md, "Decoding what
+models send"): arguments with ``NaN``, an infinity or a duplicate key
+(``{"city": "Paris", "city": "Rome"}``) are refused, so the reply is ``malformed_tool_call`` with the
+reason on stderr; arguments followed by stray ``"`` are recovered, and stderr says so
+(``call 1 (get_weather): recovered: dropped stray '""' after the object``).
+
 Exit codes: 0 answered; 2 the request was not understood (not strict JSON, nested deeper than
 ``aau_core.loads_strict`` allows, or not a request this agent reads; message on stderr); 3 the
 model server failed (transport error on stderr, e.g. ``ConnectionError talking to local ...``,
@@ -167,16 +173,34 @@ def build_prompt(case_input: dict[str, Any]) -> tuple[str, list[dict[str, str]],
 
 
 def read_reply(response: Any) -> tuple[str, list[dict[str, Any]]]:
-    """``(text, structured calls)`` from a backend response (``content`` blocks)."""
+    """``(text, structured calls)`` from a backend response (``content`` blocks).
+
+    A call carries the backend's verdict on its arguments (aau's one strict decoder) as
+    ``arguments_error`` (refused: no call is taken) or ``arguments_recovered`` (taken, noted).
+    """
     texts, calls = [], []
     for block in getattr(response, "content", None) or []:
         kind = getattr(block, "type", None)
         if kind == "text":
             texts.append(getattr(block, "text", "") or "")
         elif kind == "tool_use":
-            calls.append({"name": getattr(block, "name", None),
-                          "arguments": getattr(block, "input", None)})
+            call = {"name": getattr(block, "name", None),
+                    "arguments": getattr(block, "input", None)}
+            for flag, key in (("input_error", "arguments_error"),
+                              ("input_recovered", "arguments_recovered")):
+                if getattr(block, flag, None):
+                    call[key] = getattr(block, flag)
+            calls.append(call)
     return "\n".join(texts), calls
+
+
+def reply_notes(parsed: ParsedReply) -> list[str]:
+    """What to say on stderr about a parsed reply: why there is no call, and each call read
+    with the decoder's one recovery (``call 1 (get_weather): recovered: dropped stray ...``)."""
+    notes = [parsed.note] if parsed.note else []
+    notes += [f"call {n + 1} ({parsed.calls[n]['name']}): recovered: {what}"
+              for n, what in parsed.recovered]
+    return notes
 
 
 def respond(request: dict[str, Any], backend: Any) -> tuple[dict[str, Any], ParsedReply]:
@@ -255,8 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     except AauError as error:  # backend configuration (no URL, no model, no openai package)
         print(f"llm_agent: {error}", file=sys.stderr)
         return 2
-    if parsed.note:
-        print(f"llm_agent: {parsed.note}", file=sys.stderr)
+    for note in reply_notes(parsed):
+        print(f"llm_agent: {note}", file=sys.stderr)
     sys.stdout.write(json.dumps(response) + "\n")
     return 0
 

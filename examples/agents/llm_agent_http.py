@@ -27,7 +27,13 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from http_agent import AgentHandler, AgentServer, serve  # noqa: E402
-from llm_agent import RequestError, add_server_options, make_llm_backend, respond  # noqa: E402
+from llm_agent import (  # noqa: E402
+    RequestError,
+    add_server_options,
+    make_llm_backend,
+    reply_notes,
+    respond,
+)
 
 
 class LLMAgentHandler(AgentHandler):
@@ -50,8 +56,8 @@ class LLMAgentHandler(AgentHandler):
         except ProviderError as error:
             self._error(502, f"model server failed: {error}")
             return
-        if parsed.note:
-            print(f"llm_agent_http: {request.get('scenario_id')}: {parsed.note}",
+        for note in reply_notes(parsed):
+            print(f"llm_agent_http: {request.get('scenario_id')}: {note}",
                   file=sys.stderr, flush=True)
         self._send_json(200, response)
 

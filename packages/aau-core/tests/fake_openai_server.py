@@ -12,7 +12,8 @@ Real HTTP on 127.0.0.1, port 0 (the OS picks). Speaks:
 - ``POST /v1/messages``: the same logic in Anthropic's shape (``tool_use`` blocks).
 
 ``answer`` replaces that logic: a function of the request body returning ``(text, calls)`` with
-calls as ``{"id", "name", "arguments" (JSON text)}``. ``text_calls`` set (as llama.cpp's server
+calls as ``{"id", "name", "arguments" (JSON text)}``; ``anthropic_answer`` does the same for
+``/v1/messages`` (the request body -> the ``content`` blocks). ``text_calls`` set (as llama.cpp's server
 does) writes the calls into ``content`` as a fenced ```` ```json ```` block (``"fenced"``),
 ``<tool_call>`` tags (``"tags"``) or bare JSON (``"json"``) instead of ``tool_calls``.
 
@@ -79,6 +80,12 @@ def _answer_anthropic(body: dict[str, Any]) -> list[dict[str, Any]]:
         answer = {"answer": results[-1]["content"]}
         return [{"type": "tool_use", "id": "toolu_2", "name": "submit", "input": answer}]
     return [{"type": "text", "text": "done"}]
+
+
+def one_call(name: str, arguments: str) -> Any:
+    """An ``answer`` that always calls ``name`` with ``arguments`` exactly as written (the raw
+    JSON text a provider sends: ``NaN``, duplicate keys and stray quotes reach the client)."""
+    return lambda body: (None, [{"id": "call_1", "name": name, "arguments": arguments}])
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -222,7 +229,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _messages(self, body: dict[str, Any]) -> None:
-        content = _answer_anthropic(body)
+        content = (self.server.anthropic_answer or _answer_anthropic)(body)
         self._send(
             200,
             {
@@ -256,6 +263,7 @@ class FakeServer(ThreadingHTTPServer):
         self.stream_only = False
         self.usage: dict[str, Any] | None = None
         self.answer: Any = None  # body -> (text, calls); None: the default logic
+        self.anthropic_answer: Any = None  # body -> content blocks; None: the default logic
         self.text_calls: str | None = None  # "fenced", "tags", "json": calls as text
         self._thread = threading.Thread(target=self.serve_forever, args=(0.02,), daemon=True)
 

@@ -11,6 +11,7 @@ from aau_core._agents._loop import (
     MockUsage,
     run_tool_agent,
     turn_limit_error,
+    unique_tool_ids,
 )
 
 TOOLS = [
@@ -60,7 +61,8 @@ def test_tool_then_submit():
         True,
         {"answer": "x"},
         2,
-        [{"name": "lookup", "input": {"q": 1}}, {"name": "submit", "input": {"answer": "x"}}],
+        [{"name": "lookup", "input": {"q": 1}, "id": "t1"},
+         {"name": "submit", "input": {"answer": "x"}, "id": "t2"}],
     )
     assert executed == [("lookup", {"q": 1})]  # tool uses after the submit are ignored
     assert cost.api_calls == 2 and cost.input_tokens == 20
@@ -77,7 +79,7 @@ def test_refusal_counts_the_usage_and_has_no_error():
     refusal = Block(content=[], stop_reason="refusal", usage=MockUsage(3, 1))
     out, cost = run(Scripted([use("lookup", "t1")], refusal))
     assert (out.submitted, out.refused, out.n_turns, out.error) == (False, True, 2, None)
-    assert out.tool_calls == [{"name": "lookup", "input": {}}]
+    assert out.tool_calls == [{"name": "lookup", "input": {}, "id": "t1"}]
     assert cost.api_calls == 2
 
 
@@ -124,3 +126,47 @@ def test_block_and_mock_usage():
     assert "text='a'" in repr(Block(type="text", text="a"))
     usage = MockUsage(7, 3)
     assert (usage.cache_creation_input_tokens, usage.cache_read_input_tokens) == (0, 0)
+
+
+@pytest.mark.parametrize(("ids", "unique"), [
+    (["call_0", "call_0"], ["call_0", "call_0-2"]),
+    (["call_0", "call_0", "call_0"], ["call_0", "call_0-2", "call_0-3"]),
+    (["a", "a", "a-2"], ["a", "a-3", "a-2"]),  # a made-up id never takes one the provider gave
+    ([None, "", 7], ["aau_call_3_1", "aau_call_3_2", "aau_call_3_3"]),
+    (["x", None, "aau_call_3_2"], ["x", "aau_call_3_2-2", "aau_call_3_2"]),
+    (["t1", "t2"], ["t1", "t2"]),
+])
+def test_unique_tool_ids(ids, unique):
+    assert unique_tool_ids(ids, 3) == unique
+
+
+def test_duplicate_and_missing_ids_are_made_unique_and_the_record_keeps_the_providers():
+    executed = []
+    backend = Scripted(
+        [use("lookup", "call_0", q=1), use("lookup", "call_0", q=2), use("lookup", None, q=3),
+         use("lookup", "", q=4)],
+        [use("submit", "call_0", answer="x")],
+    )
+    out, _ = run(backend, executed=executed)
+    assert out.submitted and [i for _, i in executed] == [{"q": 1}, {"q": 2}, {"q": 3}, {"q": 4}]
+    sent = backend.seen[1]
+    assert [b.id for b in sent[1]["content"]] == ["call_0", "call_0-2", "aau_call_1_3",
+                                                  "aau_call_1_4"]
+    assert [r["tool_use_id"] for r in sent[2]["content"]] == ["call_0", "call_0-2",
+                                                             "aau_call_1_3", "aau_call_1_4"]
+    assert [(c["id"], c.get("sent_id")) for c in out.tool_calls] == [
+        ("call_0", None), ("call_0", "call_0-2"), (None, "aau_call_1_3"), ("", "aau_call_1_4"),
+        ("call_0", None)]
+
+
+def test_the_record_carries_the_decoders_flags():
+    refused = Block(type="tool_use", id="t1", name="lookup", input={"_unparseable": "{"},
+                    input_error="not JSON at character 1 (Expecting property name)")
+    recovered = Block(type="tool_use", id="t2", name="submit", input={"answer": "x"},
+                      input_recovered="dropped stray '\"\"' after the object")
+    out, _ = run(Scripted([refused], [recovered]))
+    assert out.tool_calls == [
+        {"name": "lookup", "input": {"_unparseable": "{"}, "id": "t1",
+         "input_error": "not JSON at character 1 (Expecting property name)"},
+        {"name": "submit", "input": {"answer": "x"}, "id": "t2",
+         "input_recovered": "dropped stray '\"\"' after the object"}]

@@ -7,6 +7,7 @@ No test reaches the internet: each provider's base URL points at ``fake_openai_s
 from __future__ import annotations
 
 import importlib.util
+import json
 import socket
 import sys
 from pathlib import Path
@@ -611,3 +612,143 @@ def test_text_tool_calls_strictness():
     assert with_text_tool_calls(structured) is structured
     refusal = reply(call, stop="refusal")
     assert with_text_tool_calls(refusal) is refusal
+
+# --------------------------------------------------------------------------- what models send
+# Strict tool arguments in both backends (the one decoder, its one recovery; canned raw bodies,
+# so NaN and duplicate keys reach the SDKs exactly as a provider sends them) and tool-call ids
+# made unique before the results go back (issue 17).
+
+ASK = [{"role": "user", "content": "Weather?"}]
+
+
+def _local(server):
+    backend = make_backend("local", model="m", base_url=f"{server.url}/v1")
+    quiet(backend)
+    return backend
+
+
+@pytest.mark.parametrize(("arguments", "reason"), [
+    ('{"city":"Paris","city":"Rome"}', 'duplicate key "city"'),
+    ('{"n": NaN}', "$.n: NaN is not allowed (JSON has no NaN or Infinity)"),
+    ('{"n": 1e999}', "$.n: number 1e999 is too large (overflows to infinity)"),
+    ('{"q": 1} x', "text after the JSON value at character 8: ' x'"),
+])
+def test_openai_compatible_arguments_refused_with_the_reason(arguments, reason, server):
+    server.answer = fake.one_call("get_weather", arguments)
+    (use,) = _local(server).create("s", ASK, TOOLS).content
+    assert (use.type, use.id, use.name) == ("tool_use", "call_1", "get_weather")
+    assert use.input == {"_unparseable": arguments} and use.input_error == reason
+    assert not hasattr(use, "input_recovered")
+
+
+def test_openai_compatible_stray_quotes_recovered_and_flagged(server):
+    server.answer = fake.one_call("get_weather", '{"q": 1}""')
+    (use,) = _local(server).create("s", ASK, TOOLS).content
+    assert use.input == {"q": 1} and use.input_recovered == "dropped stray '\"\"' after the object"
+    assert not hasattr(use, "input_error")
+
+
+def test_openai_compatible_clean_arguments_carry_no_flag(server):
+    server.answer = fake.one_call("get_weather", '{"city": "Paris"}')
+    (use,) = _local(server).create("s", ASK, TOOLS).content
+    assert use.input == {"city": "Paris"} and set(vars(use)) == {"type", "id", "name", "input"}
+
+
+def _message(input_json: str) -> str:
+    """An Anthropic message whose one tool_use input is ``input_json`` as the provider wrote it."""
+    return ('{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x", '
+            '"content": [{"type": "text", "text": "checking"}, {"type": "tool_use", '
+            f'"id": "toolu_1", "name": "get_weather", "input": {input_json}}}], '
+            '"stop_reason": "tool_use", "stop_sequence": null, '
+            '"usage": {"input_tokens": 5, "output_tokens": 2}}')
+
+
+@pytest.mark.parametrize(("input_json", "reason", "shown"), [
+    ('{"city": "Paris", "city": "Rome"}', 'duplicate key "city"', '{"city": "Rome"}'),
+    ('{"n": NaN}', "$.n: NaN is not allowed (JSON has no NaN or Infinity)", '{"n": NaN}'),
+    ('{"n": -Infinity}', "$.n: -Infinity is not allowed (JSON has no NaN or Infinity)",
+     '{"n": -Infinity}'),
+])
+def test_anthropic_tool_inputs_refused_with_the_reason(input_json, reason, shown, server,
+                                                       monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    server.plan = [{"status": 200, "raw": _message(input_json)}]
+    backend = make_backend("anthropic", base_url=server.url)
+    text, use = backend.create("s", ASK, TOOLS).content
+    assert text.text == "checking" and (use.id, use.name) == ("toolu_1", "get_weather")
+    assert use.input == {"_unparseable": shown} and use.input_error == reason
+    assert "input_error" not in use.model_dump()  # never sent back to the API
+
+
+def test_anthropic_clean_tool_input_is_left_alone(server, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    server.plan = [{"status": 200, "raw": _message('{"city": "Oslo", "days": 2.5}')}]
+    _, use = make_backend("anthropic", base_url=server.url).create("s", ASK, TOOLS).content
+    assert use.input == {"city": "Oslo", "days": 2.5} and not hasattr(use, "input_error")
+
+
+# --------------------------------------------------------------------------- tool-call ids
+
+IDS = ["call_0", "call_0", None, ""]
+SENT = ["call_0", "call_0-2", "aau_call_1_3", "aau_call_1_4"]
+
+
+def _run(backend):
+    register_pricing(backend.model, 0, 0)  # the loop's cost tracker needs a price
+    return run_tool_agent(backend, "s", TOOLS, "Find them.", lambda n, i: f"result {i['q']}",
+                          "submit", CostTracker(backend.model))
+
+
+def test_openai_duplicate_and_missing_ids_pair_every_result_with_its_own_call(server):
+    def answer(body):
+        if not any(m["role"] == "tool" for m in body["messages"]):
+            return None, [{"id": i, "name": "lookup", "arguments": json.dumps({"q": f"q{n}"})}
+                          for n, i in enumerate(IDS)]
+        return None, [{"id": "call_9", "name": "submit", "arguments": '{"answer": "ok"}'}]
+
+    server.answer = answer
+    out = _run(_local(server))
+    assert out.submitted and out.n_turns == 2
+    sent = server.requests[1]["body"]["messages"]
+    assert [c["id"] for c in sent[2]["tool_calls"]] == SENT
+    assert [json.loads(c["function"]["arguments"]) for c in sent[2]["tool_calls"]] == [
+        {"q": f"q{n}"} for n in range(4)]
+    assert [(m["role"], m["tool_call_id"], m["content"]) for m in sent[3:]] == [
+        ("tool", sid, f"result q{n}") for n, sid in enumerate(SENT)]
+    assert [(c["id"], c.get("sent_id")) for c in out.tool_calls[:4]] == [
+        ("call_0", None), ("call_0", "call_0-2"), (None, "aau_call_1_3"), ("", "aau_call_1_4")]
+
+
+def test_anthropic_duplicate_and_missing_ids_pair_every_result_with_its_own_call(server,
+                                                                                 monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    def answer(body):
+        if len(body["messages"]) == 1:
+            return [{"type": "tool_use", "id": i, "name": "lookup", "input": {"q": f"q{n}"}}
+                    for n, i in enumerate(IDS)]
+        return [{"type": "tool_use", "id": "toolu_9", "name": "submit", "input": {"answer": "ok"}}]
+
+    server.anthropic_answer = answer
+    out = _run(make_backend("anthropic", model="claude-haiku-4-5", base_url=server.url))
+    assert out.submitted and out.n_turns == 2
+    assistant, results = server.requests[1]["body"]["messages"][1:3]
+    assert [(b["id"], b["input"]) for b in assistant["content"]] == [
+        (sid, {"q": f"q{n}"}) for n, sid in enumerate(SENT)]
+    assert [(b["tool_use_id"], b["content"]) for b in results["content"]] == [
+        (sid, f"result q{n}") for n, sid in enumerate(SENT)]
+    assert [c["id"] for c in out.tool_calls] == [*IDS, "toolu_9"]
+
+
+def test_text_tool_calls_keep_the_decoders_recovery_and_refusals():
+    from aau_core._agents._openai_compat import ModelResponse, Usage, with_text_tool_calls
+
+    def reply(text):
+        return ModelResponse([Block(type="text", text=text)], "stop", Usage())
+
+    recovered = with_text_tool_calls(reply(
+        '<tool_call>{"name": "lookup", "arguments": "{\\"q\\": \\"x\\"}\\"\\""}</tool_call>'))
+    (use,) = recovered.content[1:]
+    assert (use.name, use.input, use.input_recovered) == (
+        "lookup", {"q": "x"}, "dropped stray '\"\"' after the object")
+    refused = reply('```json\n{"name": "lookup", "arguments": {"q": "x", "q": "y"}}\n```')
+    assert with_text_tool_calls(refused) is refused  # malformed: no call, the text stays

@@ -198,3 +198,63 @@ def test_parser_never_raises_on_random_nesting() -> None:
             parsed = parse_text(text)  # must not raise
             assert isinstance(parsed.calls, list)
             assert parse_reply(text, []).calls == parsed.calls
+
+
+# -- the strict decoder's rules inside replies (issue 17) ----------------------------------------
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('```json\n{"name": "get_weather", "arguments": {"city": "Paris", "city": "Rome"}}\n```',
+     'fenced block 1: $.arguments: duplicate key "city"'),
+    ('<tool_call>{"name": "f", "arguments": {"n": NaN}}</tool_call>',
+     "tag 1: $.arguments.n: NaN is not allowed (JSON has no NaN or Infinity)"),
+    ('{"name": "f", "arguments": {"n": 1e999}}',
+     "reply: $.arguments.n: number 1e999 is too large (overflows to infinity)"),
+    ('<tool_call>{"name": "f", "arguments": "{\\"n\\": NaN}"}</tool_call>',
+     "tag 1, value 1: 'arguments' string is not JSON "
+     "($.n: NaN is not allowed (JSON has no NaN or Infinity))"),
+    ('<tool_call>{"name": "f", "arguments": "{\\"q\\": 1} x"}</tool_call>',
+     "tag 1, value 1: 'arguments' string is not JSON "
+     "(text after the JSON value at character 8: ' x')"),
+    ("```json\n```", "fenced block 1: empty"),
+    ("Here:\n```json\n\n```", "fenced block 1: empty"),
+    ('```json\n{"name": "f", "arguments": {}}\n', "fenced block 1: the fence is never closed"),
+])
+def test_strict_decoder_refusals_keep_the_reason(text: str, why: str) -> None:
+    parsed = parse_text(text)
+    assert (parsed.calls, parsed.malformed) == ([], True)
+    assert parsed.note == f"malformed tool call: {why}; no call taken"
+
+
+def test_backticks_inside_a_fenced_string_do_not_close_the_fence() -> None:
+    text = ('Writing it down:\n```json\n{"name": "add_note", "arguments": '
+            '{"note": "use ``` here", "tag": "md"}}\n```\nDone.')
+    parsed = parse_text(text)
+    assert (parsed.calls, parsed.source, parsed.note) == (
+        [{"name": "add_note", "arguments": {"note": "use ``` here", "tag": "md"}}], "fenced", "")
+
+
+def test_a_prose_fence_holding_backticks_in_code_stays_prose() -> None:
+    parsed = parse_text('```python\nfence = "```json"\n```\nno call here')
+    assert (parsed.calls, parsed.malformed, parsed.note) == ([], False, NO_CALL_NOTE)
+
+
+def test_stray_quotes_after_an_arguments_string_are_recovered_and_flagged() -> None:
+    text = '<tool_call>{"name": "lookup", "arguments": "{\\"q\\": 1}\\"\\""}</tool_call>'
+    parsed = parse_text(text)
+    assert (parsed.calls, parsed.note) == ([{"name": "lookup", "arguments": {"q": 1}}], "")
+    assert parsed.recovered == ((0, "dropped stray '\"\"' after the object"),)
+    structured = parse_reply("", [
+        {"name": "a", "arguments": {}},
+        {"name": "b", "arguments": {"q": 1}, "arguments_recovered": "dropped stray '\"'"}])
+    assert structured.calls == [{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"q": 1}}]
+    assert structured.recovered == ((1, "dropped stray '\"'"),)
+
+
+def test_structured_arguments_refused_by_the_backend_keep_the_reason() -> None:
+    parsed = parse_reply("", [{"name": "get_weather",
+                               "arguments": {"_unparseable": '{"city":"Paris","city":"Rome"}'},
+                               "arguments_error": 'duplicate key "city"'}])
+    assert (parsed.calls, parsed.malformed) == ([], True)
+    assert parsed.note == ("malformed tool call: tool_calls[0]: 'arguments' is not JSON "
+                           '(duplicate key "city"); no call taken')

@@ -5,6 +5,13 @@ response (``content`` blocks, ``stop_reason``, ``usage`` with cache counts) goes
 is. Each call sends the system prompt as one text block marked for prompt caching (ephemeral),
 ``max_tokens=4096``, adaptive thinking and medium effort — the request aau-harness 1.6 sends.
 
+Tool inputs are held to the one strict decoder's rules (``_files._model_json``): the reply's
+body is read again without the SDK's leniency, and a ``tool_use`` block whose ``input`` holds
+``NaN``, an infinity, a number that overflows to one or a duplicate key (which the SDK would read
+as the last value) is replaced by a copy with ``input={"_unparseable": "<the input as JSON>"}``;
+the reason is kept on it as ``input_error`` (not sent back to the API), as the OpenAI-compatible
+backends do for a refused ``arguments`` string.
+
 Retries are the SDK's own (``max_retries``; it honours ``Retry-After`` on 429 and retries 5xx and
 connection failures). A failure that survives them becomes a ``ProviderError`` worded
 ``HTTP <status> from anthropic: ...`` or ``ConnectionError ...``, which the guards count as a
@@ -13,8 +20,10 @@ transport failure.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from .._files._model_json import ModelJsonError, decode_marked, refusal
 from ._backend_errors import MissingExtraError, ProviderError, invalid_response
 
 DEFAULT_ANTHROPIC_MODEL = "claude-opus-4-8"
@@ -40,6 +49,28 @@ def _check_message(response: Any) -> None:
     for n, block in enumerate(content):
         if not isinstance(getattr(block, "type", None), str):
             raise invalid_response("anthropic", f"content[{n}] is not a block with a type")
+
+
+def _refuse_loose_inputs(body: str, response: Any) -> None:
+    """Replace each ``tool_use`` block of ``response`` whose input, as ``body`` holds it, breaks
+    the strict rules (module docstring). ``body`` is the reply the SDK parsed into ``response``."""
+    try:
+        doc = decode_marked(body)
+    except ModelJsonError:
+        return  # not JSON: the SDK's own parse has failed already
+    raw_blocks = doc.get("content") if isinstance(doc, dict) else None
+    if not isinstance(raw_blocks, list) or len(raw_blocks) != len(response.content):
+        return
+    for n, (block, raw) in enumerate(zip(response.content, raw_blocks, strict=True)):
+        if getattr(block, "type", None) != "tool_use" or not isinstance(raw, dict):
+            continue
+        reason = refusal(raw.get("input"))
+        if reason is None:
+            continue
+        shown = json.dumps(block.input, ensure_ascii=False)  # Python's json writes NaN/Infinity
+        twin = block.model_copy(update={"input": {"_unparseable": shown}})
+        object.__setattr__(twin, "input_error", reason)  # not a field: never sent back
+        response.content[n] = twin
 
 
 class AnthropicBackend:
@@ -113,7 +144,10 @@ class AnthropicBackend:
         """
         anthropic = self._anthropic
         try:
-            response = self._client.messages.create(**self.request(system, messages, tools))
+            raw = self._client.messages.with_raw_response.create(
+                **self.request(system, messages, tools)
+            )
+            response = raw.parse()
         except anthropic.APIStatusError as exc:
             detail = " ".join(str(getattr(exc, "body", None) or exc).split())[:500]
             raise ProviderError(
@@ -125,6 +159,7 @@ class AnthropicBackend:
         except (ValueError, RecursionError) as exc:  # a 200 whose body is not JSON
             raise invalid_response("anthropic", f"invalid JSON: {exc}") from None
         _check_message(response)
+        _refuse_loose_inputs(raw.http_response.text, response)
         if self.served_model is None:
             self.served_model = getattr(response, "model", None) or self.model
         return response

@@ -20,7 +20,8 @@ definitions: ``{"name", "description", "input_schema"}``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -84,8 +85,12 @@ class AgentRun:
         submitted: the model called the submit tool.
         submission: that call's input (a dict), else ``None``.
         n_turns: model calls made (1-based turn of the last one).
-        tool_calls: every tool call in order, ``{"name": str, "input": dict}``, the submit call
-            included.
+        tool_calls: every tool call in order, the submit call included: ``{"name": str,
+            "input": dict, "id": <the provider's id, as sent: maybe None or "">}``, plus
+            ``"sent_id"`` when the loop gave the call another id (``unique_tool_ids``),
+            ``"input_error"`` when the backend refused its arguments (the decoder's reason;
+            ``input`` is then ``{"_unparseable": raw}``) and ``"input_recovered"`` when they
+            were read with the decoder's one recovery.
         refused: the model refused (``stop_reason == "refusal"``).
         error: why nothing was submitted — ``NO_SUBMISSION_ERROR`` or ``turn_limit_error(n)`` —
             else ``None``. A refusal has no error.
@@ -97,6 +102,66 @@ class AgentRun:
     tool_calls: list[dict[str, Any]] = attrs.field(factory=list)
     refused: bool = False
     error: str | None = None
+
+
+def unique_tool_ids(ids: Sequence[Any], turn: int) -> list[str]:
+    """The ids one model turn's tool calls go back to the model with: unique, deterministic.
+
+    The first call with a given non-empty string id keeps it; a later call with the same id gets
+    ``<id>-<k>`` (``call_0``, ``call_0`` -> ``call_0``, ``call_0-2``); a call without one (``None``,
+    ``""``, not a string) gets ``aau_call_<turn>_<position>`` (1-based). A made-up id never takes
+    one the provider gave another call of the turn (``k`` counts on past it). Only letters,
+    digits, ``_`` and ``-`` are added, which Anthropic's id pattern allows.
+
+    Args:
+        ids: the provider's ids, in the turn's order.
+        turn: the 1-based turn number.
+
+    Returns:
+        one id per call, in order, all distinct.
+    """
+    given = [i if isinstance(i, str) and i else None for i in ids]
+    taken = {i for i in given if i is not None}
+    seen: set[str] = set()
+    out: list[str] = []
+    for position, original in enumerate(given, start=1):
+        if original is not None and original not in seen:
+            new = original
+        else:
+            base = original if original is not None else f"aau_call_{turn}_{position}"
+            new, k = base, 1
+            while new in taken or new in seen:
+                k += 1
+                new = f"{base}-{k}"
+        seen.add(new)
+        out.append(new)
+    return out
+
+
+def _with_id(block: Any, new_id: str) -> Any:
+    """A copy of a ``tool_use`` block (``Block``, SDK model, dict or plain object) with ``id``."""
+    if isinstance(block, dict):
+        return {**block, "id": new_id}
+    if isinstance(block, Block):
+        return Block(**{**vars(block), "id": new_id})
+    model_copy = getattr(block, "model_copy", None)
+    if callable(model_copy):  # the SDKs' pydantic models
+        return model_copy(update={"id": new_id})
+    twin = copy.copy(block)
+    twin.id = new_id
+    return twin
+
+
+def _call_record(use: Any, sent_id: str) -> dict[str, Any]:
+    """``AgentRun.tool_calls``' record of ``use`` (the block as the backend returned it)."""
+    original = getattr(use, "id", None)
+    record = {"name": use.name, "input": use.input, "id": original}
+    if sent_id != original:
+        record["sent_id"] = sent_id
+    for flag in ("input_error", "input_recovered"):
+        if getattr(use, flag, None):
+            record[flag] = getattr(use, flag)
+    return record
 
 
 def run_tool_agent(
@@ -115,7 +180,10 @@ def run_tool_agent(
 
     - ``stop_reason == "refusal"`` -> ``AgentRun(submitted=False, refused=True)``;
     - no ``tool_use`` block -> not submitted, ``error = NO_SUBMISSION_ERROR``;
-    - otherwise the assistant turn is appended and each tool use recorded in order; a call to
+    - otherwise the tool uses get unique ids (``unique_tool_ids``: duplicate or missing ids are
+      replaced in the assistant turn sent back, so every ``tool_result`` pairs with its own
+      call; ``tool_calls`` keeps the provider's ids), the assistant turn is appended and each
+      tool use recorded in order; a call to
       ``submit_tool`` ends the run as submitted with its input (later tool uses of the same turn
       are neither run nor recorded); any other tool runs through ``execute_tool(name, input)`` and
       its string result goes back as a ``tool_result``.
@@ -149,13 +217,18 @@ def run_tool_agent(
         if getattr(response, "stop_reason", None) == "refusal":
             return AgentRun(False, None, turn, calls, refused=True)
         content = list(getattr(response, "content", None) or [])
-        tool_uses = [b for b in content if getattr(b, "type", None) == "tool_use"]
-        if not tool_uses:
+        places = [n for n, b in enumerate(content) if getattr(b, "type", None) == "tool_use"]
+        if not places:
             return AgentRun(False, None, turn, calls, error=NO_SUBMISSION_ERROR)
+        tool_uses = [content[n] for n in places]
+        sent_ids = unique_tool_ids([getattr(use, "id", None) for use in tool_uses], turn)
+        for n, use, sent_id in zip(places, tool_uses, sent_ids, strict=True):
+            if sent_id != getattr(use, "id", None):
+                content[n] = _with_id(use, sent_id)
         messages.append({"role": "assistant", "content": content})
         results: list[dict[str, Any]] = []
-        for use in tool_uses:
-            calls.append({"name": use.name, "input": use.input})
+        for use, sent_id in zip(tool_uses, sent_ids, strict=True):
+            calls.append(_call_record(use, sent_id))
             if use.name == submit_tool:
                 return AgentRun(True, use.input, turn, calls)
             output = execute_tool(use.name, use.input)
@@ -164,6 +237,6 @@ def run_tool_agent(
                     f"execute_tool({use.name!r}, ...) must return a str, "
                     f"got {type(output).__name__}"
                 )
-            results.append({"type": "tool_result", "tool_use_id": use.id, "content": output})
+            results.append({"type": "tool_result", "tool_use_id": sent_id, "content": output})
         messages.append({"role": "user", "content": results})
     return AgentRun(False, None, max_turns, calls, error=turn_limit_error(max_turns))

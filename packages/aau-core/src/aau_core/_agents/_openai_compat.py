@@ -34,7 +34,10 @@ Behaviour (as aau-harness 1.6 ``llm_providers.py``, on the official SDK instead 
 - **Usage**: ``input_tokens`` = ``prompt_cache_miss_tokens`` when given, else ``prompt_tokens``
   minus the cache hits (``prompt_cache_hit_tokens`` or ``prompt_tokens_details.cached_tokens``);
   ``cache_read_input_tokens`` = the hits; ``output_tokens`` = ``completion_tokens``.
-- **Tool arguments** that are not JSON arrive as ``{"_unparseable": "<raw text>"}``.
+- **Tool arguments** are decoded by the one strict decoder (``_files._model_json``: no NaN,
+  infinity or duplicate key); refused ones arrive as ``{"_unparseable": "<raw text>"}`` with the
+  reason in ``Block.input_error``; the one recovery (stray ``"`` after the object) sets
+  ``Block.input_recovered``.
 - **Refusals**: an answer with a ``refusal`` message gets ``stop_reason="refusal"``; otherwise
   ``stop_reason`` is the provider's ``finish_reason`` (``"tool_calls"``, ``"stop"``, ...).
 - **Tool calls written as text** (``text_tool_calls="auto"``, the default): llama.cpp's
@@ -56,6 +59,7 @@ from typing import Any
 import attrs
 
 from .._errors import InputError
+from .._files._model_json import ModelJsonError, decode_arguments
 from .._files._strict_json import loads_strict
 from .._tool_calls._text import parse_tool_call_text
 from ._backend_errors import (
@@ -66,6 +70,7 @@ from ._backend_errors import (
     invalid_response,
 )
 from ._loop import Block
+from ._openai_stream import assemble_stream
 
 DEFAULT_TIMEOUT_S = 120.0
 """Seconds allowed for one non-streaming request."""
@@ -219,13 +224,25 @@ def to_openai_messages(system: str, messages: list[dict[str, Any]]) -> list[dict
     return out
 
 
-def _parse_arguments(raw: Any) -> Any:
+def tool_use_block(call_id: Any, name: Any, raw: Any) -> Block:
+    """A ``tool_use`` block for a call whose arguments arrived as ``raw`` (a JSON string, or an
+    object already decoded), decoded by the one strict decoder (``_files._model_json``).
+
+    Refused arguments become ``input={"_unparseable": raw}`` with ``input_error`` (the reason);
+    the one recovery sets ``input_recovered`` (what was dropped). Neither attribute is set
+    otherwise.
+    """
     if not isinstance(raw, str):
-        return raw if raw is not None else {}
+        return Block(type="tool_use", id=call_id, name=name, input=raw if raw is not None else {})
     try:
-        return json.loads(raw or "{}")
-    except (json.JSONDecodeError, RecursionError):
-        return {"_unparseable": raw}
+        decoded = decode_arguments(raw)
+    except ModelJsonError as error:
+        return Block(type="tool_use", id=call_id, name=name, input={"_unparseable": raw},
+                     input_error=error.reason)
+    block = Block(type="tool_use", id=call_id, name=name, input=decoded.value)
+    if decoded.recovered:
+        block.input_recovered = decoded.recovered
+    return block
 
 
 def response_from_openai(data: Mapping[str, Any]) -> ModelResponse:
@@ -237,14 +254,7 @@ def response_from_openai(data: Mapping[str, Any]) -> ModelResponse:
         blocks.append(Block(type="text", text=message["content"]))
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
-        blocks.append(
-            Block(
-                type="tool_use",
-                id=call.get("id"),
-                name=function.get("name"),
-                input=_parse_arguments(function.get("arguments")),
-            )
-        )
+        blocks.append(tool_use_block(call.get("id"), function.get("name"), function.get("arguments")))
     stop = "refusal" if message.get("refusal") else choice.get("finish_reason")
     return ModelResponse(
         content=blocks,
@@ -276,6 +286,8 @@ def with_text_tool_calls(response: ModelResponse) -> ModelResponse:
         Block(type="tool_use", id=f"text_call_{n + 1}", name=call["name"], input=call["arguments"])
         for n, call in enumerate(parsed.calls)
     ]
+    for n, note in parsed.recovered:
+        uses[n].input_recovered = note
     return attrs.evolve(response, content=[*response.content, *uses], stop_reason="tool_calls")
 
 
@@ -324,64 +336,6 @@ def _decode_body(text: str, provider: str) -> Any:
         return loads_strict(text, source=f"reply from {provider}")
     except InputError as exc:
         raise invalid_response(provider, f"{exc} (body: {text[:120]!r})") from None
-
-
-def _dump(obj: Any) -> Any:
-    if isinstance(obj, Mapping):
-        return dict(obj)
-    dump = getattr(obj, "model_dump", None)
-    return dump() if callable(dump) else obj
-
-
-def _assemble_stream(chunks: Any) -> dict[str, Any]:
-    """Reassemble streamed chunks into the non-streaming completion shape."""
-    texts: list[str] = []
-    calls: dict[int, dict[str, Any]] = {}
-    usage: dict[str, Any] = {}
-    finish: str | None = None
-    refusal: list[str] = []
-    model: str | None = None
-    for raw in chunks:
-        chunk = _dump(raw)
-        if not isinstance(chunk, Mapping):
-            raise TypeError(f"a streamed chunk is {type(chunk).__name__}, not an object")
-        model = model or chunk.get("model")
-        if chunk.get("usage"):
-            usage = chunk["usage"]
-        for choice in chunk.get("choices") or []:
-            finish = choice.get("finish_reason") or finish
-            delta = choice.get("delta") or {}
-            if delta.get("content"):
-                texts.append(delta["content"])
-            if delta.get("refusal"):
-                refusal.append(delta["refusal"])
-            for part in delta.get("tool_calls") or []:
-                slot = calls.setdefault(
-                    part.get("index") or 0, {"id": None, "name": None, "args": ""}
-                )
-                slot["id"] = part.get("id") or slot["id"]
-                function = part.get("function") or {}
-                slot["name"] = function.get("name") or slot["name"]
-                slot["args"] += function.get("arguments") or ""
-    tool_calls = [
-        {
-            "id": slot["id"] or f"call-{n}",
-            "type": "function",
-            "function": {"name": slot["name"], "arguments": slot["args"]},
-        }
-        for n, (_, slot) in enumerate(sorted(calls.items()))
-        if slot["name"]
-    ]
-    message = {
-        "content": "".join(texts) or None,
-        "tool_calls": tool_calls or None,
-        "refusal": "".join(refusal) or None,
-    }
-    return {
-        "model": model,
-        "choices": [{"finish_reason": finish, "message": message}],
-        "usage": usage,
-    }
 
 
 def _import_openai() -> Any:
@@ -509,7 +463,7 @@ class OpenAICompatBackend:
                         timeout=STREAM_TIMEOUT_S,
                     )
                     try:
-                        return _assemble_stream(stream)
+                        return assemble_stream(stream)
                     except (TypeError, ValueError, AttributeError, KeyError) as exc:
                         raise invalid_response(self.name, f"a streamed chunk: {exc}") from None
                 raw = self._client.chat.completions.with_raw_response.create(**payload)

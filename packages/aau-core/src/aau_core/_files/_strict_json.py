@@ -164,6 +164,11 @@ def _explain(exc: json.JSONDecodeError) -> str:
     return f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
 
 
+_STRICT_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs_hook, parse_constant=_parse_constant, parse_float=_parse_float
+)
+
+
 def _decode_utf8(raw: bytes, source: str | None) -> str:
     """Strict UTF-8 decoding; a leading byte-order mark is dropped (offsets count it)."""
     skip = len(UTF8_BOM) if raw.startswith(UTF8_BOM) else 0
@@ -224,21 +229,71 @@ def loads_strict(
         text = _decode_utf8(bytes(data), source)
     else:
         text = strip_bom(data)
+    value = loads_marked(text, source=source, max_depth=max_depth)
+    _walk(value, source, max_depth)
+    return value
+
+
+def loads_marked(text: str, *, source: str | None = None, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """Parse ``text`` as JSON *without* the rules' checks: a forbidden value stays in the result
+    as a marker that ``check_value`` refuses. For a caller that judges parts of one document
+    separately (the Anthropic backend: each tool input on its own).
+
+    Raises:
+        InputError: invalid JSON (line and column), or nesting past Python's recursion limit.
+    """
     try:
-        value = json.loads(
-            text,
-            object_pairs_hook=_pairs_hook,
-            parse_constant=_parse_constant,
-            parse_float=_parse_float,
-        )
+        return _STRICT_DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {_explain(exc)}", source=source, path="$") from None
     except RecursionError:
         raise InputError(
             f"nested deeper than {max_depth} levels", source=source, path="$"
         ) from None
+
+
+def check_value(value: Any, *, source: str | None = None, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+    """Refuse a value from ``loads_marked`` (or a part of one) that breaks a rule.
+
+    Raises:
+        InputError: the first broken rule, with the JSON path relative to ``value``.
+    """
     _walk(value, source, max_depth)
-    return value
+
+
+def raw_decode_strict(
+    text: str, index: int = 0, *, source: str | None = None, max_depth: int = DEFAULT_MAX_DEPTH
+) -> tuple[Any, int]:
+    """Decode the one JSON value that starts at ``text[index]`` under this module's rules.
+
+    The scanning form of ``loads_strict`` (``json.JSONDecoder.raw_decode``): whatever follows the
+    value is left for the caller. No whitespace is skipped before the value.
+
+    Args:
+        text: decoded text.
+        index: where the value starts (0-based character offset).
+        source: label for error messages, or ``None``.
+        max_depth: as ``loads_strict``.
+
+    Returns:
+        ``(value, end)``: the value and the offset just after it.
+
+    Raises:
+        InputError: no JSON value at ``index`` (the message names the character offset), or a
+            rule broken (with the JSON path of the offending value).
+    """
+    try:
+        value, end = _STRICT_DECODER.raw_decode(text, index)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not JSON at character {exc.pos} ({exc.msg})", source=source, path="$"
+        ) from None
+    except RecursionError:
+        raise InputError(
+            f"nested deeper than {max_depth} levels", source=source, path="$"
+        ) from None
+    _walk(value, source, max_depth)
+    return value, end
 
 
 def read_text_file(path: str | os.PathLike[str], *, max_bytes: int) -> str:

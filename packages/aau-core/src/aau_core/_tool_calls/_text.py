@@ -30,7 +30,15 @@ Rules (all-or-nothing, so a reply is never half-read):
   ``<tool_call>`` tags together with fenced JSON outside them. A fence that holds JSON which is not
   a call (``{"result": 5}``) is malformed, not ignored.
 - JSON embedded in prose without a fence or a tag is not a call (no "first object wins").
-- JSON nested deeper than Python's recursion limit is malformed (the parser never raises).
+- Every JSON value is decoded by the one model-side decoder (``aau_core._files._model_json``):
+  ``NaN``, ``Infinity``, ``1e999``, a duplicate key (``{"city": "Paris", "city": "Rome"}``) or
+  nesting deeper than 100 containers make the reply malformed, with the decoder's reason in the
+  note. An ``arguments`` *string* gets the decoder's one recovery (an object followed only by
+  stray ``"``): the call is taken and ``ParsedReply.recovered`` says what was dropped.
+- A fence is found by its opening line and decoded from there, JSON-aware: the block ends at the
+  first ```` ``` ```` *after* its last JSON value, so backticks inside a string value
+  (``"note": "use ``` here"``) never close it. An empty JSON fence, or one never closed, is
+  malformed. The parser never raises.
 - A malformed or ambiguous reply yields **no calls** and a note saying why; a reply with no call
   markup at all yields no calls and the note ``no tool call in the reply``.
 
@@ -39,14 +47,17 @@ Code fences in other languages (```` ```python ````) are prose, not calls.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._files._model_json import ModelJsonError, decode_arguments, decode_value_at
+
 _TAG_OPEN = "<tool_call>"
 _TAG_CLOSE = "</tool_call>"
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.DOTALL)
+_FENCE_OPEN = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n")
+_FENCE_CLOSE = "```"
+_PROSE_FENCE_CLOSE = re.compile(r"^[ \t]*```", re.MULTILINE)
 _JSON_FENCE_LANGS = {"", "json", "jsonc", "json5"}
 
 NO_TOOL_CALL_NOTE = "no tool call in the reply"
@@ -69,16 +80,24 @@ class ParsedReply:
         source: ``"tool_calls"``, ``"tags"``, ``"fenced"``, ``"json"`` or ``"none"``.
         note: why there are no calls (``NO_TOOL_CALL_NOTE``, or the malformation), else ``""``.
         malformed: ``True`` when the reply held call markup that could not be read.
+        recovered: ``(index into calls, note)`` for each call taken with the decoder's one
+            recovery, e.g. ``(0, 'dropped stray \'""\' after the object')``; ``()`` when none.
+            Callers record it beside the call (the example LLM agent writes it to stderr, which
+            the private receipt keeps; the backend sets ``Block.input_recovered``).
     """
 
     calls: list[dict[str, Any]] = field(default_factory=list)
     source: str = "none"
     note: str = ""
     malformed: bool = False
+    recovered: tuple[tuple[int, str], ...] = ()
 
 
 def _call_from(value: Any, where: str) -> dict[str, Any]:
-    """Check one call object; return ``{"name", "arguments"}`` or raise ``_ReplyError``."""
+    """Check one call object; return ``{"name", "arguments"}`` or raise ``_ReplyError``.
+
+    A recovered ``arguments`` string adds ``"_recovered"`` (the note; ``_reply`` takes it out).
+    """
     if not isinstance(value, dict):
         raise _ReplyError(f"{where}: a call must be a JSON object, got {type(value).__name__}")
     keys = set(value)
@@ -91,44 +110,58 @@ def _call_from(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(name, str) or not name.strip():
         raise _ReplyError(f"{where}: 'name' must be a non-empty string")
     arguments = value.get("arguments", value.get("parameters", {}))
+    recovered = None
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError as error:
-            raise _ReplyError(f"{where}: 'arguments' string is not JSON ({error.msg})") from None
-        except RecursionError:
-            raise _ReplyError(f"{where}: 'arguments' string is nested too deeply") from None
+            decoded = decode_arguments(arguments)
+        except ModelJsonError as error:
+            raise _ReplyError(f"{where}: 'arguments' string is not JSON ({error.reason})") from None
+        arguments, recovered = decoded.value, decoded.recovered
     if not isinstance(arguments, dict):
         raise _ReplyError(f"{where}: 'arguments' must be an object")
-    return {"name": name.strip(), "arguments": arguments}
+    call = {"name": name.strip(), "arguments": arguments}
+    if recovered:
+        call["_recovered"] = recovered
+    return call
+
+
+def _reply(calls: list[dict[str, Any]], source: str) -> ParsedReply:
+    """The ``ParsedReply`` of ``calls``, their recovery notes moved to ``recovered``."""
+    recovered = tuple((i, call.pop("_recovered")) for i, call in enumerate(calls)
+                      if "_recovered" in call)
+    return ParsedReply(calls, source, recovered=recovered)
+
+
+def _decode_at(text: str, index: int, where: str) -> tuple[Any, int]:
+    try:
+        return decode_value_at(text, index)
+    except ModelJsonError as error:
+        raise _ReplyError(f"{where}: {error.reason}") from None
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index].isspace():
+        index += 1
+    return index
 
 
 def _json_values(body: str, where: str) -> list[Any]:
     """Decode ``body`` as one or more whitespace-separated JSON values, consuming all of it."""
-    decoder = json.JSONDecoder()
     values: list[Any] = []
-    index, end = 0, len(body)
-    while True:
-        while index < end and body[index].isspace():
-            index += 1
-        if index == end:
-            break
-        try:
-            value, index = decoder.raw_decode(body, index)
-        except json.JSONDecodeError as error:
-            raise _ReplyError(f"{where}: not JSON at character {error.pos} ({error.msg})") from None
-        except RecursionError:
-            raise _ReplyError(f"{where}: JSON nested too deeply") from None
+    index = _skip_space(body, 0)
+    while index < len(body):
+        value, index = _decode_at(body, index, where)
         values.append(value)
+        index = _skip_space(body, index)
     if not values:
         raise _ReplyError(f"{where}: empty")
     return values
 
 
-def _calls_in(body: str, where: str) -> list[dict[str, Any]]:
-    """Every call in ``body``: JSON values, each a call or a non-empty list of calls."""
+def _calls_of(values: list[Any], where: str) -> list[dict[str, Any]]:
+    """Every call in ``values``: each a call or a non-empty list of calls."""
     calls: list[dict[str, Any]] = []
-    for n, value in enumerate(_json_values(body, where)):
+    for n, value in enumerate(values):
         here = f"{where}, value {n + 1}"
         if isinstance(value, list):
             if not value:
@@ -139,13 +172,69 @@ def _calls_in(body: str, where: str) -> list[dict[str, Any]]:
     return calls
 
 
-def _strip_fence(body: str) -> str:
-    """A tag body may itself be fenced (```json ... ```); return the inside."""
+def _is_json_fence(match: re.Match[str]) -> bool:
+    return match.group(1).lower() in _JSON_FENCE_LANGS
+
+
+def _fence_values(text: str, start: int, where: str) -> tuple[list[Any], int]:
+    """The JSON values of a fence whose body starts at ``text[start]``, and the offset after its
+    closing ```` ``` ````: values are decoded first, so a ```` ``` ```` inside a string is text."""
+    values: list[Any] = []
+    index = _skip_space(text, start)
+    while not text.startswith(_FENCE_CLOSE, index):
+        if index >= len(text):
+            raise _ReplyError(f"{where}: the fence is never closed")
+        value, index = _decode_at(text, index, where)
+        values.append(value)
+        index = _skip_space(text, index)
+    if not values:
+        raise _ReplyError(f"{where}: empty")
+    return values, index + len(_FENCE_CLOSE)
+
+
+def _after_prose_fence(text: str, start: int) -> int:
+    """The offset after the closing line of a fence in another language (a line that starts
+    with ```` ``` ````), or the end of the text when there is none."""
+    close = _PROSE_FENCE_CLOSE.search(text, start)
+    return close.end() if close else len(text)
+
+
+def _fences(text: str) -> list[tuple[int, int, list[Any]]]:
+    """Every JSON fence of ``text`` in order: ``(start, end, values)``.
+
+    Fences in other languages are prose, skipped to their closing line (``_after_prose_fence``).
+    """
+    found: list[tuple[int, int, list[Any]]] = []
+    pos = 0
+    while (match := _FENCE_OPEN.search(text, pos)) is not None:
+        if not _is_json_fence(match):
+            pos = _after_prose_fence(text, match.end())
+            continue
+        values, pos = _fence_values(text, match.end(), f"fenced block {len(found) + 1}")
+        found.append((match.start(), pos, values))
+    return found
+
+
+def _has_json_fence(text: str) -> bool:
+    """Whether ``text`` opens a JSON fence (outside fences in other languages)."""
+    pos = 0
+    while (match := _FENCE_OPEN.search(text, pos)) is not None:
+        if _is_json_fence(match):
+            return True
+        pos = _after_prose_fence(text, match.end())
+    return False
+
+
+def _tag_values(body: str, where: str) -> list[Any]:
+    """A tag body's values; the body may itself be one fenced block (```json ... ```)."""
     inner = body.strip()
-    match = _FENCE.fullmatch(inner)
-    if match and match.group(1).lower() in _JSON_FENCE_LANGS:
-        return match.group(2)
-    return body
+    match = _FENCE_OPEN.match(inner)
+    if match and _is_json_fence(match):
+        values, end = _fence_values(inner, match.end(), where)
+        if inner[end:].strip():
+            raise _ReplyError(f"{where}: text after the fenced block")
+        return values
+    return _json_values(body, where)
 
 
 def _tag_calls(text: str) -> tuple[list[dict[str, Any]], str]:
@@ -169,26 +258,10 @@ def _tag_calls(text: str) -> tuple[list[dict[str, Any]], str]:
             raise _ReplyError(f"tag {n + 1}: a {_TAG_OPEN} inside another")
         outside.append(rest[:start])
         body = rest[start + len(_TAG_OPEN) : stop]
-        calls.extend(_calls_in(_strip_fence(body), f"tag {n + 1}"))
+        calls.extend(_calls_of(_tag_values(body, f"tag {n + 1}"), f"tag {n + 1}"))
         rest = rest[stop + len(_TAG_CLOSE) :]
         n += 1
     return calls, "".join(outside)
-
-
-def _fenced_calls(text: str) -> list[dict[str, Any]]:
-    """Calls from the JSON fences of ``text`` (other languages are prose)."""
-    calls: list[dict[str, Any]] = []
-    n = 0
-    for match in _FENCE.finditer(text):
-        if match.group(1).lower() not in _JSON_FENCE_LANGS:
-            continue
-        n += 1
-        calls.extend(_calls_in(match.group(2), f"fenced block {n}"))
-    return calls
-
-
-def _has_json_fence(text: str) -> bool:
-    return any(m.group(1).lower() in _JSON_FENCE_LANGS for m in _FENCE.finditer(text))
 
 
 def _looks_like_json(text: str) -> bool:
@@ -210,11 +283,14 @@ def parse_tool_call_text(text: str) -> ParsedReply:
             calls, outside = _tag_calls(text)
             if _has_json_fence(outside):
                 raise _ReplyError("ambiguous: both <tool_call> tags and a fenced JSON block")
-            return ParsedReply(calls, "tags")
+            return _reply(calls, "tags")
         if _has_json_fence(text):
-            return ParsedReply(_fenced_calls(text), "fenced")
+            calls = []
+            for n, (_, _, values) in enumerate(_fences(text)):
+                calls.extend(_calls_of(values, f"fenced block {n + 1}"))
+            return _reply(calls, "fenced")
         if _looks_like_json(text):
-            return ParsedReply(_calls_in(text, "reply"), "json")
+            return _reply(_calls_of(_json_values(text, "reply"), "reply"), "json")
     except _ReplyError as error:
         return ParsedReply([], "none", f"malformed tool call: {error}; no call taken", True)
     except RecursionError:  # deep nesting anywhere (the parser must never raise)
@@ -228,11 +304,14 @@ def parse_tool_call_reply(text: str, structured: list[dict[str, Any]]) -> Parsed
     Args:
         text: the message ``content`` ("" when none).
         structured: the message's structured calls as ``{"name": str, "arguments": Any}``
-            (arguments already decoded by the backend; ``{"_unparseable": raw}`` when they were
-            not JSON).
+            (arguments already decoded by the backend), plus ``"arguments_error"`` (the
+            decoder's reason, when the backend refused the arguments: they are then
+            ``{"_unparseable": raw}``) and ``"arguments_recovered"`` (the decoder's recovery
+            note) when the backend set them (``Block.input_error`` / ``Block.input_recovered``).
 
     Returns:
-        a ``ParsedReply`` (structured calls have ``source == "tool_calls"``).
+        a ``ParsedReply`` (structured calls have ``source == "tool_calls"``); refused arguments
+        make the reply malformed, with the reason in the note.
     """
     if not structured:
         return parse_tool_call_text(text)
@@ -240,16 +319,22 @@ def parse_tool_call_reply(text: str, structured: list[dict[str, Any]]) -> Parsed
         if _TAG_OPEN in text or _TAG_CLOSE in text or _has_json_fence(text):
             raise _ReplyError("ambiguous: structured tool_calls and call markup in the text")
         calls = []
-        for n, call in enumerate(structured):
+        for n, given in enumerate(structured):
+            where, call = f"tool_calls[{n}]", dict(given)
+            error = call.pop("arguments_error", None)
+            note = call.pop("arguments_recovered", None)
             arguments = call.get("arguments")
-            if isinstance(arguments, dict) and set(arguments) == {"_unparseable"}:
-                raise _ReplyError(f"tool_calls[{n}]: 'arguments' is not JSON")
-            calls.append(_call_from(dict(call), f"tool_calls[{n}]"))
+            if error or (isinstance(arguments, dict) and set(arguments) == {"_unparseable"}):
+                why = f" ({error})" if error else ""
+                raise _ReplyError(f"{where}: 'arguments' is not JSON{why}")
+            calls.append(_call_from(call, where))
+            if note:
+                calls[-1]["_recovered"] = note
     except _ReplyError as error:
         return ParsedReply([], "none", f"malformed tool call: {error}; no call taken", True)
     except RecursionError:
         return ParsedReply([], "none", _TOO_DEEP_NOTE, True)
-    return ParsedReply(calls, "tool_calls")
+    return _reply(calls, "tool_calls")
 
 
 __all__ = ["NO_TOOL_CALL_NOTE", "ParsedReply", "parse_tool_call_reply", "parse_tool_call_text"]

@@ -11,7 +11,8 @@ one's short help); these tests keep it lazy:
 - the lazy listing is byte for byte the one click prints with every command imported, at a
   wide and a narrow terminal, and every package's ``aau.command_help`` table holds exactly the
   first sentence of each of its commands' docstrings;
-- every registered command resolves and ``--help`` of it and of each subcommand exits 0.
+- every registered command resolves and ``--help`` of it and of each subcommand exits 0;
+- ``import aau_core, aau_adapters, ...`` as a library loads their export tables only.
 
 The chains come from a recorder on ``sys.meta_path`` rather than ``-X importtime``: importtime
 does not log modules loaded through ``importlib.import_module`` (which is how entry points
@@ -183,6 +184,23 @@ def test_family_help_imports_only_its_module_and_what_its_options_need(name):
         offenders, chains, f"aau {name} --help",
         f"Import it inside the command function of {ep.module} that uses it; if an option "
         "really needs it (a choice list, a default), add it to OPTION_NEEDS with the reason.")
+
+
+LAZY_PACKAGES = ("aau_core", "aau_adapters", "aau_labs", "aau_baseline", "aau_evidence",
+                 "aau_navigator", "aau_harness")
+"""The packages whose ``__init__`` is a lazy export table (aau_schemas, the bottom of the
+chain, imports its few modules eagerly and is not one of them)."""
+
+
+def test_importing_the_packages_loads_their_export_tables_only():
+    code = (f"import json, sys\nbefore = set(sys.modules)\nimport {', '.join(LAZY_PACKAGES)}\n"
+            "print(json.dumps(sorted(set(sys.modules) - before)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    loaded = json.loads(done.stdout)
+    extra = [m for m in loaded if not _is_stdlib(m) and m not in LAZY_PACKAGES
+             and m != "aau_core._lazy"]
+    assert extra == [], f"importing the packages imported {extra}: keep their __init__ lazy"
 
 
 def _help(capsys, args: list[str]) -> str:

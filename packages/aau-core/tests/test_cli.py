@@ -262,3 +262,26 @@ def test_lazy_exports_load_on_first_use_and_name_missing_distributions():
             getattr_("other")
     finally:
         del sys.modules["aau_fake_pkg"]
+
+
+def test_help_lists_a_registered_command_without_importing_it(fake_plugins, monkeypatch, capsys):
+    module = types.ModuleType("aau_fake_help")
+    module.COMMAND_HELP = {"broken": "Do a thing. More words that click leaves out."}
+    monkeypatch.setitem(sys.modules, "aau_fake_help", module)
+    monkeypatch.setattr(_cli, "_help_entry_points", lambda: [
+        EntryPoint("fake", "aau_fake_help:COMMAND_HELP", _cli.HELP_ENTRY_POINT_GROUP),
+        EntryPoint("gone", "aau_no_such_help:COMMAND_HELP", _cli.HELP_ENTRY_POINT_GROUP)])
+    monkeypatch.setattr(_cli.cli, "_help", None)
+    assert run(["--help"]) == 0
+    captured = capsys.readouterr()
+    # "broken" cannot be imported: listed from its table, so its module was never tried
+    assert "  broken  Do a thing.\n" in captured.out
+    assert "command 'broken'" not in captured.err
+    # "hello" has no table entry: imported for its help, as before
+    assert "  hello   Say hello.\n" in captured.out
+    assert sorted(_cli.cli._loaded) == ["crash", "hello"]
+    # a table that fails to load is one warning; its commands would be imported instead
+    assert captured.err.strip() == ("aau: warning: command help aau_no_such_help:COMMAND_HELP "
+                                    "failed to load: No module named 'aau_no_such_help'")
+    assert run(["broken"]) == 2  # named, it loads (and fails) as before
+    assert "failed to load" in capsys.readouterr().err

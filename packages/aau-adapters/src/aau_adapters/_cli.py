@@ -24,8 +24,7 @@ from aau_core import (
     store_options,
 )
 
-from ._adapter_choice import choose_adapter
-from ._suite import DEFAULT_MAX_SUITE_BYTES
+from ._suite import DEFAULT_MAX_SUITE_BYTES  # --max-suite-bytes' default
 
 
 def parse_fail_under(values: tuple[str, ...]) -> list[Any]:
@@ -311,6 +310,7 @@ def evaluate_command(
     """
     from aau_core import DelayedProgress
 
+    from ._adapter_choice import choose_adapter
     from ._evaluation import binding_adapter, run_evaluation
     from ._non_measurement import EvaluationNotMeasured, unmeasured_code_counts
 

@@ -23,8 +23,6 @@ from aau_core import (
     write_outputs,
 )
 
-from ._suite import DEFAULT_MAX_SUITE_BYTES, suite_from_document
-
 _CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -42,6 +40,8 @@ def import_group() -> None:
 def _write_suite(doc: dict[str, Any], out: str, force: bool, what: str) -> None:
     """Validate ``doc`` as a suite (a failure is a bug in the importer: it says so), write it
     atomically, and print a one-line summary on stderr."""
+    from ._suite import DEFAULT_MAX_SUITE_BYTES, suite_from_document
+
     suite_from_document(doc, source=f"{what} (internal check)")
     text = render_json(doc)
     write_outputs({out: json_content(doc)}, force=force)

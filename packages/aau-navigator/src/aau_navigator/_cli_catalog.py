@@ -9,13 +9,15 @@ Nothing is installed or run: ``start`` only prints commands. Listings go to stdo
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from aau_core import json_option, print_json
 
-from ._catalog import Catalog, CatalogEntry, filter_entries, load_catalog, resolve_entry
 from ._cli_options import CONTEXT
-from ._start import start_commands
+
+if TYPE_CHECKING:  # the catalog loads when a command runs, not for its --help
+    from ._catalog import Catalog, CatalogEntry
 
 
 def _catalog_options(function):  # type: ignore[no-untyped-def]
@@ -31,6 +33,8 @@ def _catalog_options(function):  # type: ignore[no-untyped-def]
 
 
 def _load(catalog_file: Path | None, root: Path | None) -> Catalog:
+    from ._catalog import load_catalog
+
     return load_catalog(catalog_file, root=root)
 
 
@@ -73,6 +77,8 @@ def render_show(entry: CatalogEntry) -> str:
 
 def render_start(entry: CatalogEntry, catalog: Catalog) -> str:
     """The text ``aau start`` prints: ``render_show`` and the exact commands, from the root."""
+    from ._start import start_commands
+
     lines = [render_show(entry), "", "Run it offline (no API key, no cost), from "
              f"{'a checkout of the aau repository' if catalog.bundled else catalog.root}:"]
     lines += [f"  {command}" for command in start_commands(entry, catalog.root)]
@@ -102,6 +108,8 @@ def list_command(industry: str, capability: str, as_json: bool, catalog_file: Pa
 
     Exit 0 (also when nothing matches); 2 for an unreadable or invalid catalog.
     """
+    from ._catalog import filter_entries
+
     catalog = _load(catalog_file, root)
     _emit(filter_entries(catalog.entries, industry=industry, capability=capability), as_json)
     return 0
@@ -123,6 +131,8 @@ def find_command(query: tuple[str, ...], as_json: bool, catalog_file: Path | Non
 
     Exit 0 when something matches, 1 when nothing does, 2 for a bad catalog.
     """
+    from ._catalog import filter_entries
+
     catalog = _load(catalog_file, root)
     found = filter_entries(catalog.entries, query=" ".join(query))
     _emit(found, as_json)
@@ -141,6 +151,8 @@ def show_command(name: str, catalog_file: Path | None, root: Path | None) -> int
 
     Exit 0; 2 when NAME matches no use case or several.
     """
+    from ._catalog import resolve_entry
+
     catalog = _load(catalog_file, root)
     click.echo(render_show(resolve_entry(catalog.entries, name)))
     return 0
@@ -159,6 +171,8 @@ def start_command(name: str, catalog_file: Path | None, root: Path | None) -> in
 
     Exit 0; 2 when NAME matches no use case or several.
     """
+    from ._catalog import resolve_entry
+
     catalog = _load(catalog_file, root)
     click.echo(render_start(resolve_entry(catalog.entries, name), catalog))
     return 0

@@ -15,18 +15,10 @@ from typing import Any
 import click
 from aau_core import print_json
 
-from ._challenge import (
-    ENTRY_KIND,
-    build_challenge,
-    check_challenge_entry,
-    gallery_row,
-    load_challenge_catalog,
-    missing_starter_labs,
-    render_challenge,
-    resolve_challenge,
-)
 from ._cli_options import CONTEXT, JSON_OPTION, ROOT_OPTION
-from ._gallery import GALLERY_VERSION, GalleryContext, evaluate_entry, find_root, nearest_root
+
+# the missions' rules (_challenge) and the gallery (_gallery) load when a command runs, not for
+# its --help (tests/test_startup_imports.py)
 
 TRACKS = ("Reproduce", "Break", "Adapt")
 
@@ -63,6 +55,9 @@ def list_command(root: Path | None, track: str | None, as_json: bool) -> int:
     Exit 0; 2 for an invalid catalog, receipt or Gallery entry (an entry whose lab is missing
     is listed as Draft, not an error).
     """
+    from ._challenge import build_challenge
+    from ._gallery import nearest_root
+
     data = build_challenge(root or nearest_root())
     missions = [c for c in data["challenges"] if track is None or c["track"] == track]
     if as_json:
@@ -92,6 +87,9 @@ def show_command(target: str, root: Path | None, as_json: bool) -> int:
 
     Exit 0; 2 when TARGET names no mission or the catalog is invalid.
     """
+    from ._challenge import load_challenge_catalog, render_challenge, resolve_challenge
+    from ._gallery import nearest_root
+
     base = root or nearest_root()
     mission = resolve_challenge(load_challenge_catalog(base), target)
     if as_json:
@@ -105,7 +103,9 @@ def _row_for_file(base: Path, path: Path, challenges: dict[str, dict[str, Any]]
                   ) -> dict[str, Any]:
     from aau_core import UsageError, check_document
 
+    from ._challenge import ENTRY_KIND, check_challenge_entry, gallery_row
     from ._documents import read_json
+    from ._gallery import GALLERY_VERSION, GalleryContext, evaluate_entry
 
     doc = read_json(path)
     try:
@@ -142,6 +142,9 @@ def validate_command(target: str | None, root: Path | None, as_json: bool) -> in
     Exit 0 finished, 1 not finished yet, 2 for an invalid file or a broken rule.
     """
     from aau_core import InputError, UsageError
+
+    from ._challenge import build_challenge, load_challenge_catalog, missing_starter_labs
+    from ._gallery import find_root
 
     base = root or find_root()
     if target is not None and target.endswith(".json") and Path(target).is_file():

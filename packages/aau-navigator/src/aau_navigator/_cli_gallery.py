@@ -11,19 +11,12 @@ from pathlib import Path
 
 import click
 from aau_core import print_json
+from aau_evidence import DRAFT, LEVELS  # --trust's choices: the community evidence levels
 
 from ._cli_options import CONTEXT, JSON_OPTION, ROOT_OPTION
-from ._gallery import (
-    DRAFT,
-    LEVELS,
-    GalleryContext,
-    build_gallery,
-    evaluate_entry,
-    find_root,
-    load_entry,
-    render_item,
-    resolve_item,
-)
+
+# the gallery's checks (_gallery) load when a command runs, not for its --help
+# (tests/test_startup_imports.py)
 
 
 @click.group("gallery", context_settings=CONTEXT, invoke_without_command=True)
@@ -59,6 +52,8 @@ def list_command(root: Path | None, trust: str | None, as_json: bool) -> int:
     Exit 0; 2 for an invalid entry or no root (an entry whose lab folder is missing is listed
     as Draft, with the reason in its "runnable package" check).
     """
+    from ._gallery import build_gallery, find_root
+
     gallery = build_gallery(root or find_root())
     items = [i for i in gallery["entries"] if trust is None or i["trust"]["level"] == trust]
     if as_json:
@@ -93,6 +88,16 @@ def validate_command(target: str | None, root: Path | None, as_json: bool) -> in
     Exit 0 when every entry checked clears Generated, 1 when one is still Draft (aau-harness
     1.6 refused to build a gallery with a Draft entry), 2 for bad input.
     """
+    from ._gallery import (
+        GalleryContext,
+        build_gallery,
+        evaluate_entry,
+        find_root,
+        load_entry,
+        render_item,
+        resolve_item,
+    )
+
     base = root or find_root()
     if target is not None and target.endswith(".json") and Path(target).is_file():
         path = Path(target)

@@ -10,12 +10,15 @@ document on stdout. Human output goes to stderr. Exit codes: 0 created / ready, 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from aau_core import EXIT_BAR_NOT_MET, EXIT_OK, json_option, print_json
 
-from ._doctor import DoctorReport
-from ._starter import ADAPTERS, TEMPLATE_IDS
+from ._starter import ADAPTERS, TEMPLATE_IDS  # --adapter's and --template's choices
+
+if TYPE_CHECKING:  # the doctor loads when a command runs, not for its --help
+    from ._doctor import DoctorReport
 
 _MARK = {"pass": "PASS", "warn": "WARN", "fail": "FAIL"}
 

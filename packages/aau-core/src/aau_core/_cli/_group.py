@@ -2,8 +2,16 @@
 
 Each aau package registers its commands in the ``aau.commands`` entry-point group
 (``evaluate = "aau_adapters._cli:evaluate_command"``); installing a package adds its commands.
-Plugins load lazily, only when their command is named (or when ``--help`` lists them), and a
-plugin that fails to import is reported on stderr without breaking the others.
+A command module loads only when its command is named (run, or its own ``--help``). ``aau
+--help`` lists every command without importing any: the one-line help comes from the
+``aau.command_help`` group, one table per package (``aau-adapters =
+"aau_adapters._command_help:COMMAND_HELP"``, command name -> the first sentence of its
+docstring, a module with no imports). A command with no entry there (a third-party plugin) is
+imported for its help, as before. A plugin that fails to import is reported on stderr without
+breaking the others. click shortens the first sentence to the terminal's width exactly as it
+would the whole docstring, so the listing is the one an importing group prints.
+``tests/test_startup_imports.py`` keeps ``aau --help`` to the stdlib, click and these registry
+modules, and fails, printing the table to paste, when a table drifts from its docstrings.
 
 ``main()`` turns every expected error into one line on stderr and an exit code (see
 ``aau_core._errors``); ``--debug`` (or ``AAU_DEBUG=1``) shows tracebacks instead. What a command
@@ -12,10 +20,12 @@ prints is made safe for a terminal (``aau_core._files._terminal``).
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from gettext import gettext as _
 from typing import Any
 
 import click
@@ -24,26 +34,44 @@ from .._errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, AauError
 from .._files._terminal import terminal_safe_streams
 
 ENTRY_POINT_GROUP = "aau.commands"
+HELP_ENTRY_POINT_GROUP = "aau.command_help"
 # click >= 8.2 raises this for a bare group (click 8.1 prints the help and exits 0 itself)
 _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
-def _entry_points() -> dict[str, Any]:
+@functools.lru_cache(maxsize=1)
+def _installed_entry_points() -> Any:
+    """Every installed entry point, read once (the scan of all distributions is the cost)."""
     from importlib.metadata import entry_points
 
+    return entry_points()
+
+
+def _entry_points() -> dict[str, Any]:
+    """Command name -> its ``aau.commands`` entry point (the first one of a name wins)."""
     found = {}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    for ep in _installed_entry_points().select(group=ENTRY_POINT_GROUP):
         found.setdefault(ep.name, ep)
     return found
 
 
+def _help_entry_points() -> list[Any]:
+    """The ``aau.command_help`` entry points: each names one package's help table."""
+    return list(_installed_entry_points().select(group=HELP_ENTRY_POINT_GROUP))
+
+
 class PluginGroup(click.Group):
-    """A click group that adds the commands registered under ``aau.commands``."""
+    """A click group that adds the commands registered under ``aau.commands``.
+
+    Its help lists them with the one-line help of ``aau.command_help``, importing none of them
+    (``format_commands``); a command loads in ``get_command``, when it is named.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._eps: dict[str, Any] | None = None
         self._loaded: dict[str, click.Command | None] = {}
+        self._help: dict[str, str] | None = None
 
     def _plugins(self) -> dict[str, Any]:
         if self._eps is None:
@@ -70,6 +98,52 @@ class PluginGroup(click.Group):
                     )
             self._loaded[cmd_name] = command
         return self._loaded[cmd_name]
+
+    def _command_help(self) -> dict[str, str]:
+        """Command name -> one-line help, from every package's ``aau.command_help`` table."""
+        if self._help is None:
+            self._help = {}
+            for ep in _help_entry_points():
+                try:
+                    table = ep.load()
+                except Exception as exc:  # noqa: BLE001 - its commands are imported for help
+                    click.echo(f"aau: warning: command help {ep.value} failed to load: {exc}",
+                               err=True)
+                    continue
+                if isinstance(table, Mapping):
+                    for name, text in table.items():
+                        if isinstance(name, str) and isinstance(text, str):
+                            self._help.setdefault(name, text)
+        return self._help
+
+    def _listed_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command to list: loaded already, or a stand-in carrying its registered help.
+
+        The stand-in's help is the command's first sentence, which click shortens to the
+        width exactly as it would the whole docstring; without registered help the command
+        is loaded.
+        """
+        builtin = super().get_command(ctx, cmd_name)
+        if builtin is not None:
+            return builtin
+        if cmd_name not in self._loaded and cmd_name in self._plugins():
+            text = self._command_help().get(cmd_name)
+            if text is not None:
+                return click.Command(cmd_name, help=text)
+        return self.get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's "Commands" section (same layout and widths), without importing commands."""
+        commands = []
+        for name in self.list_commands(ctx):
+            command = self._listed_command(ctx, name)
+            if command is not None and not command.hidden:
+                commands.append((name, command))
+        if commands:
+            limit = formatter.width - 6 - max(len(name) for name, _command in commands)
+            rows = [(name, command.get_short_help_str(limit)) for name, command in commands]
+            with formatter.section(_("Commands")):
+                formatter.write_dl(rows)
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}

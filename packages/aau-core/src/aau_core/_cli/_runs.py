@@ -13,7 +13,6 @@ from typing import Any
 import click
 
 from .._errors import EXIT_OK, UsageError
-from .._files._converter import unstructure_document
 from ._options import force_option, json_option, print_json
 
 STORE_HELP = ("The run store: a path or sqlite:///PATH (default: $AAU_RUN_STORE, else "
@@ -151,6 +150,7 @@ def show_command(run_id: str, as_json: bool, html_path: str | None, force: bool,
         write_outputs({html_path: run_html(summary, doc)}, force=force)
         click.echo(f"wrote {html_path}", err=True)
     if as_json:
+        from .._files._converter import unstructure_document
         from .._store._run_views import RunShow
 
         print_json(unstructure_document(RunShow(summary, list(scenarios), doc)))

@@ -126,6 +126,14 @@ def test_a_pack_file_edited_after_the_manifest_is_refused(error_line, example_pa
     assert run(["review", "validate", str(example_pack)]) == 1
 
 
+def test_a_report_inside_the_pack_is_refused(error_line, example_pack, examples):
+    out = example_pack / "report.json"
+    assert _summarize(example_pack, _labels(examples), out) == 2
+    assert error_line() == (f"aau: error: --out {out}: inside the pack folder, which holds only "
+                            "the pack's four files; write the report elsewhere")
+    assert not out.exists()
+
+
 def test_only_model_labels_are_refused(error_line, example_pack, examples, tmp_path, capsys):
     assert _summarize(example_pack, [examples / "labels-judge.json"], tmp_path / "r.json") == 2
     assert "no labels file of a human rater" in error_line()
@@ -147,3 +155,24 @@ def test_validate_pack_labels_and_report(error_line, example_pack, examples, tmp
     verdict = json.loads(capsys.readouterr().out)
     assert verdict["problems"] == [f"{bad}: $.consensus: counts add up to 6, not unit_count 5"]
     assert run(["review", "validate", str(examples / "tasks-live-simple.json")]) == 2
+
+
+def test_aau_schema_validate_runs_the_report_and_tasks_rules(examples, tmp_path, capsys):
+    """The review kinds plug into `aau schema validate` (entry points aau.document_checks)."""
+    assert run(["schema", "validate", str(examples / "report-live-simple.json"),
+                str(examples / "tasks-live-simple.json")]) == 0
+    report = _load(examples / "report-live-simple.json")
+    report["consensus"]["ties"] = []
+    tasks = _load(examples / "tasks-live-simple.json")
+    tasks["units"][1]["unit_id"] = tasks["units"][0]["unit_id"]
+    bad_report, bad_tasks = tmp_path / "report.json", tmp_path / "tasks.json"
+    bad_report.write_text(json.dumps(report), encoding="utf-8")
+    bad_tasks.write_text(json.dumps(tasks), encoding="utf-8")
+    capsys.readouterr()
+    assert run(["schema", "validate", str(bad_report), str(bad_tasks), "--json"]) == 1
+    verdicts = json.loads(capsys.readouterr().out)["files"]
+    found = {v["kind"]: v["violations"] for v in verdicts}
+    assert found["review-report"] == [{"path": "$.consensus", "message": "counts add up to 4, "
+                                                                        "not unit_count 5"}]
+    assert found["review-tasks"][0] == {"path": "$.units[0].unit_id",
+                                        "message": "unit id 'u0001' repeated"}

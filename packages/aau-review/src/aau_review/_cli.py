@@ -152,6 +152,10 @@ def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed
     from ._summary import build_review_report, read_labels, report_document
 
     md_path = out.with_suffix(".md") if markdown else None
+    for option, path in (("--out", out), ("--md", md_path)):
+        if path is not None and pack.is_dir() and path.resolve().parent == pack.resolve():
+            raise UsageError(f"{option} {path}: inside the pack folder, which holds only the "
+                             "pack's four files; write the report elsewhere")
     pack_files = [f for f in pack.iterdir() if f.is_file()] if pack.is_dir() else [pack]
     check_outputs({"--out": out, "--md": md_path}, inputs=[*pack_files, *labels], force=force)
     checked = read_review_pack(pack)

@@ -192,3 +192,24 @@ def check_review_report(report: ReviewReport, source: str) -> ReviewReport:
             problems.append((f"{at}.ci95", "low bound above high bound"))
     _raise(problems, source)
     return report
+
+
+def _document_check(kind: str, check: Any) -> Any:
+    def run(doc: Any, *, source: str, strict: bool = False) -> tuple[
+            list[tuple[str, str]], list[tuple[str, str]]]:
+        try:
+            check(load_model(kind, doc, source), source)
+        except InvalidDocumentError as exc:
+            return list(exc.violations), []
+        return [], []
+
+    run.__doc__ = (f"``aau schema validate``'s check of a schema-valid {kind} (entry point "
+                   "``aau.document_checks``): ``(problems, [])``.")
+    return run
+
+
+check_report_document = _document_check("review-report", check_review_report)
+check_tasks_document = _document_check("review-tasks", check_tasks)
+"""``aau schema validate``'s checks of a schema-valid review report / tasks file (entry points
+``aau.document_checks``): the rules of ``check_review_report`` / ``check_tasks``. Labels and
+manifests are checked against their pack (``aau review validate``)."""

@@ -123,7 +123,8 @@ def test_undefined_statistics_are_none():
     assert krippendorff_alpha_estimate([[2, 0], [3, 0]])[0] is None  # one value only
     assert percent_agreement_estimate([[1, 0], [0, 1]]) == (None, None, 0)
     assert fleiss_kappa_estimate([[1, 1]], 3) == (None, None, 0)
-    assert fleiss_kappa_estimate([[2, 0], [2, 0]], 2)[0] == 1.0  # aau_core's rule: one category, 1.0
+    # aau_core's rule: every rating in one category is 1.0
+    assert fleiss_kappa_estimate([[2, 0], [2, 0]], 2)[0] == 1.0
 
 
 def test_bootstrap_is_seeded_and_resamples_units():

@@ -33,8 +33,8 @@ def test_aau_review_help_imports_no_statistics() -> None:
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert {"prepare", "summarize", "validate"} <= set(done.stdout.split())
-    code = ("import sys; import aau_review._cli; "
-            "print(sorted(m for m in ('numpy', 'krippendorff', 'aau_adapters') if m in sys.modules))")
+    code = ("import sys; import aau_review._cli; print(sorted(m for m in "
+            "('numpy', 'krippendorff', 'aau_adapters') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert done.stdout.strip() == "[]", done.stderr

@@ -75,7 +75,8 @@ def _edited(examples: Path, tmp_path: Path, rater: str, edit) -> Path:
      "'typo' is not a category of the pack's taxonomy"),
     ("bob", lambda d: d["labels"][0].update(verdict="maybe"), "$.labels[0].verdict", ""),
 ])
-def test_bad_labels_are_one_line_exit_2_nothing_written(error_line, example_pack, examples, tmp_path,
+def test_bad_labels_are_one_line_exit_2_nothing_written(error_line, example_pack, examples,
+                                                        tmp_path,
                                                         capsys, rater, edit, where, message):
     bad = _edited(examples, tmp_path, rater, edit)
     others = [p for p in _labels(examples) if rater not in p.name]
@@ -113,7 +114,8 @@ def test_a_unit_not_assigned_to_the_rater_is_refused(tmp_path, examples, prepare
     assert not out.exists()
 
 
-def test_a_pack_file_edited_after_the_manifest_is_refused(error_line, example_pack, examples, tmp_path,
+def test_a_pack_file_edited_after_the_manifest_is_refused(error_line, example_pack, examples,
+                                                          tmp_path,
                                                           capsys):
     tasks = example_pack / "tasks.json"
     tasks.write_bytes(tasks.read_bytes().replace(b"Tel Aviv", b"Tel-Aviv"))

@@ -5,25 +5,26 @@ rater who did not label the unit, or labelled it ``unsure``: ``_protocol.UNSURE_
 statistic is computed from per-unit feature rows summed over its units, so the same function
 gives the point estimate (the plain sum) and the bootstrap's resamples (``_bootstrap``):
 
-- ``percent_agreement_estimate``: the mean over units with two or more ratings of the share of agreeing
-  rater pairs, P_u = sum_k n_uk (n_uk - 1) / (n_u (n_u - 1)) (Fleiss 1971, eq. 2, with each
-  unit's own number of ratings n_u); for two raters, the share of units they agree on.
-- ``cohen_kappa_estimate``: two raters, the units both rated: kappa = (p_o - p_e) / (1 - p_e), p_o the
-  share of agreement, p_e = sum_k p_a(k) p_b(k) from each rater's own marginals (J. Cohen, "A
-  coefficient of agreement for nominal scales", Educational and Psychological Measurement 20(1),
-  1960, eq. 1). Undefined (``None``) when p_e = 1.
+- ``percent_agreement_estimate``: the mean over units with two or more ratings of the share of
+  agreeing rater pairs, P_u = sum_k n_uk (n_uk - 1) / (n_u (n_u - 1)) (Fleiss 1971, eq. 2, with
+  each unit's own number of ratings n_u); for two raters, the share of units they agree on.
+- ``cohen_kappa_estimate``: two raters, the units both rated: kappa = (p_o - p_e) / (1 - p_e),
+  p_o the share of agreement, p_e = sum_k p_a(k) p_b(k) from each rater's own marginals (J.
+  Cohen, "A coefficient of agreement for nominal scales", Educational and Psychological
+  Measurement 20(1), 1960, eq. 1). Undefined (``None``) when p_e = 1.
 - ``fleiss_kappa_estimate``: the units with exactly ``m`` ratings, as ``aau_core.fleiss_kappa``
-  computes it (J. L. Fleiss, "Measuring nominal scale agreement among many raters", Psychological Bulletin
-  76(5), 1971, eqs. 2-9; 1.0 when every rating is in one category, as aau_core reports it).
-- ``krippendorff_alpha_estimate``: nominal alpha over every unit with two or more ratings (incomplete
-  designs), computed by the ``krippendorff`` package; alpha = 1 - (n - 1) (n - sum_c o_cc) /
-  (n^2 - sum_c n_c^2), with o the coincidence matrix o_ck = sum_u (n_uc n_uk - [c = k] n_uc) /
-  (n_u - 1), n_c its margins and n its total (K. Krippendorff, "Computing Krippendorff's
-  Alpha-Reliability", 2011, section C; the bootstrap uses this closed form, which the tests check
-  against the package). Undefined when every pairable rating has one value.
+  computes it (J. L. Fleiss, "Measuring nominal scale agreement among many raters",
+  Psychological Bulletin 76(5), 1971, eqs. 2-9; 1.0 when every rating is in one category, as
+  aau_core reports it).
+- ``krippendorff_alpha_estimate``: nominal alpha over every unit with two or more ratings
+  (incomplete designs), computed by the ``krippendorff`` package; alpha = 1 - (n - 1) (n -
+  sum_c o_cc) / (n^2 - sum_c n_c^2), with o the coincidence matrix o_ck = sum_u (n_uc n_uk -
+  [c = k] n_uc) / (n_u - 1), n_c its margins and n its total (K. Krippendorff, "Computing
+  Krippendorff's Alpha-Reliability", 2011, section C; the bootstrap uses this closed form, which
+  the tests check against the package). Undefined when every pairable rating has one value.
 
-Each of them returns ``(value, interval, n)``: the point estimate or ``None``,
-its percentile bootstrap interval over the ``n`` units it is computed over (or ``None``), and n.
+Each of them returns ``(value, interval, n)``: the point estimate or ``None``, its percentile
+bootstrap interval over the ``n`` units it is computed over (or ``None``), and n.
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def prepare_command(private_receipt: Path, receipt: Path, suite: Path, raters: s
               help="Bootstrap seed.")
 @click.option("--md", "markdown", is_flag=True,
               help="Also write a Markdown summary beside the report (REPORT with .md).")
-@out_option("ReviewReport file to write (refused if it exists, unless --force).", required=True,
+@out_option("Report file to write (refused if it exists, unless --force).", required=True,
             kind="path", path_type=Path)
 @force_option("Replace existing output files.")
 @json_option("Print the report on stdout.")
@@ -159,7 +159,8 @@ def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed
     pack_files = [f for f in pack.iterdir() if f.is_file()] if pack.is_dir() else [pack]
     check_outputs({"--out": out, "--md": md_path}, inputs=[*pack_files, *labels], force=force)
     checked = read_review_pack(pack)
-    model = build_review_report(checked, read_labels(labels, checked), resamples=resamples, seed=seed)
+    model = build_review_report(checked, read_labels(labels, checked), resamples=resamples,
+                                seed=seed)
     doc = check_document(REPORT_KIND, report_document(model), "<report>")
     check_review_report(model, "<report>")
     outputs: dict[Path, Any] = {out: json_content(doc)}

@@ -123,8 +123,8 @@ def _comparison(name: str, source: str, codes: Any, agreed: Any, resamples: int,
         recall=_estimate(v.recall, "wilson"), f1=_estimate(v.f1), cohen_kappa=_estimate(v.kappa))
 
 
-def build_review_report(pack: ReviewPack, files: list[LabelsFile], *, resamples: int = BOOTSTRAP_RESAMPLES,
-                 seed: int = 0) -> ReviewReport:
+def build_review_report(pack: ReviewPack, files: list[LabelsFile], *,
+                        resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> ReviewReport:
     """The review report of ``pack`` from checked labels files (``read_labels``).
 
     Args:

@@ -14,7 +14,7 @@ def _dotted_names(text: str) -> set[str]:
     names = set()
     text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)  # fenced blocks: no names
     for span in re.findall(r"`([^`\n]+)`", text):
-        for m in re.finditer(r"\baau_(?:schemas|core|adapters|labs|baseline|evidence|navigator|"
+        for m in re.finditer(r"\baau_(?:schemas|core|adapters|labs|baseline|review|evidence|navigator|"
                              r"harness)(?:\.\w+)*", span):
             names.add(m.group(0))
     return names

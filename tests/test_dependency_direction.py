@@ -2,8 +2,8 @@
 
 Every ``import`` and ``from ... import`` in ``packages/*/src`` (module level or inside a function,
 templates of generated projects excluded) is checked against the order
-aau-schemas <- aau-core <- {aau-adapters, aau-labs} <- aau-baseline <- aau-evidence <-
-{aau-navigator, aau-review} <- aau-harness, and against each package's declared dependencies.
+aau-schemas <- aau-core <- {aau-adapters, aau-labs} <- {aau-baseline, aau-review} <- aau-evidence
+<- aau-navigator <- aau-harness, and against each package's declared dependencies.
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ ALLOWED = {
     "aau_adapters": {"aau_schemas", "aau_core"},
     "aau_labs": {"aau_schemas", "aau_core"},
     "aau_baseline": {"aau_schemas", "aau_core", "aau_adapters", "aau_labs"},
-    "aau_evidence": {"aau_schemas", "aau_core", "aau_adapters", "aau_labs", "aau_baseline"},
+    "aau_review": {"aau_schemas", "aau_core", "aau_adapters", "aau_labs"},
+    "aau_evidence": {"aau_schemas", "aau_core", "aau_adapters", "aau_labs", "aau_baseline",
+                     "aau_review"},
     "aau_navigator": {"aau_schemas", "aau_core", "aau_adapters", "aau_labs", "aau_baseline",
-                      "aau_evidence"},
-    "aau_review": {"aau_schemas", "aau_core", "aau_adapters", "aau_labs", "aau_baseline"},
+                      "aau_review", "aau_evidence"},
     "aau_harness": {"aau_schemas", "aau_core", "aau_adapters", "aau_labs", "aau_baseline",
                     "aau_evidence", "aau_navigator", "aau_review"},
 }

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 BASELINE_SUITE = REPO / "schemas/suite/v1/examples/valid/suite-human-baseline-reference.json"
 PACKAGES = ["aau-schemas", "aau-core", "aau-adapters", "aau-labs", "aau-baseline",
-            "aau-evidence", "aau-navigator", "aau-harness"]
+            "aau-review", "aau-evidence", "aau-navigator", "aau-harness"]
 LAB_CONFIG = REPO / "examples/labs/river-permit-desk.json"
 
 
@@ -116,7 +116,15 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
           "--purpose", "P", "--out", "pack"], cwd=work, env=env)
     _run([aau, "baseline", "validate", "pack"], cwd=work, env=env)
 
-    # 3c. + aau-navigator: the catalog it ships lists, and the 1.6 challenge script is there
+    # 3c. + aau-review: `aau review` prepares a pack from the run of step 3 and validates it
+    _run([*pip, "aau-review"], cwd=work, env=env)
+    done = _run([aau, "--help"], cwd=work, env=env)
+    assert "review" in done.stdout.split("Commands:")[1].split()
+    _run([aau, "review", "prepare", "p.json", "--receipt", "r.json", "--suite", "suite.json",
+          "--out", "review-pack"], cwd=work, env=env)
+    _run([aau, "review", "validate", "review-pack"], cwd=work, env=env)
+
+    # 3d. + aau-navigator: the catalog it ships lists, and the 1.6 challenge script is there
     _run([*pip, "aau-navigator"], cwd=work, env=env)
     done = _run([aau, "list", "--json"], cwd=work, env=env)
     assert "River Permit Desk" in {e["title"] for e in json.loads(done.stdout)}

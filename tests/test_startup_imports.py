@@ -51,6 +51,8 @@ REGISTRY = {
     "aau_evidence._command_help": "aau-evidence's commands' one-line help",
     "aau_navigator": "package of a help table; its __init__ is the lazy export table only",
     "aau_navigator._command_help": "aau-navigator's commands' one-line help",
+    "aau_review": "package of a help table; its __init__ is the lazy export table only",
+    "aau_review._command_help": "aau-review's commands' one-line help",
 }
 """The aau modules ``aau --help`` may import, each with the reason it must."""
 

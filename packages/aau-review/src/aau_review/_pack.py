@@ -12,7 +12,11 @@ from pathlib import Path
 
 import attrs
 from aau_core import InputError, InvalidDocumentError
-from aau_core._files._manifest import manifest_row_violations  # internal to the monorepo
+from aau_core._files._manifest import (  # internal to the monorepo
+    PACK_GITATTRIBUTES,
+    is_pack_gitattributes,
+    manifest_row_violations,
+)
 from aau_schemas import sha256_hex
 
 from ._converter import converter
@@ -69,6 +73,8 @@ def read_review_pack(path: str | Path) -> ReviewPack:
         if item.is_dir():
             raise InputError("a review pack holds no folders", source=str(item))
         found.add(item.name)
+    if PACK_GITATTRIBUTES in found and is_pack_gitattributes(root / PACK_GITATTRIBUTES):
+        found.discard(PACK_GITATTRIBUTES)  # written by write_pack, unlisted (aau_core._files)
     expected = {*PACK_FILES, MANIFEST_NAME}
     for name in sorted(expected - found):
         raise InputError("missing from the review pack", source=str(root / name))

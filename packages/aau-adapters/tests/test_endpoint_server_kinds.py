@@ -79,29 +79,71 @@ def test_no_delayed_ack_stall_on_any_server_kind(kind):
     assert wall < MAX_TOTAL_S, f"{kind}: {CASES} cases took {wall:.2f} s"
 
 
-def test_quick_ack_is_re_armed_before_every_read(monkeypatch):
-    """Where the option exists, every read of the adapter's stream sets it first (the kernel
-    drops it whenever we send, so once per connection would not hold)."""
+class _RecordingStream:
+    """An inner network stream that records what the adapter's stream does to it."""
+
+    def __init__(self, fail_writes: bool = False) -> None:
+        self.options: list[tuple[int, int, int]] = []
+        self.writes: list[bytes] = []
+        self.fail_writes = fail_writes
+
+    def setsockopt(self, level: int, option: int, value: int) -> None:
+        self.options.append((level, option, value))
+
+    def get_extra_info(self, info: str) -> object:
+        return self if info == "socket" else None
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return b"x"
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        import httpcore
+
+        if self.fail_writes:
+            raise httpcore.WriteError("broken pipe")
+        self.writes.append(buffer)
+
+
+def _stream(inner: _RecordingStream):
     from aau_adapters import _endpoint_adapter as ea
 
-    if ea._QUICKACK is None:
+    return ea._DeadlineStream(inner, ea._DeadlineBackend())  # type: ignore[arg-type]
+
+
+def test_quick_ack_is_re_armed_before_every_read():
+    """Where the option exists, every read of the adapter's stream sets it first (the kernel
+    drops it whenever we send, so once per connection would not hold)."""
+    if not hasattr(socket, "TCP_QUICKACK"):
         pytest.skip("no TCP_QUICKACK on this platform (documented in docs/evaluate.md)")
-    calls: list[tuple[int, int, int]] = []
-
-    class Recording:
-        def setsockopt(self, level: int, option: int, value: int) -> None:
-            calls.append((level, option, value))
-
-    class Inner:
-        def get_extra_info(self, info: str) -> object:
-            return Recording() if info == "socket" else None
-
-        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-            return b"x"
-
-    stream = ea._DeadlineStream(Inner(), ea._DeadlineBackend())  # type: ignore[arg-type]
+    inner = _RecordingStream()
+    stream = _stream(inner)
     assert [stream.read(10), stream.read(10), stream.read(10)] == [b"x"] * 3
-    assert calls == [(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)] * 3
+    assert inner.options == [(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)] * 3
+
+
+def test_a_request_leaves_in_one_write():
+    """httpcore writes the headers and the body apart; they reach the socket together, at the
+    first read, or as soon as 64 KiB are pending (in 64 KiB slices)."""
+    inner = _RecordingStream()
+    stream = _stream(inner)
+    stream.write(b"POST / HTTP/1.1\r\n\r\n")
+    stream.write(b'{"a": 1}')
+    assert inner.writes == []
+    stream.read(10)
+    assert inner.writes == [b'POST / HTTP/1.1\r\n\r\n{"a": 1}']
+    stream.read(10)
+    assert len(inner.writes) == 1  # nothing pending: nothing written
+    inner.writes.clear()
+    stream.write(b"h" * 100)
+    stream.write(b"b" * 70_000)
+    assert [len(w) for w in inner.writes] == [65_536, 4_564]
+
+
+def test_a_failed_last_write_still_reads_the_answer():
+    """As httpcore does: a server may answer (413) and close before taking the whole request."""
+    stream = _stream(_RecordingStream(fail_writes=True))
+    stream.write(b"request")
+    assert stream.read(10) == b"x"
 
 
 # what each kind puts on the wire: (HTTP version, chunked, closes after the answer, Server prefix)

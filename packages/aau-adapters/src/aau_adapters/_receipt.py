@@ -348,6 +348,17 @@ def run_coverage(run: EvaluationRun) -> Coverage:
     return Coverage(**receipt_coverage([u.row for u in run.units]))
 
 
+def fail_under_verdicts(run: EvaluationRun, bars: Sequence[FailUnder], *,
+                        min_coverage: float = 1.0) -> tuple[FailUnderCheck, ...]:
+    """The ``--fail-under`` verdicts of ``receipt_v2(run, bars, min_coverage=...)``, without
+    building the rest of that receipt (its intervals import numpy; its suite digest
+    canonicalises the whole suite): what an ``aau-1.0`` run needs to judge its bars."""
+    rows = receipt_rows(run)
+    metrics = compute_metrics(rows)
+    rate = run_coverage(run).rate
+    return tuple(bar.check(metrics, rate, min_coverage) for bar in bars)
+
+
 def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: int = 0,
                unmeasured_limit: float = 1.0, min_coverage: float = 1.0) -> PublicReceiptV2:
     """Build the public receipt ``aau-byo-agent-receipt/2.1`` as a model.

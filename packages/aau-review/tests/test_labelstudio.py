@@ -162,6 +162,26 @@ def test_an_unblinded_pack_shows_expected_and_scores(tmp_path, prepare):
         "input", "response", "failure", "expected", "scores"}
 
 
+def test_a_refused_answer_shows_its_code_and_declared_sensitive_content_is_said(
+        tmp_path, capsys, sensitive_run):
+    private, receipt, suite = sensitive_run
+    doc = _load(private)
+    doc["results"][1].update(error="adapter-invalid-response", response={},
+                             error_detail="not JSON")
+    private.write_text(json.dumps(doc), encoding="utf-8")
+    pack = tmp_path / "pack"
+    assert run(["review", "prepare", str(private), "--receipt", str(receipt), "--suite",
+                str(suite), "--allow-sensitive", "--raters", "1", "--out", str(pack)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "t.json"
+    assert _export(pack, "rater-1", out) == 0
+    assert "sensitive content declared by the suite: contains_health_records (the tasks carry " \
+        "it to Label Studio" in capsys.readouterr().err
+    failures = [t["data"]["failure"] for t in _load(out)]
+    assert failures.count("failure code: adapter-invalid-response") == 1
+    assert failures.count("failure code: none (the answer was accepted in form)") == 7
+
+
 def test_export_refuses_an_unknown_rater_and_an_output_in_the_pack(error_line, example_pack,
                                                                      tmp_path):
     out = tmp_path / "t.json"

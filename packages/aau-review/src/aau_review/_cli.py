@@ -305,6 +305,11 @@ def export_labelstudio_command(pack: Path, rater: str, config: Path | None, out:
     write_outputs(outputs, force=force)
     click.echo(f"{rater}: {len(tasks)} task(s) for Label Studio: {out}"
                + (f"; labelling config: {config}" if config else ""), err=True)
+    if checked.manifest.sensitive_content.declared:
+        click.echo("sensitive content declared by the suite: "
+                   + ", ".join(checked.manifest.sensitive_content.declared)
+                   + " (the tasks carry it to Label Studio: keep that server as private as the "
+                     "pack)", err=True)
     if as_json:
         print_json({"path": str(out), "config": None if config is None else str(config),
                     "rater": rater, "tasks": len(tasks), "tasks_sha256": checked.tasks_sha256})

@@ -104,9 +104,10 @@ def _write(path: Path, doc: Any) -> Path:
 # ---- export -----------------------------------------------------------------------------------
 
 def test_export_writes_the_raters_tasks_in_its_order_and_a_config_that_fits(example_pack,
-                                                                             tmp_path):
+                                                                             tmp_path, capsys):
     out, config = tmp_path / "alice-tasks.json", tmp_path / "config.xml"
-    assert _export(example_pack, "alice", out, "--config", str(config)) == 0
+    capsys.readouterr()
+    assert _export(example_pack, "alice", out, "--config", str(config), "--json") == 0
     tasks = _load(out)
     manifest = _load(example_pack / "manifest.json")
     units = {u["unit_id"]: u for u in _load(example_pack / "tasks.json")["units"]}
@@ -114,6 +115,9 @@ def test_export_writes_the_raters_tasks_in_its_order_and_a_config_that_fits(exam
                                                      "u0003"]
     assert [t["data"]["unit_id"] for t in tasks] == manifest["raters"][0]["units"]
     sha = aau_schemas.sha256_hex((example_pack / "tasks.json").read_bytes())
+    assert json.loads(capsys.readouterr().out) == {
+        "path": str(out), "config": str(config), "rater": "alice", "tasks": 5,
+        "tasks_sha256": sha}
     for task in tasks:
         data = task["data"]
         assert set(task) == {"data"}

@@ -278,7 +278,7 @@ def _validate(path: Path, pack_path: Path | None) -> tuple[str, list[str]]:
 @json_option("Print what was written as JSON on stdout.")
 def export_labelstudio_command(pack: Path, rater: str, config: Path | None, out: Path,
                                force: bool, as_json: bool) -> int:
-    """Export a rater's units of a pack as Label Studio tasks (and its labelling config).
+    """Export a rater's units as Label Studio tasks.
 
     Writes Label Studio's task import format, a JSON list of {"data": {...}} (one task per
     unit assigned to the rater, in the rater's order; data keeps unit_id, the pack's tasks.json
@@ -329,7 +329,7 @@ def export_labelstudio_command(pack: Path, rater: str, config: Path | None, out:
 @json_option("Print the counts as JSON on stdout.")
 def import_labelstudio_command(pack: Path, export: Path, rater: str, annotator: str | None,
                                out: Path, force: bool, as_json: bool) -> int:
-    """Import Label Studio's JSON export of a rater's tasks as that rater's labels file.
+    """Import a Label Studio JSON export as a rater's labels.
 
     Reads the tasks of export-labelstudio with their annotations (verdict, categories, note,
     lead_time as time spent, created_at as when); cancelled (skipped) annotations are no label

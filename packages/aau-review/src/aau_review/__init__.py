@@ -9,6 +9,9 @@ percentile bootstrap interval over units), the consensus per unit (``consensus``
 automatic scorer against it (``scorer_validity``). Each document kind has a frozen attrs model
 (``Manifest``, ``Tasks``, ``ScoresDocument``, ``Labels``, ``ReviewReport`` and their parts),
 structured by the package's one cattrs converter only after its schema check.
+Label Studio interop: a rater's units as Label Studio tasks and a labelling config
+(``labelstudio_tasks``, ``labelstudio_config``), and Label Studio's JSON export read back as
+that rater's labels (``labels_from_labelstudio``, ``LabelStudioImport``).
 ``review_group`` is the click group behind ``aau review``.
 
 Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
@@ -43,6 +46,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "check_review_report",
         "check_scores",
         "check_tasks",
+    ),
+    "._labelstudio_export": (
+        "labelstudio_config",
+        "labelstudio_tasks",
+    ),
+    "._labelstudio_import": (
+        "LabelStudioImport",
+        "labels_from_labelstudio",
     ),
     "._markdown": (
         "report_markdown",

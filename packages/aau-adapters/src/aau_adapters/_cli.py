@@ -17,10 +17,10 @@ from aau_core import (
     EXIT_BAR_NOT_MET,
     EXIT_OK,
     force_option,
+    json_content,
     json_option,
     out_option,
     print_json,
-    render_json,
     store_options,
 )
 
@@ -346,8 +346,8 @@ def evaluate_command(
 
     coverage = unstructure_document(result.coverage)
     missing = _coverage_note(coverage, unmeasured_code_counts(result.run))
-    if not out and not as_json:
-        sys.stdout.write(render_json(receipt, ensure_ascii=result.ensure_ascii))
+    if not out and not as_json:  # streamed: the same bytes as --out, never one whole string
+        json_content(receipt, ensure_ascii=result.ensure_ascii)(sys.stdout)
         sys.stdout.flush()
 
     verdicts = [unstructure_document(v) for v in result.verdicts]

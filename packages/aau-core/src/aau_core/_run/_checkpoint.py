@@ -301,7 +301,9 @@ class Checkpoint:
     Attributes:
         path: the checkpoint file.
         header: its header line (a dict).
-        finished: ``{unit index: result}`` already recorded (empty for a new checkpoint).
+        finished: ``{unit index: result}`` recorded when it was opened (empty for a new
+            checkpoint); units appended since are on disk only, not kept in memory (a
+            100,000-unit run would hold every result twice).
         resume: what the resume found (``ResumeReport``: units reused, a torn last line,
             duplicates collapsed, and a note for each), or ``None`` for a new checkpoint.
 
@@ -322,6 +324,7 @@ class Checkpoint:
         self._sync = syncing(fd)
         self._lock_fd = lock_fd
         self._lock = threading.Lock()
+        self._appended = False  # lines appended since it was opened (not in ``finished``)
 
     @property
     def created_at(self) -> str:
@@ -354,7 +357,7 @@ class Checkpoint:
                 + "\n").encode("utf-8")
         with self._lock:
             os.write(self._fd, line)
-            self.finished[index] = result
+            self._appended = True
             self._sync.wrote()
 
     def discard(self, indexes: Iterable[int]) -> None:
@@ -362,7 +365,7 @@ class Checkpoint:
         units that were not measured): the file is rewritten without their lines, atomically
         (``atomic_write_text``: a reader sees the old file or the new one), and appending goes
         on in the new file; ``resume.units_reused`` counts what is left. Indexes not recorded
-        are ignored.
+        are ignored. After appends, the units kept are read back from the file.
 
         Raises:
             OutputError: the file cannot be rewritten (the old one is then left as it was).
@@ -371,10 +374,11 @@ class Checkpoint:
         from .._files._writing import atomic_write_text
 
         with self._lock:
-            drop = set(indexes) & set(self.finished)
+            recorded = _scan(self.path).finished if self._appended else self.finished
+            drop = set(indexes) & set(recorded)
             if not drop:
                 return
-            kept = {i: r for i, r in self.finished.items() if i not in drop}
+            kept = {i: r for i, r in recorded.items() if i not in drop}
             lines = [checkpoint_json(self.header)] + [
                 checkpoint_json(unstructure_document(CheckpointUnit(i, r)))
                 for i, r in kept.items()]
@@ -383,7 +387,7 @@ class Checkpoint:
             os.close(self._fd)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
             self._sync = self._syncing(self._fd)
-            self.finished = kept
+            self.finished, self._appended = kept, False
             self._lines = {i: number for number, i in enumerate(kept, start=2)}
             if self.resume is not None:  # what a resume reuses is what is left
                 self.resume = attrs.evolve(self.resume, units_reused=len(kept))

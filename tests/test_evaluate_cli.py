@@ -120,6 +120,27 @@ def test_the_receipt_on_stdout_is_byte_identical_to_the_out_file(tmp_path, capsy
         assert json.loads(stdout)["started_at"] == "2026-12-02T00:00:00Z"
 
 
+def test_the_streamed_receipt_reaches_stdout_in_few_writes(tmp_path, monkeypatch):
+    """stdout may be unbuffered (PYTHONUNBUFFERED=1): the streamed receipt is passed on in
+    ~1 MB pieces, not one write per JSON token (~9 per row)."""
+    import io
+
+    class Counting(io.StringIO):
+        writes = 0
+
+        def write(self, text: str) -> int:
+            Counting.writes += 1
+            return super().write(text)
+
+    stream = Counting()
+    monkeypatch.setattr(sys, "stdout", stream)
+    suite = write_json(tmp_path / "s.json", valid_suite(5000))
+    assert run(["evaluate", str(suite), "--mock", "--quiet"]) == 0
+    receipt = json.loads(stream.getvalue())
+    assert len(receipt["results"]) == 5000 and len(stream.getvalue()) > 1_400_000
+    assert Counting.writes <= 3  # two ~1 MB pieces and the rest
+
+
 def test_json_without_out_keeps_the_receipt_in_the_summary(tmp_path, capsys):
     suite = write_json(tmp_path / "s.json", valid_suite(2))
     rc, stdout, stderr = aau(capsys, str(suite), "--mock", "--json")

@@ -590,8 +590,10 @@ def row_f(ctx: Context, row: Row) -> Row:
     at = argv.index("--out")
     to_stdout = argv[:at] + argv[at + 2:]
     measured: dict[str, tuple[float, float]] = {}
-    for label, args, stdout, receipt in (("out", argv, None, out),
-                                         ("stdout", to_stdout, printed, printed)):
+    kinds = [("out", argv, None, out), ("stdout", to_stdout, printed, printed)]
+    if "--no-store" in ctx.ours.evaluate_help:  # what recording in the run store adds
+        kinds.append(("out, --no-store", argv + ["--no-store"], None, out))
+    for label, args, stdout, receipt in kinds:
         walls, peaks = [], []
         for _ in range(ctx.runs):
             wall, rss_mb, rc, stderr = peak_rss(args, stdout=stdout)
@@ -607,6 +609,10 @@ def row_f(ctx: Context, row: Row) -> Row:
                        ours_stdout_s=std_s)
     row.notes.insert(0, f"wall {_s(out_s)} --out ({n / out_s:,.0f} cases/s), "
                         f"{_s(std_s)} stdout ({n / std_s:,.0f} cases/s)")
+    if "out, --no-store" in measured:
+        bare_s, bare_mb = measured["out, --no-store"]
+        row.numbers.update(ours_no_store_rss_mb=bare_mb, ours_no_store_s=bare_s)
+        row.notes.insert(1, f"--out --no-store: {bare_mb:.0f} MB, {_s(bare_s)}")
     row.met = out_mb < 300 and std_mb < 300
     return row
 

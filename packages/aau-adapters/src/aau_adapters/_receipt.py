@@ -77,7 +77,7 @@ from ._receipt_models import (
     ResultRowV1,
     ResultRowV2,
 )
-from ._scoring import UnitResult, measured_row
+from ._scoring import MeasuredRowView, UnitResult, measured_row
 from ._suite import SUITE_V1, Suite
 
 RECEIPT_V1 = "aau-byo-agent-receipt/1.0"
@@ -374,7 +374,7 @@ def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: i
     Raises:
         aau_core.InvalidDocumentError: the suite cannot be canonicalised (see ``Suite.suite_digest``).
     """
-    rows = receipt_rows(run)
+    rows: list[Any] = [MeasuredRowView(u.row, u.answer.error) for u in run.units]  # no copies
     metrics = compute_metrics(rows)
     coverage = run_coverage(run)
     return PublicReceiptV2(

@@ -143,6 +143,15 @@ def test_unknown_backend_and_out_inside_the_pack(capsys, example_pack, tmp_path,
     assert run(["review", "validate", str(example_pack)]) == 0
 
 
+def test_a_backend_without_its_key_is_exit_2(capsys, example_pack, tmp_path, monkeypatch,
+                                            error_line):
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
+    out = tmp_path / "judge.json"
+    rc = run(["review", "judge", str(example_pack), "--backend", "groq", "--out", str(out)])
+    assert rc == 2 and not out.exists()
+    assert "--backend groq: GROQ_API_KEY is not set" in error_line()
+
+
 def test_default_pseudonym():
     assert default_pseudonym("accounts/fireworks/models/gpt-oss-120b") == "judge-gpt-oss-120b"
     assert default_pseudonym("Qwen/Qwen3.5-9B") == "judge-qwen3-5-9b"

@@ -34,7 +34,9 @@ from typing import Any
 
 import attrs
 from aau_core import CostTracker, Interrupted, NotMeasuredError, run_units, utc_timestamp
+from aau_core._agents._anthropic import AnthropicBackend  # internal to the monorepo
 from aau_core._agents._cost import UnknownModelPricingError  # internal to the monorepo
+from aau_core._agents._openai_compat import OpenAICompatBackend  # internal to the monorepo
 from aau_core._run._guards import (  # internal to the monorepo
     RUN_EVAL_UNMEASURED_LIMIT,
     check_results_are_measurements,
@@ -96,12 +98,11 @@ def backend_settings(kind: str, backend: Any) -> dict[str, Any]:
     (``max_tokens``, thinking, effort), the OpenAI-compatible backends' ``temperature`` 0 (no
     max tokens, no seed: the provider's defaults)."""
     settings: dict[str, Any] = {"backend": kind, "model": backend.model}
-    request = getattr(backend, "request", None)
-    if callable(request):  # the Anthropic backend: what it sends besides the conversation
-        fixed = request("", [], [])
+    if isinstance(backend, AnthropicBackend):  # what it sends besides the conversation
+        fixed = backend.request("", [], [])
         settings.update({k: v for k, v in fixed.items()
                          if k not in ("model", "system", "messages", "tools")})
-    elif hasattr(backend, "spec"):  # OpenAICompatBackend.create sends temperature 0
+    elif isinstance(backend, OpenAICompatBackend):  # its create() sends temperature 0
         settings["temperature"] = 0
     return settings
 

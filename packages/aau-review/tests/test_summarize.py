@@ -74,6 +74,13 @@ def _edited(examples: Path, tmp_path: Path, rater: str, edit) -> Path:
     ("alice", lambda d: d["labels"][0].update(categories=["typo"]), "$.labels[0].categories[0]",
      "'typo' is not a category of the pack's taxonomy"),
     ("bob", lambda d: d["labels"][0].update(verdict="maybe"), "$.labels[0].verdict", ""),
+    ("judge-errors", lambda d: d["rater"]["model"]["judge_errors"][0].update(unit_id="u0003"),
+     "$.rater.model.judge_errors[0].unit_id",
+     "u0003 is labelled (at $.labels[0]) and listed as not labelled"),
+    ("judge-errors", lambda d: d["rater"]["model"]["judge_errors"][0].update(unit_id="u0099"),
+     "$.rater.model.judge_errors[0].unit_id", "u0099 is not a unit of the pack"),
+    ("judge-errors", lambda d: d["rater"]["model"]["judge_errors"][1].update(unit_id="u0001"),
+     "$.rater.model.judge_errors[1].unit_id", "u0001 listed twice"),
 ])
 def test_bad_labels_are_one_line_exit_2_nothing_written(error_line, example_pack, examples,
                                                         tmp_path,

@@ -2,13 +2,15 @@
 
 Prepare a blinded review pack from a run's private receipt (``build_pack``,
 ``write_review_pack``), read it back checked (``read_review_pack``), read raters' labels against
-it (``read_labels``) and summarize them into an aggregate-only report
-(``build_review_report``): agreement among people (``percent_agreement_estimate``,
-``cohen_kappa_estimate``, ``fleiss_kappa_estimate``, ``krippendorff_alpha_estimate``, each with a
-percentile bootstrap interval over units), the consensus per unit (``consensus``), and each
-automatic scorer against it (``scorer_validity``). Each document kind has a frozen attrs model
-(``Manifest``, ``Tasks``, ``ScoresDocument``, ``Labels``, ``ReviewReport`` and their parts),
-structured by the package's one cattrs converter only after its schema check.
+it (``read_labels``), have a model judge label a pack (``judge_pack``, its prompt
+``read_prompt`` and reply reader ``parse_reply``; ``MockJudgeBackend`` offline) and summarize
+them into an aggregate-only report (``build_review_report``): agreement among people
+(``percent_agreement_estimate``, ``cohen_kappa_estimate``, ``fleiss_kappa_estimate``,
+``krippendorff_alpha_estimate``, each with a percentile bootstrap interval over units), the
+consensus per unit (``consensus``), and each automatic scorer against it (``scorer_validity``).
+Each document kind has a frozen attrs model (``Manifest``, ``Tasks``, ``ScoresDocument``,
+``Labels``, ``ReviewReport`` and their parts), structured by the package's one cattrs converter
+only after its schema check.
 Label Studio interop: a rater's units as Label Studio tasks and a labelling config
 (``labelstudio_tasks``, ``labelstudio_config``), and Label Studio's JSON export read back as
 that rater's labels (``labels_from_labelstudio``, ``LabelStudioImport``).
@@ -47,6 +49,22 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "check_scores",
         "check_tasks",
     ),
+    "._judge": (
+        "JudgeOutcome",
+        "default_pseudonym",
+        "judge_pack",
+    ),
+    "._judge_mock": (
+        "MockJudgeBackend",
+    ),
+    "._judge_reply": (
+        "JudgePrompt",
+        "JudgeVerdict",
+        "ReplyError",
+        "judge_message",
+        "parse_reply",
+        "read_prompt",
+    ),
     "._labelstudio_export": (
         "labelstudio_config",
         "labelstudio_tasks",
@@ -61,6 +79,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._models": (
         "Category",
         "Estimate",
+        "JudgeError",
         "Label",
         "Labels",
         "Manifest",

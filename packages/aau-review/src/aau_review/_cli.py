@@ -1,8 +1,10 @@
-"""``aau review``: review labels (``prepare``, ``summarize``, ``validate``; Label Studio's
-``export-labelstudio`` and ``import-labelstudio``); presentation only.
+"""``aau review``: review labels (``prepare``, ``summarize``, ``judge``, ``validate``; Label
+Studio's ``export-labelstudio`` and ``import-labelstudio``); presentation only.
 
 Exit codes: 0 done / valid; 1 ``validate`` found the pack, labels or report invalid; 2 usage or
-input error (nothing is written then). Problems are printed one a line as
+input error (nothing is written then); 3 ``judge`` could label nothing (``EXIT_NOT_MEASURED``:
+every call failed at the provider, or no reply was a label; nothing is written); 130
+interrupted (``judge`` writes the labels finished). Problems are printed one a line as
 ``file: $.json.path: message``. Heavy modules load inside each command, so ``aau --help`` imports
 only this module and click.
 """
@@ -34,6 +36,7 @@ def review_group() -> None:
     Example:
       aau review prepare private.json --receipt receipt.json --suite suite.json \\
           --raters alice,bob --out pack/
+      aau review judge pack/ --backend mock --out judge.json
       aau review summarize pack/ --labels alice.json --labels bob.json --out report.json --md
       aau review validate pack/
     """
@@ -170,6 +173,120 @@ def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed
     if as_json:
         click.echo(render_json(doc), nl=False)
     return EXIT_OK
+
+
+@review_group.command("judge")
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("--backend", "backend_kind", required=True,
+              help="A backend kind: mock (offline, deterministic), local, openai, anthropic, "
+                   "mistral, groq, ...")
+@click.option("--model", default=None,
+              help="The model id (default: the backend's; mock: 'mock').")
+@click.option("--base-url", default=None,
+              help="The API root for an OpenAI-compatible or Anthropic backend (e.g. a local "
+                   "llama.cpp server's /v1).")
+@click.option("--prompt", "prompt_path", type=click.Path(path_type=Path), default=None,
+              help="The judge's prompt file (default: the one shipped with aau-review).")
+@click.option("--rater", default=None,
+              help="The judge's pseudonym (default: judge-<model>).")
+@click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Most calls at once.")
+@out_option("Labels file to write (refused if it exists, unless --force).", required=True,
+            kind="path", path_type=Path)
+@force_option("Replace an existing labels file.")
+@json_option("Print a summary as JSON on stdout.")
+def judge_command(pack: Path, backend_kind: str, model: str | None, base_url: str | None,
+                  prompt_path: Path | None, rater: str | None, concurrency: int, out: Path,
+                  force: bool, as_json: bool) -> int:
+    """Label a pack's units with a model judge (rater kind model).
+
+    Each unit goes to the model once, with the prompt as the system prompt; the reply must be
+    one JSON object {"verdict", "categories", "note"} (strictly decoded). A reply that cannot
+    be read, and a call the provider failed, are judge errors listed in the labels, never
+    labels. Exit 3 when nothing could be labelled (nothing is written).
+
+    \b
+    Examples:
+      aau review judge pack/ --backend mock --out judge-mock.json
+      aau review judge pack/ --backend local --base-url http://127.0.0.1:8080/v1 \\
+          --model qwen2.5-7b-instruct --concurrency 4 --out judge-qwen.json
+    """
+    from aau_core import (
+        BackendError,
+        Interrupted,
+        check_document,
+        json_content,
+        make_backend,
+        write_outputs,
+    )
+
+    from ._converter import converter
+    from ._documents import check_labels
+    from ._judge import default_pseudonym, judge_pack
+    from ._judge_mock import MockJudgeBackend
+    from ._judge_reply import read_prompt
+    from ._pack import read_review_pack
+    from ._protocol import LABELS_KIND
+
+    _check_outputs_outside(pack, {"--out": out},
+                           inputs=(prompt_path,) if prompt_path else (), force=force,
+                           what="the labels")
+    checked = read_review_pack(pack)
+    prompt = read_prompt(prompt_path)
+    if backend_kind == "mock" and base_url is not None:
+        raise UsageError("--base-url goes with a networked --backend, not mock")
+    try:
+        backend = make_backend(backend_kind, model, base_url=base_url,
+                               mock_factory=lambda: MockJudgeBackend(model))
+    except BackendError as exc:
+        raise UsageError(f"--backend {backend_kind}: {exc}") from None
+    name = rater or default_pseudonym(backend.model)
+    if rater is not None and (rater.isdigit() or _names(rater) != [rater]):
+        raise UsageError(f"--rater {rater!r}: not a pseudonym (lowercase letters, digits and "
+                         "inner hyphens, at most 40; never a real name)")
+    humans = {r.rater for r in checked.manifest.raters}
+    if name in humans:
+        raise UsageError(f"--rater {name}: a human rater of this pack; give the judge "
+                         "another pseudonym")
+    outcome = judge_pack(checked, backend, kind=backend_kind, prompt=prompt, rater=name,
+                         concurrency=concurrency)
+    doc = check_document(LABELS_KIND, converter.unstructure(outcome.labels), "<labels>")
+    check_labels(outcome.labels, tasks_sha256=checked.tasks_sha256, manifest=checked.manifest,
+                 source="<labels>")
+    write_outputs({out: json_content(doc)}, force=force)
+    labels = outcome.labels.labels
+    said = {v: sum(1 for label in labels if label.verdict == v) for v in ("pass", "fail",
+                                                                          "unsure")}
+    errors = outcome.errors
+    provider = sum(1 for e in errors if e.error == "provider")
+    cost = ("cost unknown (no price for model " + repr(backend.model) + ")"
+            if outcome.cost_usd is None else f"cost ${outcome.cost_usd:.6f}")
+    click.echo(f"{name} ({outcome.labels.rater.model.served}): {len(labels)} of "
+               f"{outcome.units} unit(s) labelled (pass {said['pass']}, fail {said['fail']}, "
+               f"unsure {said['unsure']}); {len(errors)} not labelled (provider {provider}, "
+               f"reply {len(errors) - provider}); {cost}", err=True)
+    for e in errors[:5]:
+        click.echo(f"  {e.unit_id}: {e.error}: {e.message}", err=True)
+    click.echo(f"labels: {out}", err=True)
+    if as_json:
+        print_json({"path": str(out), "rater": name, "served": outcome.labels.rater.model.served,
+                    "units": outcome.units, "labelled": len(labels), "verdicts": said,
+                    "not_labelled": {"provider": provider, "reply": len(errors) - provider},
+                    "cost_usd": outcome.labels.rater.model.cost_usd,
+                    "prompt_sha256": prompt.sha256})
+    if outcome.interrupted:
+        raise Interrupted(f"interrupted: {len(labels)} label(s) written to {out}")
+    return EXIT_OK
+
+
+def _names(value: str) -> list[str]:
+    """``value`` read as ``prepare --raters`` reads pseudonyms (``[]`` when it refuses them)."""
+    from ._prepare import parse_raters
+
+    try:
+        return parse_raters(value)
+    except UsageError:
+        return []
 
 
 def _check_outputs_outside(pack: Path, outputs: dict[str, Path | None], *,

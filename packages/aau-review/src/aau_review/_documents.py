@@ -130,7 +130,8 @@ def check_labels(labels: Labels, *, tasks_sha256: str, manifest: Manifest,
                  source: str) -> Labels:
     """One labels file against its pack: ``tasks_sha256`` names this pack's tasks.json; each
     unit id is a unit of the pack, labelled once; every category is declared; a human rater is
-    one of the pack's raters and labels only the units assigned to it. Raises
+    one of the pack's raters and labels only the units assigned to it; a judge's
+    ``judge_errors`` name units of the pack, once each, none of them labelled. Raises
     InvalidDocumentError (the first rule that fails for each label)."""
     if labels.tasks_sha256 != tasks_sha256:
         _raise([("$.tasks_sha256", "labels for another pack: tasks.json of this pack has "
@@ -161,8 +162,28 @@ def check_labels(labels: Labels, *, tasks_sha256: str, manifest: Manifest,
             if category not in declared:
                 problems.append((f"{at}.categories[{j}]", f"{category!r} is not a category "
                                                           "of the pack's taxonomy"))
+    problems += _judge_error_problems(labels, every, seen)
     _raise(problems, source)
     return labels
+
+
+def _judge_error_problems(labels: Labels, every: set[str],
+                          labelled: dict[str, int]) -> list[tuple[str, str]]:
+    """A model rater's ``judge_errors``: units of the pack, each listed once, none labelled."""
+    model = labels.rater.model
+    problems, listed = [], set()
+    for i, error in enumerate((model.judge_errors or ()) if model else ()):
+        at = f"$.rater.model.judge_errors[{i}].unit_id"
+        if error.unit_id not in every:
+            problems.append((at, f"{error.unit_id} is not a unit of the pack"))
+        elif error.unit_id in labelled:
+            problems.append((at, f"{error.unit_id} is labelled (at "
+                                 f"$.labels[{labelled[error.unit_id]}]) and listed as not "
+                                 "labelled"))
+        elif error.unit_id in listed:
+            problems.append((at, f"{error.unit_id} listed twice"))
+        listed.add(error.unit_id)
+    return problems
 
 
 def check_review_report(report: ReviewReport, source: str) -> ReviewReport:

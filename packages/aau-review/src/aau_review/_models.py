@@ -173,12 +173,26 @@ class Manifest:
 
 
 @attrs.frozen
+class JudgeError:
+    """A unit a model judge was asked and could not label: ``error`` is ``"provider"`` (the call
+    failed) or ``"reply"`` (the reply could not be read as a label); ``message`` says why."""
+
+    unit_id: str
+    error: str
+    message: str
+
+
+@attrs.frozen
 class ModelRater:
-    """A model rater: the model served (provider:model), its prompt file's SHA-256, settings."""
+    """A model rater: the model served (provider:model), its prompt file's SHA-256, settings;
+    from ``aau review judge`` also its cost in USD (when priced) and the units it could not
+    label."""
 
     served: str
     prompt_sha256: str
     settings: dict[str, Any]
+    cost_usd: float | None = optional_field()
+    judge_errors: tuple[JudgeError, ...] | None = optional_field()
 
 
 @attrs.frozen

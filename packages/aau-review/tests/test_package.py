@@ -27,12 +27,12 @@ def test_plugin_registered_with_aau() -> None:
 
 
 def test_aau_review_help_imports_no_statistics() -> None:
-    """`aau review --help` lists the three commands without loading numpy or krippendorff."""
+    """`aau review --help` lists the commands without loading numpy or krippendorff."""
     aau = Path(sys.executable).parent / "aau"
     done = subprocess.run([str(aau), "review", "--help"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
-    assert {"prepare", "summarize", "validate"} <= set(done.stdout.split())
+    assert {"prepare", "serve", "summarize", "validate"} <= set(done.stdout.split())
     code = ("import sys; import aau_review._cli; print(sorted(m for m in "
             "('numpy', 'krippendorff', 'aau_adapters') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -6,7 +6,8 @@ it (``read_labels``) and summarize them into an aggregate-only report
 (``build_review_report``): agreement among people (``percent_agreement_estimate``,
 ``cohen_kappa_estimate``, ``fleiss_kappa_estimate``, ``krippendorff_alpha_estimate``, each with a
 percentile bootstrap interval over units), the consensus per unit (``consensus``), and each
-automatic scorer against it (``scorer_validity``). Each document kind has a frozen attrs model
+automatic scorer against it (``scorer_validity``). A rater labels a pack in a local web page
+(``open_session``, ``serve_labelling``: ``aau review serve``), each label saved atomically. Each document kind has a frozen attrs model
 (``Manifest``, ``Tasks``, ``ScoresDocument``, ``Labels``, ``ReviewReport`` and their parts),
 structured by the package's one cattrs converter only after its schema check.
 ``review_group`` is the click group behind ``aau review``.
@@ -44,6 +45,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "check_scores",
         "check_tasks",
     ),
+    "._labelling": (
+        "LabelRefused",
+        "LabellingSession",
+        "default_labels_path",
+        "open_session",
+    ),
     "._markdown": (
         "report_markdown",
     ),
@@ -70,6 +77,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "parse_raters",
         "read_categories",
         "write_review_pack",
+    ),
+    "._serve": (
+        "make_labelling_server",
+        "serve_labelling",
     ),
     "._summary": (
         "LabelsFile",

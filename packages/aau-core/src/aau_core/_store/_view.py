@@ -149,9 +149,15 @@ def serve(store_path: Path, port: int, *, ready: threading.Event | None = None) 
                "(Ctrl-C stops)", err=True)
     if ready is not None:
         ready.set()
+    serve_until_interrupted(server, "aau view")
+
+
+def serve_until_interrupted(server: ThreadingHTTPServer, name: str) -> None:
+    """Serve ``server`` until Ctrl-C (``KeyboardInterrupt``): then print ``NAME: stopped`` on
+    stderr, close the socket and return. Used by ``aau view`` and ``aau review serve``."""
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
-        click.echo("aau view: stopped", err=True)
+        click.echo(f"{name}: stopped", err=True)
     finally:
         server.server_close()

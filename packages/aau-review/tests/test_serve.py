@@ -267,3 +267,44 @@ def test_serve_refuses_bad_starts_with_one_line(split_pack, tmp_path, error_line
                 str(broken)]) == 2
     assert error_line() == (f"aau: error: {broken}: $.labels[0].verdict: \"maybe\" is not one "
                             'of ["pass", "fail", "unsure"] [review-labels]')
+
+
+def test_a_failed_write_is_reported_and_the_saved_file_stays(served, monkeypatch):
+    import aau_review._labelling as labelling
+    from aau_core import OutputError
+
+    unit, other = served.mine[0], served.mine[1]
+    assert served.post(unit, {"verdict": "pass", "categories": [], "time_spent_s": 1})[0] == 200
+    before = served.session.labels_path.read_bytes()
+
+    def full_disk(path, doc, **options):
+        raise OutputError(f"{path}: No space left on device")
+
+    monkeypatch.setattr(labelling, "atomic_write_json", full_disk)
+    status, body = served.post(other, {"verdict": "fail", "categories": [], "time_spent_s": 2})
+    assert (status, body) == (500, {"error": f"not saved: {served.session.labels_path}: No "
+                                             "space left on device"})
+    assert served.session.labels_path.read_bytes() == before
+    assert sorted(served.get("api/state")[1]["labels"]) == [unit]  # the page is told the truth
+
+
+def test_ctrl_c_stops_the_server_cleanly(split_pack, tmp_path):
+    import re
+    import signal
+    import subprocess
+
+    from _helpers import aau_script
+
+    labels = tmp_path / "alice.json"
+    proc = subprocess.Popen([aau_script(), "review", "serve", str(split_pack), "--rater",
+                             "alice", "--labels", str(labels)], text=True,
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    first = proc.stderr.readline()
+    second = proc.stderr.readline()
+    assert re.fullmatch(rf"aau review serve: alice labels {re.escape(str(split_pack))} at "
+                        r"http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]{32}/ \(Ctrl-C stops\)\n", first)
+    assert second == (f"labels: {labels} (0 of 2 unit(s) labelled; saved at every label)\n")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and err == "aau review serve: stopped\n"
+    assert not labels.exists()  # nothing labelled, nothing written

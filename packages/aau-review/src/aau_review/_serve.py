@@ -194,11 +194,14 @@ def serve_labelling(session: LabellingSession, port: int = 0, *,
     """
     server, url = make_labelling_server(session, port)
     state = session.state()
-    click.echo(f"aau review serve: {session.rater} labels {session.pack.path} at {url} "
-               "(Ctrl-C stops)", err=True)
-    click.echo(f"labels: {session.labels_path} ({len(state['labels'])} of "
-               f"{len(state['units'])} unit(s) labelled; saved at every label)", err=True)
-    sys.stderr.flush()
-    if ready is not None:
-        ready.set()
-    serve_until_interrupted(server, "aau review serve")
+
+    def announce() -> None:
+        click.echo(f"aau review serve: {session.rater} labels {session.pack.path} at {url} "
+                   "(Ctrl-C stops)", err=True)
+        click.echo(f"labels: {session.labels_path} ({len(state['labels'])} of "
+                   f"{len(state['units'])} unit(s) labelled; saved at every label)", err=True)
+        sys.stderr.flush()
+        if ready is not None:
+            ready.set()
+
+    serve_until_interrupted(server, "aau review serve", announce)

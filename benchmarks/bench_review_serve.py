@@ -83,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
         page = threading.Thread(target=_page_client, args=(port, token, units, stop,
                                                            page_requests), daemon=True)
         page.start()
+        deadline = time.monotonic() + 30
+        while page_requests[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.001)  # the page is in use before the first save
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         save_ms = []
         try:

@@ -308,3 +308,18 @@ def test_ctrl_c_stops_the_server_cleanly(split_pack, tmp_path):
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0 and err == "aau review serve: stopped\n"
     assert not labels.exists()  # nothing labelled, nothing written
+
+
+def test_the_save_benchmark_runs(capsys, monkeypatch):
+    """``benchmarks/bench_review_serve.py`` on 20 units: every save answered, both rows."""
+    import sys
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[3] / "benchmarks"))
+    monkeypatch.delitem(sys.modules, "bench_review_serve", raising=False)
+    import bench_review_serve
+
+    assert bench_review_serve.main(["--units", "20", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["units"] == 20 and result["target_save_p95_ms"] == 50.0
+    assert result["milliseconds"]["save"]["n"] == result["milliseconds"]["atomic write"]["n"] == 20
+    assert result["page_requests"] >= 1

@@ -323,3 +323,15 @@ def test_the_save_benchmark_runs(capsys, monkeypatch):
     assert result["units"] == 20 and result["target_save_p95_ms"] == 50.0
     assert result["milliseconds"]["save"]["n"] == result["milliseconds"]["atomic write"]["n"] == 20
     assert result["page_requests"] >= 1
+
+
+def test_an_unblinded_pack_shows_its_expected_answers(tmp_path, prepare):
+    pack = tmp_path / "open-pack"
+    assert prepare(pack, "--raters", "alice,bob", "--show-scores") == 0
+    s = Served(pack, tmp_path / "alice.json")
+    try:
+        status, unit = s.get(f"api/units/{s.mine[0]}")
+        assert status == 200 and "expected" in unit and set(unit["scores"]) >= {"exact"}
+        assert s.get("api/state")[1]["blinded"] is False
+    finally:
+        s.close()

@@ -200,7 +200,8 @@ function onKey(event) {
   }
   if (event.ctrlKey || event.metaKey || event.altKey) { return; }
   const onControl = target.tagName === "INPUT" || target.tagName === "BUTTON";
-  const key = event.key;
+  // Caps Lock on: a letter without Shift still means its shortcut
+  const key = event.key.length === 1 && !event.shiftKey ? event.key.toLowerCase() : event.key;
   const actions = {
     p: () => setVerdict("pass"), f: () => setVerdict("fail"), u: () => setVerdict("unsure"),
     n: () => go(state.index + 1), b: () => go(state.index - 1), N: () => nextUnlabelled(),

@@ -1,6 +1,7 @@
 """Speed and memory of `aau evaluate`, measured against aau-harness 1.6.0 in the same run.
 
-    python benchmarks/bench_evaluate.py [--quick] [--only a,c,...] [--runs N] [--json] [--strict]
+    python benchmarks/bench_evaluate.py [--quick] [--only a,c,...] [--servers K,...] [--runs N]
+                                        [--json] [--strict]
 
 Both tools evaluate the same generated suites through the same example agents
 (examples/agents/), one after the other, on this machine. Rows (the targets are for a 2-core host):
@@ -8,10 +9,11 @@ Both tools evaluate the same generated suites through the same example agents
   a  command agent that waits 200 ms, 200 cases    ours --concurrency 16 >= 12x faster than aau 1.6
   b  endpoint that waits 50 ms, 400 cases          ours --concurrency 32 >= 16x faster than aau 1.6
   c  endpoint that answers at once, 1,000 cases    ours (same aau-1.0 receipt) no slower than aau 1.6
+     (b and c run once per server kind: --servers, default all of BENCH_SERVERS)
   d  per-case cost of a do-nothing command at concurrency 1, 1,000 cases
                                                     ours <= 1.2x the spawn floor measured here
   e  `aau --help`, median of 7 runs                 ours <= 0.25 s
-  f  `--mock` over 100,000 cases                    ours peak RSS < 300 MB (wall time shown)
+  f  `--mock` over 100,000 cases, --out and stdout  ours peak RSS < 300 MB each (wall times shown)
 
 Wall times include CLI start-up. "Ours" is the `aau` console script next to this interpreter
 (`sys.executable`), else the one on PATH, else `--aau PATH`. aau-harness 1.6.0 is installed once
@@ -28,7 +30,6 @@ import argparse
 import json
 import os
 import platform
-import select
 import shlex
 import shutil
 import statistics
@@ -42,11 +43,19 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 AGENTS = REPO / "examples" / "agents"
+sys.path.insert(0, str(AGENTS))
+
+from server_kinds import SERVER_KINDS, AgentNotStarted, RunningAgent  # noqa: E402
+
 CACHE = Path(__file__).resolve().parent / ".cache"
 BASELINE_VERSION = "1.6.0"
 BASELINE_VENV = CACHE / f"aau-harness-{BASELINE_VERSION}"
 RUN_TIMEOUT_S = 900.0  # one evaluate run; aau 1.6 needs ~45 s for row a
 PROTOCOL = "aau-byo-agent-request/1.0"
+# Both tools run with bytecode caching on, whatever this shell says: with PYTHONDONTWRITEBYTECODE
+# set, our editable install would compile ~400 modules on every run (0.5-1.8 s here) while
+# aau 1.6's pip-installed venv has its .pyc files, and the warm-up run could not even out the two.
+TOOL_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,10 @@ SLOW_COMMAND_DELAY_S = 0.2
 SLOW_ENDPOINT_DELAY_S = 0.05
 CONCURRENCY = {"a": 16, "b": 32, "c": 1, "d": 1}  # c: an instant server gains nothing from threads on 2 cores
 ROWS = "abcdef"
+SERVER_ROWS = "bc"  # run once per server kind
+# the endpoint rows' servers (examples/agents/server_kinds.py): two stdlib servers that write the
+# way small agent servers do, a production ASGI server, and the example agent as shipped
+BENCH_SERVERS = ("http1.0", "http1.1-two-writes", "uvicorn", "http1.1-nodelay")
 ROW_NAMES = {  # replaced by a more precise name (with sizes) once the row starts
     "a": "slow command agent",
     "b": "slow endpoint",
@@ -99,6 +112,7 @@ class Row:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
     numbers: dict[str, float | int | None] = field(default_factory=dict)
+    server: str | None = None  # rows b and c: the server kind (SERVER_KINDS)
 
     def met_text(self) -> str:
         if self.error:
@@ -263,46 +277,19 @@ def write_suite(path: Path, n: int) -> Path:
     return path
 
 
-class HttpAgent:
-    """examples/agents/http_agent.py on a free port, for the duration of a `with` block."""
+class ServerAgent(RunningAgent):
+    """The example agent on the row's server kind (`server_kinds.py`), answering after `delay`
+    seconds, for a `with` block; a start-up failure is a `BenchError` (the row shows it)."""
 
-    def __init__(self, delay: float) -> None:
-        self.delay = delay
-        self.url = ""
-        self.process: subprocess.Popen[str] | None = None
+    def __init__(self, row: Row, delay: float) -> None:
+        assert row.server is not None
+        super().__init__(row.server, delay)
 
-    def __enter__(self) -> HttpAgent:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                str(AGENTS / "http_agent.py"),
-                "--port",
-                "0",
-                "--delay",
-                str(self.delay),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        ready, _, _ = select.select([self.process.stdout], [], [], 30)
-        line = self.process.stdout.readline().strip() if ready else ""  # type: ignore[union-attr]
-        if not line.startswith("listening on "):
-            self.__exit__()
-            raise BenchError(f"http_agent.py did not start (printed {line!r})")
-        self.url = line.removeprefix("listening on ")
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            self.process.stdout.close()  # type: ignore[union-attr]
-            self.process = None
+    def __enter__(self) -> RunningAgent:
+        try:
+            return super().__enter__()
+        except AgentNotStarted as error:
+            raise BenchError(str(error)) from None
 
 
 # -- measuring ----------------------------------------------------------------------------------
@@ -316,7 +303,7 @@ def _run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, str
             argv,
             stdin=subprocess.DEVNULL,
             capture_output=True,
-            env=env,
+            env=TOOL_ENV if env is None else env,
             timeout=RUN_TIMEOUT_S,
         )
     except subprocess.TimeoutExpired:
@@ -381,16 +368,18 @@ def spawn_floor_per_case(argv: list[str], request: bytes, n: int) -> float:
     return (time.perf_counter() - started) / n
 
 
-def peak_rss(argv: list[str]) -> tuple[float, float, int, str]:
+def peak_rss(argv: list[str], stdout: Path | None = None) -> tuple[float, float, int, str]:
     """Run argv in a fresh child; return (wall s, peak RSS MB of its largest process, rc, stderr).
 
     A small Python wrapper runs argv and reads getrusage(RUSAGE_CHILDREN), so the figure covers
-    argv and its waited-for descendants only (the maximum over them, not their sum).
+    argv and its waited-for descendants only (the maximum over them, not their sum). argv's
+    stdout goes to the file `stdout` when given (row f's receipt on stdout), else nowhere.
     """
     wrapper = (
         "import json, resource, subprocess, sys, time\n"
+        "out = open(sys.argv[1], 'wb') if sys.argv[1] else subprocess.DEVNULL\n"
         "t = time.perf_counter()\n"
-        "p = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,"
+        "p = subprocess.run(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=out,"
         " stderr=subprocess.PIPE)\n"
         "wall = time.perf_counter() - t\n"
         "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
@@ -399,8 +388,9 @@ def peak_rss(argv: list[str]) -> tuple[float, float, int, str]:
     )
     try:
         done = subprocess.run(
-            [sys.executable, "-c", wrapper, *argv],
+            [sys.executable, "-c", wrapper, str(stdout or ""), *argv],
             capture_output=True,
+            env=TOOL_ENV,
             text=True,
             timeout=RUN_TIMEOUT_S,
         )
@@ -445,12 +435,18 @@ def _speedup_row(
     env: dict[str, str] | None = None,
     extra: tuple[str, ...] = (),
 ) -> Row:
-    base = evaluate_wall(ctx.baseline, suite, n, adapter, 1, ctx.work, ctx.runs, env)
+    # the runs alternate (aau 1.6, ours, aau 1.6, ...) so that both medians see the same load
+    bases, ourses = [], []
+    for _ in range(ctx.runs):
+        bases.append(evaluate_wall(ctx.baseline, suite, n, adapter, 1, ctx.work, 1, env))
+        if ctx.ours is not None:
+            ourses.append(evaluate_wall(ctx.ours, suite, n, adapter, concurrency, ctx.work, 1,
+                                        env, extra))
+    base = statistics.median(bases)
     row.baseline = _s(base)
     row.numbers["baseline_s"] = base
     if ctx.ours is not None:
-        ours = evaluate_wall(ctx.ours, suite, n, adapter, concurrency, ctx.work, ctx.runs, env,
-                             extra)
+        ours = statistics.median(ourses)
         ratio = base / ours
         row.ours, row.ratio = _s(ours), f"{ratio:.1f}x"
         row.numbers.update(ours_s=ours, ratio=ratio)
@@ -464,35 +460,51 @@ def row_a(ctx: Context, row: Row) -> Row:
     row.name = f"command agent waiting {SLOW_COMMAND_DELAY_S * 1000:.0f} ms, {n} cases, ours c={c}"
     suite = write_suite(ctx.work / f"suite-{n}.json", n)
     adapter = ["--command", shlex.quote(str(AGENTS / "slow_agent.sh"))]
-    env = {**os.environ, "AAU_SLOW_DELAY": str(SLOW_COMMAND_DELAY_S)}
+    env = {**TOOL_ENV, "AAU_SLOW_DELAY": str(SLOW_COMMAND_DELAY_S)}
     row.notes.append(f"ideal {c}x")
     return _speedup_row(ctx, row, suite, n, adapter, c, 12.0, env)
 
 
 def row_b(ctx: Context, row: Row) -> Row:
     n, c = ctx.sizes.slow_endpoint, CONCURRENCY["b"]
-    row.name = f"endpoint waiting {SLOW_ENDPOINT_DELAY_S * 1000:.0f} ms, {n} cases, ours c={c}"
+    row.name = (f"endpoint waiting {SLOW_ENDPOINT_DELAY_S * 1000:.0f} ms, {n} cases, ours c={c}, "
+                f"server {row.server}")
     suite = write_suite(ctx.work / f"suite-{n}.json", n)
     row.notes.append(f"ideal {c}x")
-    with HttpAgent(SLOW_ENDPOINT_DELAY_S) as agent:
+    with ServerAgent(row, SLOW_ENDPOINT_DELAY_S) as agent:
         return _speedup_row(ctx, row, suite, n, ["--endpoint", agent.url], c, 16.0)
 
 
 def row_c(ctx: Context, row: Row) -> Row:
     """Like for like: ours writes the same aau-1.0 receipt as aau 1.6. The default v2 receipt
     also computes a bootstrap interval (numpy, ~60 ms to import) and an RFC 8785 digest; its
-    time is given in the notes."""
+    time is given in the notes, and so is each tool's per-case cost, (T(n) - T(n/10)) / (9n/10)
+    as in row d: start-up cancels out, what is left is the exchange and the case's share of the
+    receipt."""
     n, c = ctx.sizes.fast_endpoint, CONCURRENCY["c"]
-    row.name = f"endpoint answering at once, {n} cases, ours c={c}, --format aau-1.0"
+    row.name = (f"endpoint answering at once, {n} cases, ours c={c}, --format aau-1.0, "
+                f"server {row.server}")
     suite = write_suite(ctx.work / f"suite-{n}.json", n)
-    with HttpAgent(0.0) as agent:
+    small_n = max(2, n // 10)
+    small = write_suite(ctx.work / f"suite-{small_n}.json", small_n)
+    extra = ("--format", "aau-1.0")
+    with ServerAgent(row, 0.0) as agent:
         adapter = ["--endpoint", agent.url]
-        row = _speedup_row(ctx, row, suite, n, adapter, c, 1.0, extra=("--format", "aau-1.0"))
-        if ctx.ours is not None:
-            v2 = evaluate_wall(ctx.ours, suite, n, adapter, c, ctx.work, ctx.runs)
-            row.numbers["ours_v2_s"] = v2
-            row.notes.append(f"default v2 receipt: {_s(v2)} "
-                             f"({row.numbers['baseline_s'] / v2:.2f}x)")
+        row = _speedup_row(ctx, row, suite, n, adapter, c, 1.0, extra=extra)
+        if ctx.ours is None:
+            return row
+        v2 = evaluate_wall(ctx.ours, suite, n, adapter, c, ctx.work, ctx.runs)
+        row.numbers["ours_v2_s"] = v2
+        row.notes.append(f"default v2 receipt: {_s(v2)} ({row.numbers['baseline_s'] / v2:.2f}x)")
+        per_case = {}
+        for label, tool, full in (("baseline", ctx.baseline, row.numbers["baseline_s"]),
+                                  ("ours", ctx.ours, row.numbers["ours_s"])):
+            part = evaluate_wall(tool, small, small_n, adapter, c, ctx.work, ctx.runs,
+                                 extra=extra)
+            per_case[label] = max(float(full or 0.0) - part, 0.0) / (n - small_n)
+            row.numbers[f"{label}_per_case_s"] = per_case[label]
+        row.notes.append(f"per case: ours {_ms(per_case['ours'])}, "
+                         f"aau 1.6 {_ms(per_case['baseline'])}")
         return row
 
 
@@ -574,26 +586,49 @@ def row_e(ctx: Context, row: Row) -> Row:
 
 
 def row_f(ctx: Context, row: Row) -> Row:
+    """Both ways a receipt leaves: `--out FILE` (with its checkpoint) and stdout (no `--out`):
+    peak RSS and wall time of each, median wall of --runs; the row is met when both peaks are
+    under 300 MB. The two receipts must cover every case."""
     n = ctx.sizes.mock
-    row.name = f"`--mock`, {n:,} cases: peak RSS"
+    row.name = f"`--mock`, {n:,} cases: peak RSS, --out / stdout"
     row.baseline = "n/a"
     row.notes.append("aau 1.6 refuses suites over 2 MB")
-    row.target = "< 300 MB"
+    row.target = "< 300 MB (both)"
     if ctx.ours is None:
         return row
     suite = write_suite(ctx.work / f"suite-{n}.json", n)
     out = ctx.work / "receipt-mock.json"
+    printed = ctx.work / "receipt-mock-stdout.json"
     argv = ctx.ours.evaluate_argv(suite, ["--mock"], out, None)
     if "--max-suite-bytes" in ctx.ours.evaluate_help:  # the default cap (2 MB) is aau 1.6's
         argv += ["--max-suite-bytes", str(suite.stat().st_size)]
-    wall, rss_mb, rc, stderr = peak_rss(argv)
-    if rc not in (0, 1):
-        raise BenchError(f"exit {rc}: {shlex.join(argv)}\n{stderr}")
-    _check_receipt(out, n, "ours")
-    row.ours = f"{rss_mb:.0f} MB"
-    row.numbers.update(ours_rss_mb=rss_mb, ours_s=wall)
-    row.notes.insert(0, f"wall {_s(wall)}, {n / wall:,.0f} cases/s")
-    row.met = rss_mb < 300
+    at = argv.index("--out")
+    to_stdout = argv[:at] + argv[at + 2:]
+    measured: dict[str, tuple[float, float]] = {}
+    kinds = [("out", argv, None, out), ("stdout", to_stdout, printed, printed)]
+    if "--no-store" in ctx.ours.evaluate_help:  # what recording in the run store adds
+        kinds.append(("out, --no-store", argv + ["--no-store"], None, out))
+    for label, args, stdout, receipt in kinds:
+        walls, peaks = [], []
+        for _ in range(ctx.runs):
+            wall, rss_mb, rc, stderr = peak_rss(args, stdout=stdout)
+            if rc not in (0, 1):
+                raise BenchError(f"exit {rc}: {shlex.join(args)}\n{stderr}")
+            _check_receipt(receipt, n, f"ours ({label})")
+            walls.append(wall)
+            peaks.append(rss_mb)
+        measured[label] = (statistics.median(walls), max(peaks))
+    (out_s, out_mb), (std_s, std_mb) = measured["out"], measured["stdout"]
+    row.ours = f"{out_mb:.0f} MB / {std_mb:.0f} MB"
+    row.numbers.update(ours_rss_mb=out_mb, ours_s=out_s, ours_stdout_rss_mb=std_mb,
+                       ours_stdout_s=std_s)
+    row.notes.insert(0, f"wall {_s(out_s)} --out ({n / out_s:,.0f} cases/s), "
+                        f"{_s(std_s)} stdout ({n / std_s:,.0f} cases/s)")
+    if "out, --no-store" in measured:
+        bare_s, bare_mb = measured["out, --no-store"]
+        row.numbers.update(ours_no_store_rss_mb=bare_mb, ours_no_store_s=bare_s)
+        row.notes.insert(1, f"--out --no-store: {bare_mb:.0f} MB, {_s(bare_s)}")
+    row.met = out_mb < 300 and std_mb < 300
     return row
 
 
@@ -660,6 +695,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--only", default=ROWS, metavar="a,b,...", help="rows to run, from a-f (default: all)"
     )
     parser.add_argument(
+        "--servers",
+        default=",".join(BENCH_SERVERS),
+        metavar="K,...",
+        help=f"server kinds for rows b and c, from {', '.join(SERVER_KINDS)} "
+        f"(default: {','.join(BENCH_SERVERS)})",
+    )
+    parser.add_argument(
         "--runs",
         type=int,
         default=1,
@@ -689,6 +731,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if unknown or not keys:
         parser.error(f"--only takes letters from {','.join(ROWS)}, got {args.only!r}")
     args.only = [key for key in ROWS if key in keys]
+    args.servers = [kind.strip() for kind in args.servers.split(",") if kind.strip()]
+    strange = [kind for kind in args.servers if kind not in SERVER_KINDS]
+    if strange or not args.servers:
+        parser.error(f"--servers takes kinds from {','.join(SERVER_KINDS)}, got {args.servers!r}")
     if args.runs < 1:
         parser.error("--runs must be >= 1")
     return args
@@ -713,10 +759,12 @@ def main(argv: list[str] | None = None) -> int:
         for tool in filter(None, (ours, baseline)):
             _run([str(tool.exe), "--help"])
         rows = []
-        for key in args.only:
-            log(f"[{key}] running ...")
+        plan = [(key, server) for key in args.only
+                for server in (args.servers if key in SERVER_ROWS else [None])]
+        for key, server in plan:
+            log(f"[{key}] running{f' on {server}' if server else ''} ...")
             started = time.perf_counter()
-            row = Row(key, ROW_NAMES[key])
+            row = Row(key, ROW_NAMES[key], server=server)
             try:
                 ROW_FUNCTIONS[key](
                     ctx, row
@@ -736,6 +784,7 @@ def main(argv: list[str] | None = None) -> int:
             "rows": [
                 {
                     "key": r.key,
+                    "server": r.server,
                     "name": r.name,
                     "ours": r.ours,
                     "baseline": r.baseline,

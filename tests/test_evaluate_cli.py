@@ -95,6 +95,52 @@ def test_no_out_prints_the_receipt_on_stdout(tmp_path, capsys):
     assert json.loads(stdout)["receipt_version"] == "aau-byo-agent-receipt/2.1"
 
 
+@pytest.mark.parametrize("fmt", ["v2", "aau-1.0"])
+def test_the_receipt_on_stdout_is_byte_identical_to_the_out_file(tmp_path, capsys,
+                                                                  monkeypatch, fmt):
+    """Without --out the receipt is streamed to stdout (never built as one string); the bytes
+    are those --out writes, for the same run (clock fixed), non-ASCII text included."""
+    import aau_adapters._suite_run as suite_run
+    import aau_core
+
+    monkeypatch.setattr(suite_run, "utc_timestamp", lambda: "2026-12-02T00:00:00Z")
+    monkeypatch.setattr(aau_core, "utc_timestamp", lambda: "2026-12-02T00:00:00Z")
+    doc = valid_suite(40)
+    doc["suite_id"] = "t-é-suite"
+    doc["cases"][3]["scenario_id"] = "c-ünï-😀"
+    suite = write_json(tmp_path / "s.json", doc)
+    out = tmp_path / "r.json"
+    rc, stdout, _ = aau(capsys, str(suite), "--mock", "--format", fmt, "--concurrency", "1")
+    assert rc == 0
+    rc, printed, _ = aau(capsys, str(suite), "--mock", "--format", fmt, "--concurrency", "1",
+                         "--out", str(out))
+    assert rc == 0 and printed == ""
+    assert stdout.encode("utf-8") == out.read_bytes()
+    if fmt == "v2":  # a 1.0 receipt has no timestamps
+        assert json.loads(stdout)["started_at"] == "2026-12-02T00:00:00Z"
+
+
+def test_the_streamed_receipt_reaches_stdout_in_few_writes(tmp_path, monkeypatch):
+    """stdout may be unbuffered (PYTHONUNBUFFERED=1): the streamed receipt is passed on in
+    ~1 MB pieces, not one write per JSON token (~9 per row)."""
+    import io
+
+    class Counting(io.StringIO):
+        writes = 0
+
+        def write(self, text: str) -> int:
+            Counting.writes += 1
+            return super().write(text)
+
+    stream = Counting()
+    monkeypatch.setattr(sys, "stdout", stream)
+    suite = write_json(tmp_path / "s.json", valid_suite(5000))
+    assert run(["evaluate", str(suite), "--mock", "--quiet"]) == 0
+    receipt = json.loads(stream.getvalue())
+    assert len(receipt["results"]) == 5000 and len(stream.getvalue()) > 1_400_000
+    assert Counting.writes <= 3  # two ~1 MB pieces and the rest
+
+
 def test_json_without_out_keeps_the_receipt_in_the_summary(tmp_path, capsys):
     suite = write_json(tmp_path / "s.json", valid_suite(2))
     rc, stdout, stderr = aau(capsys, str(suite), "--mock", "--json")

@@ -242,3 +242,59 @@ def test_a_second_evaluate_on_the_same_out_is_refused_while_the_first_runs(tmp_p
     again = subprocess.run(_cmd(suite, agent, out, "--force"), env=env, capture_output=True,
                            text=True)
     assert again.returncode == 0, again.stderr  # the lock went with the first run
+
+
+REPORTER = """\
+import sys, time
+from aau_adapters import MockAdapter
+from aau_adapters._evaluation import evaluate_binding
+from aau_adapters._suite import load_suite
+from aau_adapters._suite_run import evaluate
+from aau_core import open_checkpoint
+
+suite = load_suite(sys.argv[1])
+binding = evaluate_binding(suite, command=None, endpoint=None, repeats=1, timeout=30.0,
+                           fmt="v2", private=False)
+ckpt = open_checkpoint(sys.argv[2], producer="aau evaluate", units=len(suite.cases),
+                       binding=binding, created_at="2026-12-02T00:00:00Z", resume=False)
+
+
+def finished(unit):  # called once the unit is recorded: report it, then slow the run down
+    sys.stdout.write(unit.case.scenario_id + "\\n")
+    sys.stdout.flush()
+    time.sleep(0.002)
+
+
+evaluate(suite, MockAdapter(), concurrency=4, on_unit=finished, checkpoint=ckpt)
+print("done", flush=True)
+"""
+
+
+def test_sigkill_loses_no_unit_reported_finished_although_fsyncs_are_grouped(
+        tmp_path: Path) -> None:
+    """Units are reported (``on_unit``: the progress bar) after their line is written to the
+    OS; fsyncs are grouped (0.5 s / 1,000 lines), so most reported lines are not yet synced
+    when the process is killed, and the kernel keeps them all the same."""
+    n = 900
+    suite = _suite(tmp_path, n)
+    script = tmp_path / "reporter.py"
+    script.write_text(REPORTER, encoding="utf-8")
+    rng = random.Random(3)
+    for attempt in range(3):
+        ckpt = tmp_path / f"run-{attempt}.jsonl"
+        proc = subprocess.Popen([sys.executable, str(script), str(suite), str(ckpt)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None
+        wanted = rng.randint(50, 400)
+        reported: list[str] = []
+        while len(reported) < wanted:
+            line = proc.stdout.readline().decode().strip()
+            assert line and line != "done", proc.stderr.read().decode() if proc.stderr else ""
+            reported.append(line)
+        proc.kill()  # SIGKILL, mid-run
+        rest, _ = proc.communicate(timeout=60)
+        assert proc.returncode == -signal.SIGKILL
+        reported += [x for x in rest.decode().splitlines() if x and x != "done"]
+        recorded = _recorded(ckpt)
+        assert set(reported) <= recorded, sorted(set(reported) - recorded)[:5]
+        assert len(recorded) < n  # killed mid-run

@@ -23,6 +23,17 @@ SECONDS`` (sleep before each answer, to stand in for a slow model in benchmarks)
 The server is the standard library's ThreadingHTTPServer speaking HTTP/1.1 with keep-alive: every
 answer carries Content-Length, so a client may send many requests over one connection. It is quiet
 (no access log) and exits with status 0 on SIGTERM or Ctrl-C.
+
+``--wire`` picks how answers go on the wire, to stand in for the ways real agent servers write
+(the benchmarks and the endpoint adapter's tests run every one; ``asgi_agent.py`` is uvicorn):
+
+    keep-alive   (default) HTTP/1.1 keep-alive, TCP_NODELAY: headers and body leave at once
+    two-writes   HTTP/1.1 keep-alive with the standard library's defaults: Nagle on, the headers
+                 and the body as two unbuffered writes (the body waits for the client's ACK)
+    chunked      HTTP/1.1 keep-alive, Nagle on, the body in chunked transfer encoding, one
+                 write per chunk (several chunks per answer)
+    close        HTTP/1.1, Nagle on, two writes, ``Connection: close`` on every answer
+    http1.0      an HTTP/1.0 server (the standard library's defaults): one connection per answer
 """
 
 import argparse
@@ -41,6 +52,8 @@ from routing_policy import RequestError, respond  # noqa: E402
 
 EVALUATE_PATH = "/evaluate"
 MAX_BODY_BYTES = 1_000_000
+WIRES = ("keep-alive", "two-writes", "chunked", "close", "http1.0")
+_CHUNKS = 4  # --wire chunked: chunks per answer
 
 
 class _BodyError(Exception):
@@ -64,17 +77,30 @@ class AgentHandler(BaseHTTPRequestHandler):
 
     def _send_json(self, status: int, payload: dict, *, close: bool = False) -> None:
         body = (json.dumps(payload) + "\n").encode("utf-8")
+        chunked = self.server.wire == "chunked"  # type: ignore[attr-defined]
+        close = close or self.server.wire == "close"  # type: ignore[attr-defined]
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(body)))
         if status == 405:
             self.send_header("Allow", "POST")
         if close:
             self.send_header("Connection", "close")
             self.close_connection = True
         self.end_headers()
-        if self.command != "HEAD":
+        if self.command == "HEAD":
+            return
+        if not chunked:
             self.wfile.write(body)
+            return
+        step = max(1, -(-len(body) // _CHUNKS))
+        for start in range(0, len(body), step):
+            piece = body[start:start + step]
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        self.wfile.write(b"0\r\n\r\n")
 
     def _error(self, status: int, message: str, *, close: bool = False) -> None:
         self._send_json(status, {"error": message}, close=close)
@@ -194,11 +220,30 @@ class AgentServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
-    def __init__(self, address: tuple[str, int], delay: float) -> None:
+    def __init__(self, address: tuple[str, int], delay: float, wire: str = "keep-alive") -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
-        super().__init__(address, AgentHandler)
+        super().__init__(address, _HANDLERS[wire])
         self.delay = delay
+        self.wire = wire
+
+
+class _StdlibDefaultsHandler(AgentHandler):
+    """The standard library's defaults: Nagle on (headers and body are two unbuffered writes)."""
+
+    disable_nagle_algorithm = False
+
+
+class _Http10Handler(_StdlibDefaultsHandler):
+    """An HTTP/1.0 server: the connection closes after every answer."""
+
+    protocol_version = "HTTP/1.0"
+
+
+_HANDLERS: dict[str, type[AgentHandler]] = {
+    "keep-alive": AgentHandler, "two-writes": _StdlibDefaultsHandler,
+    "chunked": _StdlibDefaultsHandler, "close": _StdlibDefaultsHandler, "http1.0": _Http10Handler,
+}
 
 
 def _non_negative_float(text: str) -> float:
@@ -243,10 +288,16 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SECONDS",
         help="sleep this long before each answer (default 0)",
     )
+    parser.add_argument(
+        "--wire",
+        choices=WIRES,
+        default="keep-alive",
+        help="how answers are written (default keep-alive; see the module docstring)",
+    )
     args = parser.parse_args(argv)
 
     try:
-        server = AgentServer((args.host, args.port), args.delay)
+        server = AgentServer((args.host, args.port), args.delay, args.wire)
     except OSError as error:
         print(f"http_agent: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
         return 2

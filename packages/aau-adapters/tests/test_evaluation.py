@@ -66,6 +66,24 @@ def test_command_agent_from_python_both_formats(tmp_path):
     assert [r.exact for r in v1.receipt.results] == [r.exact for r in v2.receipt.results]
 
 
+def test_an_aau_1_0_run_judges_its_bars_without_numpy(tmp_path):
+    """The 1.0 receipt has no intervals: judging its bars must not build receipt 2.1 (whose
+    latency interval imports numpy, ~60 ms of every such run, benchmarks row c)."""
+    import subprocess
+
+    script = ("import sys\n"
+              "from aau_adapters import FailUnder, choose_adapter, run_evaluation\n"
+              f"r = run_evaluation({str(SUITE)!r}, choose_adapter(command={AGENT!r}, timeout=30.0),"
+              " format='aau-1.0', store='none', fail_under=[FailUnder('exact_rate', 0.9),"
+              " FailUnder('submitted_rate', 1.0)])\n"
+              "print([(v.passed, v.value) for v in r.verdicts], 'numpy' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    # the example agent gets 7 of the 8 cases (as in the test above)
+    assert done.stdout.splitlines() == ["[(False, 0.875), (True, 1.0)] False"]
+
+
 def test_usage_errors_are_raised_before_anything_runs(tmp_path):
     with pytest.raises(UsageError, match="one repeat only"):
         run_evaluation(str(SUITE), MockAdapter(), format="aau-1.0", repeats=2, store="none")

@@ -104,3 +104,16 @@ def test_private_v2_has_stderr_tail_and_repeat(run):
 def test_v1_refuses_repeats(run):
     with pytest.raises(ValueError, match="one repeat"):
         build_receipt_v1(run)
+
+
+def test_fail_under_verdicts_are_receipt_v2s_without_building_it(run):
+    """What an aau-1.0 run judges its bars with: the very verdicts of receipt 2.1."""
+    from aau_adapters._receipt import fail_under_verdicts, receipt_v2
+
+    bars = [FailUnder("exact_rate", 0.5), FailUnder("exact_rate", 0.6),
+            FailUnder("no_forbidden_attempt_rate", 1.0)]
+    for min_coverage in (1.0, 0.5):
+        verdicts = fail_under_verdicts(run, bars, min_coverage=min_coverage)
+        assert verdicts == receipt_v2(run, bars, min_coverage=min_coverage).fail_under
+    assert [v.passed for v in fail_under_verdicts(run, bars[:2])] == [True, False]  # 5/9
+    assert fail_under_verdicts(run, []) == ()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 REAL = REPO / "examples" / "real"
 EXAMPLES = REPO / "schemas" / "review" / "v1" / "examples" / "valid"
+ROUTING = REPO / "examples" / "suites" / "public-service-routing.json"
 
 
 def _real_run(name: str = "bfcl-live_simple") -> tuple[Path, Path, Path]:
@@ -64,3 +66,18 @@ def example_pack(tmp_path: Path) -> Path:
     out = tmp_path / "pack"
     assert _prepare(out, "--raters", "alice,bob", "--seed", "7") == 0
     return out
+
+
+@pytest.fixture
+def sensitive_run(tmp_path, monkeypatch):
+    """A mock run of a v1 suite whose (open) sharing block adds a true contains_* flag:
+    (private receipt, public receipt, suite)."""
+    monkeypatch.setenv("AAU_RUN_STORE", "none")
+    suite = json.loads(ROUTING.read_text(encoding="utf-8"))
+    suite["sharing"]["contains_health_records"] = True
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(suite), encoding="utf-8")
+    receipt, private = tmp_path / "r.json", tmp_path / "p.json"
+    assert run(["evaluate", str(path), "--mock", "--out", str(receipt), "--private-out",
+                str(private)]) == 0
+    return private, receipt, path

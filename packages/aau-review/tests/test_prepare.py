@@ -15,7 +15,6 @@ from aau_review import read_review_pack
 from aau_schemas import sha256_hex
 
 REPO = Path(__file__).resolve().parents[3]
-ROUTING = REPO / "examples" / "suites" / "public-service-routing.json"
 
 
 def _load(path: Path) -> dict:
@@ -142,20 +141,6 @@ def test_categories_file(error_line, tmp_path, capsys, prepare):
     twice.write_text(json.dumps([{"id": "a", "description": "x"}, {"id": "a", "description": "y"}]))
     assert prepare(tmp_path / "p3", "--categories", str(twice)) == 2
     assert f"{twice}: $[1].id: category id 'a' repeated" in error_line()
-
-
-@pytest.fixture
-def sensitive_run(tmp_path, monkeypatch):
-    """A mock run of a v1 suite whose (open) sharing block adds a true contains_* flag."""
-    monkeypatch.setenv("AAU_RUN_STORE", "none")
-    suite = _load(ROUTING)
-    suite["sharing"]["contains_health_records"] = True
-    path = tmp_path / "suite.json"
-    path.write_text(json.dumps(suite), encoding="utf-8")
-    receipt, private = tmp_path / "r.json", tmp_path / "p.json"
-    assert run(["evaluate", str(path), "--mock", "--out", str(receipt), "--private-out",
-                str(private)]) == 0
-    return private, receipt, path
 
 
 def test_sensitive_content_is_refused_unless_allowed_and_recorded(error_line, tmp_path, capsys,

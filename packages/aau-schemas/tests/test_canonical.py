@@ -145,3 +145,52 @@ def test_the_fast_validator_never_fetches_a_foreign_ref():
         jsonschema_rs.validator_for({"$ref": "https://example.com/x.json"},
                                     registry=_validate._rs_registry())
     assert "refusing to fetch" in str(info.value) or "example.com" in str(info.value)
+
+
+def _random_value(rng, depth: int = 0):
+    chars = ["a", "Z", "é", "\xff", "\u2028", "\ue000", "\uffff", "\U0001f600", "\x00", "\x1f",
+             '"', "\\", "\n", "\t", "\x7f", "\ud800"]
+
+    def text() -> str:
+        return "".join(rng.choice(chars) for _ in range(rng.randint(0, 4)))
+
+    roll = rng.random()
+    if depth > 3 or roll < 0.3:
+        return rng.choice([None, True, False, 0, -1, 17, 2**53 - 1, -(2**53 - 1), 2**53, 1.0,
+                           0.5, 1e21, 1e-7, -0.0, text(), text()])
+    if roll < 0.65:
+        return {text(): _random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))}
+    return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+
+
+def test_the_c_encoder_fast_path_writes_the_rfc8785_bytes_or_leaves_it_to_rfc8785():
+    """canonical_json / canonical_digest take the C JSON encoder for plain values (no float,
+    safe integers, no astral key): the bytes (and refusals) equal the rfc8785 package's."""
+    import random
+
+    import rfc8785
+    from aau_schemas._canonical import _is_plain
+
+    rng = random.Random(1)
+    plain = 0
+    for _ in range(5000):
+        value = _random_value(rng)
+        try:
+            expected = rfc8785.dumps(value)
+        except (rfc8785.CanonicalizationError, TypeError, ValueError):
+            with pytest.raises(aau_schemas.CanonicalizationError):
+                aau_schemas.canonical_json(value)
+            with pytest.raises(aau_schemas.CanonicalizationError):
+                aau_schemas.canonical_digest(value)
+            continue
+        assert aau_schemas.canonical_json(value) == expected, value
+        assert aau_schemas.canonical_digest(value) == (
+            "sha256:" + hashlib.sha256(expected).hexdigest())
+        plain += _is_plain(value)
+    assert plain > 1000  # the fast path ran, not only the fallback
+    big = {"cases": [{"id": f"c-{i}", "n": i, "tags": ["x", "é"]} for i in range(1500)],
+           "a": [[1, 2]] * 600, "b": {"c": [None] * 513}, "t": ({"k": (1, 2)},)}
+    assert _is_plain(big)
+    assert aau_schemas.canonical_json(big) == rfc8785.dumps(big)  # arrays cut 512 items a piece
+    assert not _is_plain({"\U0001f600": 1, "\ue000": 2})  # UTF-16 order: rfc8785 decides
+    assert not _is_plain([1.0]) and not _is_plain([2**53])

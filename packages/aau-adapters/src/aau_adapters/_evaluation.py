@@ -329,7 +329,13 @@ def run_evaluation(
     )
 
     from ._non_measurement import EvaluationNotMeasured, check_measured
-    from ._receipt import private_receipt_v1, private_receipt_v2, receipt_v1, receipt_v2
+    from ._receipt import (
+        fail_under_verdicts,
+        private_receipt_v1,
+        private_receipt_v2,
+        receipt_v1,
+        receipt_v2,
+    )
     from ._suite_run import evaluate
 
     check_evaluation_arguments(repeats=repeats, concurrency=concurrency, timeout_s=timeout_s,
@@ -451,8 +457,7 @@ def run_evaluation(
         kind, ascii_only = "receipt-v1", True
         # the bars are aau's: judged on receipt 2.1's arithmetic (a unit not measured is not a
         # pass of a negative check), not on the vacuous rates the 1.0 file keeps from 1.6
-        verdicts = receipt_v2(run, fail_under, retries=retries, unmeasured_limit=unmeasured_limit,
-                              min_coverage=min_coverage).fail_under
+        verdicts = fail_under_verdicts(run, fail_under, min_coverage=min_coverage)
     else:
         receipt = receipt_v2(run, fail_under, retries=retries, unmeasured_limit=unmeasured_limit,
                              min_coverage=min_coverage)

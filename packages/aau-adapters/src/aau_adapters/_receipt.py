@@ -77,7 +77,7 @@ from ._receipt_models import (
     ResultRowV1,
     ResultRowV2,
 )
-from ._scoring import UnitResult, measured_row
+from ._scoring import MeasuredRowView, UnitResult, measured_row
 from ._suite import SUITE_V1, Suite
 
 RECEIPT_V1 = "aau-byo-agent-receipt/1.0"
@@ -348,6 +348,17 @@ def run_coverage(run: EvaluationRun) -> Coverage:
     return Coverage(**receipt_coverage([u.row for u in run.units]))
 
 
+def fail_under_verdicts(run: EvaluationRun, bars: Sequence[FailUnder], *,
+                        min_coverage: float = 1.0) -> tuple[FailUnderCheck, ...]:
+    """The ``--fail-under`` verdicts of ``receipt_v2(run, bars, min_coverage=...)``, without
+    building the rest of that receipt (its intervals import numpy; its suite digest
+    canonicalises the whole suite): what an ``aau-1.0`` run needs to judge its bars."""
+    rows = receipt_rows(run)
+    metrics = compute_metrics(rows)
+    rate = run_coverage(run).rate
+    return tuple(bar.check(metrics, rate, min_coverage) for bar in bars)
+
+
 def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: int = 0,
                unmeasured_limit: float = 1.0, min_coverage: float = 1.0) -> PublicReceiptV2:
     """Build the public receipt ``aau-byo-agent-receipt/2.1`` as a model.
@@ -363,7 +374,7 @@ def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: i
     Raises:
         aau_core.InvalidDocumentError: the suite cannot be canonicalised (see ``Suite.suite_digest``).
     """
-    rows = receipt_rows(run)
+    rows: list[Any] = [MeasuredRowView(u.row, u.answer.error) for u in run.units]  # no copies
     metrics = compute_metrics(rows)
     coverage = run_coverage(run)
     return PublicReceiptV2(

@@ -6,10 +6,14 @@ it (``read_labels``) and summarize them into an aggregate-only report
 (``build_review_report``): agreement among people (``percent_agreement_estimate``,
 ``cohen_kappa_estimate``, ``fleiss_kappa_estimate``, ``krippendorff_alpha_estimate``, each with a
 percentile bootstrap interval over units), the consensus per unit (``consensus``), and each
-automatic scorer against it (``scorer_validity``). A rater labels a pack in a local web page
-(``open_session``, ``serve_labelling``: ``aau review serve``), each label saved atomically. Each document kind has a frozen attrs model
+automatic scorer against it (``scorer_validity``). Each document kind has a frozen attrs model
 (``Manifest``, ``Tasks``, ``ScoresDocument``, ``Labels``, ``ReviewReport`` and their parts),
 structured by the package's one cattrs converter only after its schema check.
+Label Studio interop: a rater's units as Label Studio tasks and a labelling config
+(``labelstudio_tasks``, ``labelstudio_config``), and Label Studio's JSON export read back as
+that rater's labels (``labels_from_labelstudio``, ``LabelStudioImport``).
+A human rater labels a pack in a local web page (``open_session``, ``make_labelling_server``,
+``serve_labelling``: ``aau review serve``), each label saved atomically as it is made.
 ``review_group`` is the click group behind ``aau review``.
 
 Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
@@ -50,6 +54,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "LabellingSession",
         "default_labels_path",
         "open_session",
+    ),
+    "._labelstudio_export": (
+        "labelstudio_config",
+        "labelstudio_tasks",
+    ),
+    "._labelstudio_import": (
+        "LabelStudioImport",
+        "labels_from_labelstudio",
     ),
     "._markdown": (
         "report_markdown",

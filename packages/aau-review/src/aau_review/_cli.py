@@ -1,5 +1,5 @@
-"""``aau review``: review labels (``prepare``, ``serve``, ``summarize``, ``validate``);
-presentation only.
+"""``aau review``: review labels (``prepare``, ``serve``, ``summarize``, ``validate``; Label
+Studio's ``export-labelstudio`` and ``import-labelstudio``); presentation only.
 
 Exit codes: 0 done / valid; 1 ``validate`` found the pack, labels or report invalid; 2 usage or
 input error (nothing is written then). Problems are printed one a line as
@@ -153,12 +153,8 @@ def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed
     from ._summary import build_review_report, read_labels, report_document
 
     md_path = out.with_suffix(".md") if markdown else None
-    for option, path in (("--out", out), ("--md", md_path)):
-        if path is not None and pack.is_dir() and path.resolve().parent == pack.resolve():
-            raise UsageError(f"{option} {path}: inside the pack folder, which holds only the "
-                             "pack's four files; write the report elsewhere")
-    pack_files = [f for f in pack.iterdir() if f.is_file()] if pack.is_dir() else [pack]
-    check_outputs({"--out": out, "--md": md_path}, inputs=[*pack_files, *labels], force=force)
+    _check_outputs_outside(pack, {"--out": out, "--md": md_path}, inputs=labels, force=force,
+                           what="the report")
     checked = read_review_pack(pack)
     model = build_review_report(checked, read_labels(labels, checked), resamples=resamples,
                                 seed=seed)
@@ -174,6 +170,18 @@ def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed
     if as_json:
         click.echo(render_json(doc), nl=False)
     return EXIT_OK
+
+
+def _check_outputs_outside(pack: Path, outputs: dict[str, Path | None], *,
+                           inputs: tuple[Path, ...], force: bool, what: str) -> None:
+    """``check_outputs`` for a command reading PACK: no output inside the pack folder (it holds
+    only the pack's files), none an input. Raises UsageError / OutputError."""
+    for option, path in outputs.items():
+        if path is not None and pack.is_dir() and path.resolve().parent == pack.resolve():
+            raise UsageError(f"{option} {path}: inside the pack folder, which holds only the "
+                             f"pack's four files; write {what} elsewhere")
+    pack_files = [f for f in pack.iterdir() if f.is_file()] if pack.is_dir() else [pack]
+    check_outputs(outputs, inputs=[*pack_files, *inputs], force=force)
 
 
 def _summary_lines(model: Any) -> list[str]:
@@ -287,3 +295,103 @@ def _validate(path: Path, pack_path: Path | None) -> tuple[str, list[str]]:
     except InputError as exc:
         return kind, str(exc).splitlines()
     return kind, []
+
+
+@review_group.command("export-labelstudio")
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("--rater", required=True, help="The pack rater whose units to export.")
+@click.option("--config", "config", type=click.Path(path_type=Path), default=None,
+              help="Also write the Label Studio labelling config (XML) for these tasks.")
+@out_option("Label Studio tasks file (JSON) to write (refused if it exists, unless --force).",
+            required=True, kind="path", path_type=Path)
+@force_option("Replace existing output files.")
+@json_option("Print what was written as JSON on stdout.")
+def export_labelstudio_command(pack: Path, rater: str, config: Path | None, out: Path,
+                               force: bool, as_json: bool) -> int:
+    """Export a rater's units as Label Studio tasks.
+
+    Writes Label Studio's task import format, a JSON list of {"data": {...}} (one task per
+    unit assigned to the rater, in the rater's order; data keeps unit_id, the pack's tasks.json
+    SHA-256 and the rater, for the import), and with --config the labelling config XML: the
+    verdict and the pack's failure categories as Choices, a note as TextArea.
+
+    \b
+    Example:
+      aau review export-labelstudio pack/ --rater alice --out alice-tasks.json \\
+          --config label-config.xml
+    """
+    from aau_core import json_content, write_outputs
+
+    from ._labelstudio_export import labelstudio_config, labelstudio_tasks
+    from ._pack import read_review_pack
+
+    _check_outputs_outside(pack, {"--out": out, "--config": config}, inputs=(), force=force,
+                           what="the export")
+    checked = read_review_pack(pack)
+    tasks = labelstudio_tasks(checked, rater)
+    outputs: dict[Path, Any] = {out: json_content(tasks)}
+    if config is not None:
+        outputs[config] = labelstudio_config(checked)
+    write_outputs(outputs, force=force)
+    click.echo(f"{rater}: {len(tasks)} task(s) for Label Studio: {out}"
+               + (f"; labelling config: {config}" if config else ""), err=True)
+    if checked.manifest.sensitive_content.declared:
+        click.echo("sensitive content declared by the suite: "
+                   + ", ".join(checked.manifest.sensitive_content.declared)
+                   + " (the tasks carry it to Label Studio: keep that server as private as the "
+                     "pack)", err=True)
+    if as_json:
+        print_json({"path": str(out), "config": None if config is None else str(config),
+                    "rater": rater, "tasks": len(tasks), "tasks_sha256": checked.tasks_sha256})
+    return EXIT_OK
+
+
+@review_group.command("import-labelstudio")
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.argument("export", type=click.Path(path_type=Path))
+@click.option("--rater", required=True, help="The pack rater the tasks were exported for.")
+@click.option("--annotator", default=None,
+              help="The Label Studio user (id or e-mail) whose annotations to take, when "
+                   "several users annotated.")
+@out_option("Labels file to write (refused if it exists, unless --force).", required=True,
+            kind="path", path_type=Path)
+@force_option("Replace an existing labels file.")
+@json_option("Print the counts as JSON on stdout.")
+def import_labelstudio_command(pack: Path, export: Path, rater: str, annotator: str | None,
+                               out: Path, force: bool, as_json: bool) -> int:
+    """Import a Label Studio JSON export as a rater's labels.
+
+    Reads the tasks of export-labelstudio with their annotations (verdict, categories, note,
+    lead_time as time spent, created_at as when); cancelled (skipped) annotations are no label
+    and are counted. The labels name no Label Studio user, only the rater's pseudonym.
+
+    \b
+    Example:
+      aau review import-labelstudio pack/ project-1-at-2026-12-01.json --rater alice \\
+          --out alice.json
+    """
+    from aau_core import json_content, write_outputs
+
+    from ._converter import converter
+    from ._labelstudio_import import labels_from_labelstudio
+    from ._pack import read_review_pack
+
+    _check_outputs_outside(pack, {"--out": out}, inputs=(export,), force=force,
+                           what="the labels")
+    checked = read_review_pack(pack)
+    result = labels_from_labelstudio(export, checked, rater, annotator=annotator)
+    write_outputs({out: json_content(converter.unstructure(result.labels))}, force=force)
+    counts = {"tasks": result.tasks, "labels": result.labelled, "cancelled": result.cancelled,
+              "other_annotators": result.other_annotators,
+              "without_lead_time": result.no_lead_time, "unlabelled": result.unlabelled}
+    click.echo(f"{rater}: {result.labelled} label(s) from {result.tasks} task(s); "
+               f"{result.cancelled} cancelled annotation(s) skipped"
+               + (f"; {result.other_annotators} other users' annotation(s) left out"
+                  if result.other_annotators else "")
+               + (f"; {result.no_lead_time} without lead_time (time spent 0)"
+                  if result.no_lead_time else "")
+               + f"; {result.unlabelled} of the rater's unit(s) unlabelled", err=True)
+    click.echo(f"labels: {out}", err=True)
+    if as_json:
+        print_json({"path": str(out), "rater": rater, **counts})
+    return EXIT_OK

@@ -152,14 +152,60 @@ def _schema_file(uri: str) -> Any:
     return aau_schemas.schema_by_id(uri)
 
 
+@functools.lru_cache(maxsize=1024)
 def _resolve(ref: str, base: str) -> tuple[Any, str, str]:
-    """``(schema node, $id it resolves against, its absolute location)`` of a ``$ref``."""
+    """``(schema node, $id it resolves against, its absolute location)`` of a ``$ref`` (cached:
+    a suite's 100,000 cases resolve the same few references)."""
     uri, fragment = urldefrag(urljoin(base, ref))
     node = _schema_file(uri)
     for part in (p for p in fragment.split("/") if p):
         key = part.replace("~1", "/").replace("~0", "~")
         node = node[int(key)] if isinstance(node, list) else node[key]
     return node, uri, f"{uri}#{fragment}"
+
+
+_Nodes = list[tuple[Any, str, str]]
+
+
+class _Shape:
+    """What the walk needs at one kind of place: the schemas applying to an object or array
+    reached through ``nodes``, and (memoised) the nodes of each property or item below it.
+
+    The schemas applying depend only on ``nodes`` and the value's JSON type (``_admits``
+    looks at nothing else), so one ``_Shape`` serves every case of a suite alike."""
+
+    def __init__(self, walker: _Walker, nodes: _Nodes, value: Any) -> None:
+        self.nodes = nodes  # kept alive: the walker's cache is keyed by id(nodes)
+        self.schemas = list(walker.applying(nodes, value))
+        self.known = {k for s, _ in self.schemas for k in s.get("properties", {})}
+        self.checked = bool(self.known) and not any(o in s for s, _ in self.schemas
+                                                    for o in _OPENERS)
+        self._children: dict[str | int, _Nodes] = {}
+        self.prefix = max((len(s.get("prefixItems", ())) for s, _ in self.schemas), default=0)
+
+    def property_nodes(self, key: str) -> tuple[_Nodes, bool]:
+        """``(nodes of the value at key, whether the key is known)``."""
+        found = self._children.get(key)
+        if found is None:
+            found = [(s["properties"][key], b, "") for s, b in self.schemas
+                     if key in s.get("properties", {})]
+            if not found:
+                found = [(s["additionalProperties"], b, "") for s, b in self.schemas
+                         if isinstance(s.get("additionalProperties"), dict)]
+            self._children[key] = found
+        return found, key in self.known
+
+    def item_nodes(self, i: int) -> _Nodes:
+        """The nodes of item ``i`` (every item past the longest ``prefixItems`` alike)."""
+        slot = min(i, self.prefix)
+        found = self._children.get(slot)
+        if found is None:
+            found = [(s["prefixItems"][slot], b, "") for s, b in self.schemas
+                     if slot < len(s.get("prefixItems", ()))]
+            found += [(s["items"], b, "") for s, b in self.schemas
+                      if "items" in s and slot >= len(s.get("prefixItems", ()))]
+            self._children[slot] = found
+        return found
 
 
 class _Walker:
@@ -169,9 +215,9 @@ class _Walker:
         self.foreign = foreign
         self.cutoff = cutoff
         self.found: dict[str, UnknownKey] = {}
+        self._shapes: dict[tuple[int, type], _Shape] = {}
 
-    def applying(self, nodes: list[tuple[Any, str, str]], value: Any) -> Iterator[
-            tuple[dict[str, Any], str]]:
+    def applying(self, nodes: _Nodes, value: Any) -> Iterator[tuple[dict[str, Any], str]]:
         """Every schema object applying to ``value`` in place (module docstring)."""
         seen: set[int] = set()
         stack = list(reversed(nodes))
@@ -190,31 +236,25 @@ class _Walker:
                 expanded.insert(0, _resolve(node["$ref"], base))
             stack.extend(reversed(expanded))
 
-    def walk(self, value: Any, nodes: list[tuple[Any, str, str]], parts: list[str | int]) -> None:
+    def walk(self, value: Any, nodes: _Nodes, parts: list[str | int]) -> None:
         if not isinstance(value, (dict, list)):
             return
-        schemas = list(self.applying(nodes, value))
+        key = (id(nodes), type(value))
+        shape = self._shapes.get(key)
+        if shape is None:
+            shape = self._shapes[key] = _Shape(self, nodes, value)
         if isinstance(value, list):
             for i, item in enumerate(value):
-                children = [(s["prefixItems"][i], b, "") for s, b in schemas
-                            if i < len(s.get("prefixItems", ()))]
-                children += [(s["items"], b, "") for s, b in schemas
-                             if "items" in s and i >= len(s.get("prefixItems", ()))]
-                if children:
+                children = shape.item_nodes(i)
+                if children and isinstance(item, (dict, list)):
                     self.walk(item, children, [*parts, i])
             return
-        known = {k for s, _ in schemas for k in s.get("properties", {})}
-        checked = bool(known) and not any(o in s for s, _ in schemas for o in _OPENERS)
-        for key, child in value.items():
-            children = [(s["properties"][key], b, "") for s, b in schemas
-                        if key in s.get("properties", {})]
-            if not children:
-                if checked:
-                    self._report(parts, key, known - set(value))
-                children = [(s["additionalProperties"], b, "") for s, b in schemas
-                            if isinstance(s.get("additionalProperties"), dict)]
-            if children:
-                self.walk(child, children, [*parts, key])
+        for name, child in value.items():
+            children, known = shape.property_nodes(name)
+            if not known and shape.checked:
+                self._report(parts, name, shape.known - set(value))
+            if children and isinstance(child, (dict, list)):
+                self.walk(child, children, [*parts, name])
 
     def _report(self, parts: list[str | int], key: str, known: set[str]) -> None:
         import aau_schemas

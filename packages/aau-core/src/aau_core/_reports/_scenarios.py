@@ -273,10 +273,12 @@ def _mean(values: Sequence[float]) -> float:
 
 def _receipt_report(source: str, kind: str, doc: Mapping[str, Any]) -> DocumentReport:
     scenarios = []
+    shared: dict[Any, Any] = {}  # equal metric pairs and tuples held once (100,000 scenarios)
     for sid, rows in _group(doc["results"]).items():
         flags = sorted({k for r in rows for k, v in r.items() if isinstance(v, bool)})
         metrics = [(k, _mean([1.0 if r.get(k) is True else 0.0 for r in rows])) for k in flags]
         metrics.append(("mean_latency_s", _mean([r["latency_s"] for r in rows])))
+        metrics = [shared.setdefault(pair, pair) for pair in metrics]
         errored = [r for r in rows if r.get("measured") is False]
         failed = [r for r in rows if not r["exact"] and r.get("measured") is not False]
         notes = tuple(f"repeat {r.get('repeat', 0)}: error: {r['failure_codes'][0]} (not "
@@ -288,7 +290,7 @@ def _receipt_report(source: str, kind: str, doc: Mapping[str, Any]) -> DocumentR
             scenario_id=sid, runs=len(rows), passed_runs=len(rows) - len(failed) - len(errored),
             errored_runs=len(errored),
             failure_codes=_counted(c for r in failed for c in r["failure_codes"]), errors=errors,
-            run_notes=notes, metrics=tuple(metrics),
+            run_notes=notes, metrics=shared.setdefault(tuple(metrics), tuple(metrics)),
             time_s=math.fsum(r["latency_s"] for r in rows)))
     intervals = {name: Interval(iv["low"], iv["high"], iv["method"])
                  for name, iv in doc.get("metric_ci95", {}).items()}

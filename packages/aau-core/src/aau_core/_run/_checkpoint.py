@@ -9,11 +9,15 @@ of its canonical JSON (sorted keys, ``","``/``":"`` separators, UTF-8). 1.0 head
 before the minor) are read as they are; they bind no program file (``program_sha256``), so a
 resume whose adapter binds one is refused as predating program binding.
 
-Durability: each unit line is written with one ``write`` on a file opened ``O_APPEND`` and then
-``fsync``'d before the next unit is recorded, so after a crash, SIGKILL or power loss at most the
-line being written is lost. Such a torn last line (no final newline, or, when the file ends with
-a newline, a last line that is not parseable JSON) is discarded on resume and the file truncated
-to the last whole line, and reported (``Checkpoint.resume``): the unit it held runs again. Two
+Durability: each unit line is handed to the OS with one ``write`` on a file opened ``O_APPEND``
+before ``append`` returns, so a crash or SIGKILL loses at most the line being written. The
+``fsync`` that makes lines survive a power loss is grouped (``_grouped_fsync``): at most every
+0.5 s, sooner when 1,000 lines wait, and always at ``close``/``remove``/``discard`` (the end of
+a run, Ctrl-C). A power loss (or kernel crash) can lose the units recorded in the last 0.5 s, at
+most 999 of them; a resume runs them again. A torn last line (no final newline, or, when the file
+ends with a newline, a last line that is not parseable JSON) is discarded on resume and the file
+truncated to the last whole line, and reported (``Checkpoint.resume``): the unit it held runs
+again. Two
 lines for the same unit that are equal as ``checkpoint_json`` collapse to one, reported; two that
 differ stop the resume (an input error naming the file and both lines). Any other bad line is an
 input error.
@@ -38,8 +42,7 @@ import json
 import os
 import sys
 import threading
-import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TextIO
 
@@ -48,6 +51,8 @@ from aau_schemas import sha256_hex
 
 from .._errors import InputError, InvalidDocumentError, OutputError
 from .._files._writing import check_writable
+from ._checkpoint_lock import acquire_lock, lock_holder, lock_path, release_lock
+from ._grouped_fsync import GroupedFsync
 
 CHECKPOINT_VERSION = "aau-checkpoint/1.1"
 CHECKPOINT_KIND = "checkpoint"
@@ -296,7 +301,9 @@ class Checkpoint:
     Attributes:
         path: the checkpoint file.
         header: its header line (a dict).
-        finished: ``{unit index: result}`` already recorded (empty for a new checkpoint).
+        finished: ``{unit index: result}`` recorded when it was opened (empty for a new
+            checkpoint); units appended since are on disk only, not kept in memory (a
+            100,000-unit run would hold every result twice).
         resume: what the resume found (``ResumeReport``: units reused, a torn last line,
             duplicates collapsed, and a note for each), or ``None`` for a new checkpoint.
 
@@ -305,15 +312,19 @@ class Checkpoint:
 
     def __init__(self, path: Path, header: dict[str, Any], finished: dict[int, Any],
                  fd: int, lock_fd: int = -1, resume: ResumeReport | None = None,
-                 lines: dict[int, int] | None = None) -> None:
+                 lines: dict[int, int] | None = None,
+                 syncing: Callable[[int], GroupedFsync] = GroupedFsync) -> None:
         self.path = path
         self.header = header
         self.finished = finished
         self.resume = resume
         self._lines = dict(lines or {})
         self._fd = fd
+        self._syncing = syncing  # fd -> its GroupedFsync (tests pass a fake clock and fsync)
+        self._sync = syncing(fd)
         self._lock_fd = lock_fd
         self._lock = threading.Lock()
+        self._appended = False  # lines appended since it was opened (not in ``finished``)
 
     @property
     def created_at(self) -> str:
@@ -333,11 +344,12 @@ class Checkpoint:
             print(f"aau: warning: {note}", file=file or sys.stderr)
 
     def append(self, index: int, result: Any) -> None:
-        """Record unit ``index`` with ``result`` (JSON-serialisable): one line, then fsync.
+        """Record unit ``index`` with ``result`` (JSON-serialisable): one line written to the
+        OS before this returns (it survives SIGKILL); its ``fsync`` is grouped (module docstring).
 
         Raises:
             TypeError, ValueError: ``result`` is not plain JSON.
-            OSError: the write failed (disk full, ...).
+            OSError: the write or an ``fsync`` failed (disk full, ...).
         """
         from .._files._converter import unstructure_document
 
@@ -345,15 +357,15 @@ class Checkpoint:
                 + "\n").encode("utf-8")
         with self._lock:
             os.write(self._fd, line)
-            os.fsync(self._fd)
-            self.finished[index] = result
+            self._appended = True
+            self._sync.wrote()
 
     def discard(self, indexes: Iterable[int]) -> None:
         """Forget finished units so that they run again (``aau evaluate --resume`` re-runs the
         units that were not measured): the file is rewritten without their lines, atomically
         (``atomic_write_text``: a reader sees the old file or the new one), and appending goes
         on in the new file; ``resume.units_reused`` counts what is left. Indexes not recorded
-        are ignored.
+        are ignored. After appends, the units kept are read back from the file.
 
         Raises:
             OutputError: the file cannot be rewritten (the old one is then left as it was).
@@ -362,68 +374,67 @@ class Checkpoint:
         from .._files._writing import atomic_write_text
 
         with self._lock:
-            drop = set(indexes) & set(self.finished)
+            recorded = _scan(self.path).finished if self._appended else self.finished
+            drop = set(indexes) & set(recorded)
             if not drop:
                 return
-            kept = {i: r for i, r in self.finished.items() if i not in drop}
+            kept = {i: r for i, r in recorded.items() if i not in drop}
             lines = [checkpoint_json(self.header)] + [
                 checkpoint_json(unstructure_document(CheckpointUnit(i, r)))
                 for i, r in kept.items()]
-            atomic_write_text(self.path, "\n".join(lines) + "\n", force=True)
+            atomic_write_text(self.path, "\n".join(lines) + "\n", force=True)  # fsync'd
+            self._sync.close(sync=False)  # its lines are in the rewritten file, synced
             os.close(self._fd)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-            self.finished = kept
+            self._sync = self._syncing(self._fd)
+            self.finished, self._appended = kept, False
             self._lines = {i: number for number, i in enumerate(kept, start=2)}
             if self.resume is not None:  # what a resume reuses is what is left
                 self.resume = attrs.evolve(self.resume, units_reused=len(kept))
 
-    def _close_file(self) -> None:
+    def _close_file(self, *, sync: bool = True) -> None:
         with self._lock:
             if self._fd >= 0:
-                os.close(self._fd)
-                self._fd = -1
+                try:
+                    self._sync.close(sync=sync)  # the final fsync
+                finally:
+                    os.close(self._fd)
+                    self._fd = -1
 
     def _release(self) -> None:
         with self._lock:
             if self._lock_fd >= 0:
-                _unlock(lock_path(self.path), self._lock_fd)
+                release_lock(lock_path(self.path), self._lock_fd)
                 self._lock_fd = -1
 
     def close(self) -> None:
-        """Close the file (the checkpoint stays on disk) and give up the writer's lock (its
-        ``.lock`` file is deleted)."""
-        self._close_file()
-        self._release()
+        """Sync and close the file (the checkpoint stays on disk) and give up the writer's lock
+        (its ``.lock`` file is deleted).
+
+        Raises:
+            OSError: the final ``fsync`` failed (the file is closed and the lock released).
+        """
+        try:
+            self._close_file()
+        finally:
+            self._release()
 
     def remove(self) -> None:
         """Close and delete the checkpoint (after the run's final output is written), then
-        give up the writer's lock."""
-        self._close_file()
+        give up the writer's lock. No final ``fsync``: the file is going."""
         try:
+            self._close_file(sync=False)
             self.path.unlink()
         except FileNotFoundError:
             pass
-        self._release()
+        finally:
+            self._release()
 
     def __enter__(self) -> Checkpoint:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def lock_path(path: str | os.PathLike[str]) -> Path:
-    """The lock file of checkpoint ``path``: ``PATH.lock`` beside it."""
-    target = Path(path)
-    return target.with_name(target.name + ".lock")
-
-
-def _unlock(lock: Path, fd: int) -> None:
-    try:
-        lock.unlink()  # still held: a waiting writer re-checks the file it locked is this path
-    except OSError:
-        pass
-    os.close(fd)
 
 
 def checkpoint_writer(path: str | os.PathLike[str]) -> str | None:
@@ -442,58 +453,11 @@ def checkpoint_writer(path: str | os.PathLike[str]) -> str | None:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:
-            return _holder(fd)
+            return lock_holder(fd)
         fcntl.flock(fd, fcntl.LOCK_UN)
         return None
     finally:
         os.close(fd)
-
-
-def _holder(fd: int) -> str:
-    try:
-        text = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
-    except OSError:
-        text = ""
-    pid, _, producer = text.partition(" ")
-    return f"{producer or 'another process'} (pid {pid if pid.isdigit() else '?'})"
-
-
-def _acquire(target: Path, producer: str) -> int:
-    """Take the writer's lock of checkpoint ``target``; -1 where locks are unsupported.
-
-    Raises:
-        OutputError: another live process holds it.
-    """
-    try:
-        import fcntl
-    except ImportError:
-        return -1
-    lock = lock_path(target)
-    for _ in range(50):
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-        except OSError as exc:
-            raise OutputError(f"{lock}: cannot write: {exc.strerror or exc}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = _holder(fd)
-            os.close(fd)
-            raise OutputError(f"{target}: another {holder} is writing this checkpoint; wait "
-                              "for it to finish or write elsewhere") from None
-        try:
-            same = os.path.samestat(os.fstat(fd), os.stat(lock))
-        except OSError:
-            same = False
-        if not same:  # the holder deleted it as we opened it: lock the new file instead
-            os.close(fd)
-            time.sleep(0.01)
-            continue
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()} {producer}\n".encode(), 0)
-        return fd
-    raise OutputError(f"{target}: cannot take the checkpoint's lock (its lock file keeps "
-                      "changing)")
 
 
 def _fsync_dir(path: Path) -> None:
@@ -540,13 +504,13 @@ def open_checkpoint(path: str | os.PathLike[str], *, producer: str, units: int,
     if not resume and not target.parent.is_dir():
         check_writable(target, force=force)  # its rules say whether the folder may be made
         target.parent.mkdir(parents=True, exist_ok=True)
-    lock_fd = _acquire(target, producer)
+    lock_fd = acquire_lock(target, producer)
     try:
         return _open_locked(target, producer, units, binding, digest, created_at, resume,
                             force, lock_fd, program_name)
     except BaseException:
         if lock_fd >= 0:
-            _unlock(lock_path(target), lock_fd)
+            release_lock(lock_path(target), lock_fd)
         raise
 
 

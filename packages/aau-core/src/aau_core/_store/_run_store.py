@@ -317,9 +317,10 @@ class RunStore:
                 "INSERT INTO run_scenarios (run_id, position, scenario_id, runs, passed_runs, "
                 "errored_runs, passed, failure_codes, errors, metrics) VALUES "
                 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, i, s.scenario_id, s.runs, s.passed_runs, s.errored_runs, int(s.passed),
+                ((run_id, i, s.scenario_id, s.runs, s.passed_runs, s.errored_runs, int(s.passed),
                   json.dumps(dict(s.failure_codes)), json.dumps(list(s.errors)),
-                  json.dumps(dict(s.metrics))) for i, s in enumerate(report.scenarios)])
+                  json.dumps(dict(s.metrics))) for i, s in enumerate(report.scenarios)))
+            # (a generator: 100,000 scenarios' rows are never all held at once)
             _insert_metrics(self.db, run_id, report)
         return run_id, True
 

@@ -8,8 +8,10 @@ runs in this process on 127.0.0.1. A client labels every unit once, in the rater
 label a `POST api/labels/UNIT` over a kept-alive connection, timed from request to answer
 (the server checks the label, builds the whole labels document, checks it against the labels
 schema and the pack's rules and writes it atomically with fsync), so the file grows from 1 to N
-labels. Meanwhile a second client plays the page: it loads a unit and the state in a loop, as a
-rater moving through the units would, for as long as the saves go on.
+labels. Meanwhile a second client plays the page for as long as the saves go on: it loads a
+unit every `--page-interval-ms` (default 20 ms: 50 units a second, far faster than a person
+moves through units; every tenth request is the state, as a page reload asks), or back to back
+with `--page-interval-ms 0` (a stress far beyond any page).
 
 Rows (milliseconds):
 
@@ -46,10 +48,10 @@ def _percentiles(ms: list[float]) -> dict[str, float]:
 
 
 def _page_client(port: int, token: str, units: list[str], stop: threading.Event,
-                 count: list[int]) -> None:
+                 count: list[int], interval_s: float) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     for i in range(MAX_PAGE_REQUESTS):
-        if stop.is_set():
+        if stop.wait(interval_s) if interval_s else stop.is_set():
             break
         route = "api/state" if i % 10 == 0 else f"api/units/{units[i % len(units)]}"
         conn.request("GET", f"/{token}/{route}")
@@ -61,6 +63,8 @@ def _page_client(port: int, token: str, units: list[str], stop: threading.Event,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--units", type=int, default=1000)
+    parser.add_argument("--page-interval-ms", type=float, default=20.0,
+                        help="pause between the page client's requests (0: none)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--strict", action="store_true")
     args = parser.parse_args(argv)
@@ -80,8 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         units = list(session.order)
         stop, page_requests = threading.Event(), [0]
-        page = threading.Thread(target=_page_client, args=(port, token, units, stop,
-                                                           page_requests), daemon=True)
+        page = threading.Thread(target=_page_client, daemon=True, args=(
+            port, token, units, stop, page_requests, args.page_interval_ms / 1000))
         page.start()
         deadline = time.monotonic() + 30
         while page_requests[0] == 0 and time.monotonic() < deadline:
@@ -120,11 +124,13 @@ def main(argv: list[str] | None = None) -> int:
     met = rows["save"]["p95"] < TARGET_P95_MS
     if args.json:
         print(json.dumps({"units": args.units, "page_requests": page_requests[0],
+                          "page_interval_ms": args.page_interval_ms,
                           "milliseconds": rows, "target_save_p95_ms": TARGET_P95_MS,
                           "met": met}, indent=2))
     else:
         print(f"review serve: {args.units:,} label saves (the labels file grows from 1 to "
-              f"{args.units:,} labels) while the page made {page_requests[0]:,} requests")
+              f"{args.units:,} labels) while the page made {page_requests[0]:,} requests "
+              f"({args.page_interval_ms:g} ms apart)")
         base = rows["atomic write"]
         for name, r in rows.items():
             print(f"  {name:<13} p50 {r['p50']:7.2f} ms   p95 {r['p95']:7.2f} ms   max "

@@ -335,3 +335,16 @@ def test_an_unblinded_pack_shows_its_expected_answers(tmp_path, prepare):
         assert s.get("api/state")[1]["blinded"] is False
     finally:
         s.close()
+
+
+def test_a_port_in_use_is_one_line(split_pack, tmp_path, error_line):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert run(["review", "serve", str(split_pack), "--rater", "alice", "--labels",
+                    str(tmp_path / "alice.json"), "--port", str(port)]) == 2
+    assert error_line() == (f"aau: error: --port {port}: cannot listen on 127.0.0.1:{port} "
+                            "(Address already in use); choose another port, or 0 for a free one")

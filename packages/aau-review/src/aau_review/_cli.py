@@ -213,9 +213,9 @@ def _summary_lines(model: Any) -> list[str]:
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1 (0: a free one).")
 def serve_command(pack: Path, rater: str, labels: Path | None, port: int) -> int:
-    """Label a pack's units in a local web page, one unit at a time.
+    """Label a pack's units in a local web page.
 
-    Serves on 127.0.0.1 at a URL with a random token (printed on stderr; any other request is
+    One unit at a time. Serves on 127.0.0.1 at a URL with a random token (printed on stderr; any other request is
     refused). The page shows only your assigned units and your own labels; each label is saved
     atomically to your labels file the moment you choose it, so stopping the server (even
     killing it) loses nothing. Run it again to resume.

@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import click
-from aau_core import AauError
+from aau_core import AauError, UsageError
 from aau_core._store._view import serve_until_interrupted  # internal to the monorepo
 
 from ._labelling import LabellingSession, LabelRefused
@@ -176,10 +176,15 @@ def make_labelling_server(session: LabellingSession, port: int = 0) -> tuple[Thr
         ``(server, "http://127.0.0.1:PORT/TOKEN/")``; call ``server.serve_forever()``.
 
     Raises:
-        OSError: the port cannot be bound.
+        UsageError: the port cannot be listened on (in use, or not allowed).
     """
     token = secrets.token_urlsafe(24)
-    server = ThreadingHTTPServer((HOST, port), make_handler(session, token))
+    try:
+        server = ThreadingHTTPServer((HOST, port), make_handler(session, token))
+    except OSError as exc:
+        raise UsageError(f"--port {port}: cannot listen on {HOST}:{port} "
+                         f"({exc.strerror or exc}); choose another port, or 0 for a free one"
+                         ) from None
     server.daemon_threads = True
     host, real_port = server.server_address[:2]
     return server, f"http://{host}:{real_port}/{token}/"

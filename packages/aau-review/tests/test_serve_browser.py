@@ -154,6 +154,7 @@ def test_label_ten_units_by_keyboard_with_a_kill_and_restart(page, pack, tmp_pat
         page.get_by_test_id("status").filter(
             has_text="the server does not answer (is aau review serve still running?)").wait_for()
         assert page.get_by_test_id("status").get_attribute("aria-live") == "polite"
+        _shot(page, "server-down")
         proc, url = _start(pack, labels)
         page.goto(url)
         heading = page.get_by_role("heading", level=2).first

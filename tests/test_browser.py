@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from _browser import browser  # noqa: F401 - the shared fixture
 from _helpers import REPO, aau_script
 
 SCHEMAS = REPO / "schemas"
@@ -28,46 +28,8 @@ SCREENSHOTS = REPO / ".artifacts" / "screenshots"
 HOSTILE = "<script>alert(1)</script>"
 
 
-def find_chromium() -> str | None:
-    """`$AAU_CHROMIUM`, else the first of chromium / chromium-browser / google-chrome on PATH."""
-    env = os.environ.get("AAU_CHROMIUM")
-    if env:
-        return env
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def _unavailable() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright for Python is not installed (pip install playwright)"
-    if find_chromium() is None:
-        return ("no Chromium found (apt-get install chromium, or set AAU_CHROMIUM to a "
-                "Chromium/Chrome binary)")
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    reason = _unavailable()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests must run in CI: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=find_chromium(), args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
 @pytest.fixture
-def page(browser):
+def page(browser):  # noqa: F811 - the fixture imported from _browser
     context = browser.new_context(viewport={"width": 1200, "height": 900}, java_script_enabled=False)
     pg = context.new_page()
     external: list[str] = []

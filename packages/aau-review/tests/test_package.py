@@ -32,7 +32,7 @@ def test_aau_review_help_imports_no_statistics() -> None:
     done = subprocess.run([str(aau), "review", "--help"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
-    assert {"prepare", "summarize", "judge", "validate"} <= set(done.stdout.split())
+    assert {"prepare", "serve", "summarize", "judge", "validate"} <= set(done.stdout.split())
     code = ("import sys; import aau_review._cli; print(sorted(m for m in "
             "('numpy', 'krippendorff', 'aau_adapters') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

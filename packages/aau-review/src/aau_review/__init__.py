@@ -14,6 +14,8 @@ only after its schema check.
 Label Studio interop: a rater's units as Label Studio tasks and a labelling config
 (``labelstudio_tasks``, ``labelstudio_config``), and Label Studio's JSON export read back as
 that rater's labels (``labels_from_labelstudio``, ``LabelStudioImport``).
+A human rater labels a pack in a local web page (``open_session``, ``make_labelling_server``,
+``serve_labelling``: ``aau review serve``), each label saved atomically as it is made.
 ``review_group`` is the click group behind ``aau review``.
 
 Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
@@ -65,6 +67,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "parse_reply",
         "read_prompt",
     ),
+    "._labelling": (
+        "LabelRefused",
+        "LabellingSession",
+        "default_labels_path",
+        "open_session",
+    ),
     "._labelstudio_export": (
         "labelstudio_config",
         "labelstudio_tasks",
@@ -100,6 +108,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "parse_raters",
         "read_categories",
         "write_review_pack",
+    ),
+    "._serve": (
+        "make_labelling_server",
+        "serve_labelling",
     ),
     "._summary": (
         "LabelsFile",

@@ -1,5 +1,6 @@
-"""``aau review``: review labels (``prepare``, ``summarize``, ``judge``, ``validate``; Label
-Studio's ``export-labelstudio`` and ``import-labelstudio``); presentation only.
+"""``aau review``: review labels (``prepare``, ``serve``, ``summarize``, ``judge``,
+``validate``; Label Studio's ``export-labelstudio`` and ``import-labelstudio``); presentation
+only.
 
 Exit codes: 0 done / valid; 1 ``validate`` found the pack, labels or report invalid; 2 usage or
 input error (nothing is written then); 3 ``judge`` could label nothing (``EXIT_NOT_MEASURED``:
@@ -319,6 +320,36 @@ def _summary_lines(model: Any) -> list[str]:
     lines += [f"  {s.scorer:<20}{s.source}: accuracy {fmt(s.accuracy)}, kappa "
               f"{fmt(s.cohen_kappa)} over {s.units} unit(s)" for s in model.scorers]
     return lines
+
+
+@review_group.command("serve")
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("--rater", required=True, help="Your pseudonym: one of the pack's raters.")
+@click.option("--labels", "labels", type=click.Path(path_type=Path), default=None,
+              help="Your labels file, outside the pack (default: PACK.labels-RATER.json beside "
+                   "the pack); resumed when it exists.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 (0: a free one).")
+def serve_command(pack: Path, rater: str, labels: Path | None, port: int) -> int:
+    """Label a pack's units in a local web page.
+
+    One unit at a time. Serves on 127.0.0.1 at a URL with a random token (printed on stderr; any other request is
+    refused). The page shows only your assigned units and your own labels; each label is saved
+    atomically to your labels file the moment you choose it, so stopping the server (even
+    killing it) loses nothing. Run it again to resume.
+
+    \b
+    Example:
+      aau review serve pack/ --rater alice
+    """
+    from ._labelling import default_labels_path, open_session
+    from ._pack import read_review_pack
+    from ._serve import serve_labelling
+
+    checked = read_review_pack(pack)
+    path = labels if labels is not None else default_labels_path(pack, rater)
+    serve_labelling(open_session(checked, rater, path), port)
+    return EXIT_OK
 
 
 @review_group.command("validate")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -145,13 +146,26 @@ def serve(store_path: Path, port: int, *, ready: threading.Event | None = None) 
     server = ThreadingHTTPServer((HOST, port), make_handler(store_path))
     server.daemon_threads = True
     host, real_port = server.server_address[:2]
-    click.echo(f"aau view: serving {store_path} at http://{host}:{real_port}/ "
-               "(Ctrl-C stops)", err=True)
-    if ready is not None:
-        ready.set()
+
+    def announce() -> None:
+        click.echo(f"aau view: serving {store_path} at http://{host}:{real_port}/ "
+                   "(Ctrl-C stops)", err=True)
+        if ready is not None:
+            ready.set()
+
+    serve_until_interrupted(server, "aau view", announce)
+
+
+def serve_until_interrupted(server: ThreadingHTTPServer, name: str,
+                            announce: Callable[[], None] = lambda: None) -> None:
+    """Call ``announce()`` (print the URL), then serve ``server`` until Ctrl-C
+    (``KeyboardInterrupt``): then print ``NAME: stopped`` on stderr, close the socket and
+    return. A Ctrl-C that comes as soon as the URL is printed is caught as well. Used by
+    ``aau view`` and ``aau review serve``."""
     try:
+        announce()
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
-        click.echo("aau view: stopped", err=True)
+        click.echo(f"{name}: stopped", err=True)
     finally:
         server.server_close()

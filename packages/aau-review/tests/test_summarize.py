@@ -178,3 +178,37 @@ def test_aau_schema_validate_runs_the_report_and_tasks_rules(examples, tmp_path,
                                                                         "not unit_count 5"}]
     assert found["review-tasks"][0] == {"path": "$.units[0].unit_id",
                                         "message": "unit id 'u0001' repeated"}
+
+
+@pytest.mark.parametrize(("note", "finding"), [
+    ("call the user back at jane.doe@agency.gov", "email_address at character 22"),
+    ("SSN 123-45-6789 was in the answer", "us_social_security_number at character 4"),
+    ("the agent printed sk-ant-abcdefghijklmnopqrstuvwx", "api_key_or_token at character 18"),
+])
+def test_a_note_that_trips_the_sensitive_data_scan_is_refused(error_line, example_pack,
+                                                              examples, tmp_path, note, finding):
+    # alice's $.labels[2] already holds a note; the scan names the label's JSON path and the
+    # finding, never the text
+    bad = _edited(examples, tmp_path, "alice", lambda d: d["labels"][2].update(note=note))
+    others = [p for p in _labels(examples) if "alice" not in p.name]
+    out = tmp_path / "report.json"
+    assert _summarize(example_pack, [bad, *others], out, "--md") == 2
+    line = error_line()
+    assert line == (f"aau: error: {bad}: $.labels[2].note: looks like private data ({finding}); "
+                    "a labels file a review report binds is public evidence: remove it from the "
+                    "note")
+    assert note not in line
+    assert not out.exists() and not out.with_suffix(".md").exists()
+
+
+@pytest.mark.parametrize("note", [
+    "wrote ops@example.com, a documentation address",  # RFC 2606 domains are not flagged
+    "docket 123456789 is not an SSN",                   # nine bare digits without "SSN"
+    "4111 1111 1111 1112 fails the Luhn check",         # card-shaped, not a card
+])
+def test_a_note_the_scan_validates_away_passes(example_pack, examples, tmp_path, note):
+    ok = _edited(examples, tmp_path, "alice", lambda d: d["labels"][2].update(note=note))
+    others = [p for p in _labels(examples) if "alice" not in p.name]
+    out = tmp_path / "report.json"
+    assert _summarize(example_pack, [ok, *others], out) == 0
+    assert note not in out.read_text(encoding="utf-8")  # and no note reaches the report

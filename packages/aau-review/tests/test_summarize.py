@@ -212,3 +212,42 @@ def test_a_note_the_scan_validates_away_passes(example_pack, examples, tmp_path,
     out = tmp_path / "report.json"
     assert _summarize(example_pack, [ok, *others], out) == 0
     assert note not in out.read_text(encoding="utf-8")  # and no note reaches the report
+
+
+def test_summarize_records_the_report_in_the_run_store(example_pack, examples, tmp_path,
+                                                       capsys):
+    store = tmp_path / "runs.sqlite"
+    out = tmp_path / "report.json"
+    assert _summarize(example_pack, _labels(examples), out, "--store", str(store)) == 0
+    assert "recorded as document 1 (aau runs documents)" in capsys.readouterr().err
+    report = _load(out)
+    assert run(["runs", "documents", "--store", str(store), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    aau_schemas.validate("stored-document-list", listed)
+    assert listed == [{
+        "id": 1, "kind": "review-report", "suite": "bfcl-v4-live_simple-first5",
+        "receipt_sha256": report["source"]["receipt_sha256"],
+        "recorded_at": listed[0]["recorded_at"], "source": str(out),
+        "doc_digest": aau_schemas.canonical_digest(report)}]
+    # the receipt filter finds it by the receipt it binds, and only by that one
+    for receipt, count in ((report["source"]["receipt_sha256"], 1), ("0" * 64, 0)):
+        assert run(["runs", "documents", "--store", str(store), "--receipt", receipt,
+                    "--json"]) == 0
+        assert len(json.loads(capsys.readouterr().out)) == count
+    assert run(["runs", "documents", "1", "--store", str(store), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == report  # the stored document, whole
+    # the same report summarized again is stored once
+    again = tmp_path / "again.json"
+    assert _summarize(example_pack, _labels(examples), again, "--store", str(store)) == 0
+    assert "recorded as document 1 " in capsys.readouterr().err
+
+
+def test_summarize_no_store_records_nothing(example_pack, examples, tmp_path, capsys):
+    store = tmp_path / "runs.sqlite"
+    out = tmp_path / "report.json"
+    assert _summarize(example_pack, _labels(examples), out, "--store", str(store),
+                      "--no-store") == 2
+    assert "--store and --no-store contradict each other" in capsys.readouterr().err
+    assert _summarize(example_pack, _labels(examples), out, "--no-store") == 0
+    assert "recorded as" not in capsys.readouterr().err
+    assert out.exists() and not store.exists()

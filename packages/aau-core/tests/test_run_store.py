@@ -97,13 +97,16 @@ def test_every_older_version_migrates_and_keeps_its_runs(tmp_path, start):
         assert schema_version(store.db) == SCHEMA_VERSION
         runs = store.list()
         if start >= 1:
-            # migration 2 backfilled the headline metrics from the stored document
             assert len(runs) == 1
+        if start == 1:
+            # migration 2 backfilled the headline metrics from the stored document
             assert runs[0].metrics["exact_rate"] == pytest.approx(0.666667)
             low = store.db.execute("SELECT low FROM run_metrics WHERE name = 'exact_rate'")
             assert low.fetchone()[0] == pytest.approx(0.20766)
-        else:
+        if start == 0:
             assert runs == []
+        # migration 3 added the documents table, empty
+        assert store.db.execute("SELECT COUNT(*) FROM documents").fetchone()[0] == 0
 
 
 def test_a_newer_store_is_refused_and_left_alone(tmp_path):
@@ -384,7 +387,7 @@ def test_eight_processes_adding_at_once_never_corrupt_the_store(tmp_path):
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("SELECT COUNT(*) FROM run_scenarios").fetchone()[0] == 8 * 3
     assert db.execute("SELECT COUNT(*) FROM run_metrics").fetchone()[0] == 8 * 6
-    assert [v for (v,) in db.execute("SELECT version FROM schema_version")] == [1, 2]
+    assert [v for (v,) in db.execute("SELECT version FROM schema_version")] == [1, 2, 3]
     db.close()
 
 

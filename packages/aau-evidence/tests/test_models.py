@@ -25,7 +25,8 @@ from aau_evidence._submission_models import MODELS as SUBMISSION_MODELS
 
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "schemas" / "evidence" / "v1" / "examples" / "valid"
-EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))
+EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json")) + sorted(
+    (REPO / "schemas" / "evidence" / "v1.1" / "examples" / "valid").glob("*.json"))
 SUBMISSION_EXAMPLES = REPO / "schemas" / "submission" / "v1" / "examples" / "valid"
 MODELS = {**CAPSULE_MODELS, **SUBMISSION_MODELS}
 ROUND_TRIP_FILES = EXAMPLE_FILES + sorted(
@@ -39,7 +40,8 @@ def test_model_fields_and_required_sets_equal_the_schema(kind):
 
 
 def test_every_schema_kind_of_the_family_has_a_model():
-    family = {info.kind for info in aau_schemas.kinds() if info.path.startswith("evidence/v1/")}
+    family = {info.kind for info in aau_schemas.kinds()
+              if info.path.startswith(("evidence/v1/", "evidence/v1.1/"))}
     assert family == set(CAPSULE_MODELS)
     assert {aau_schemas.detect_kind(json.loads(p.read_text(encoding="utf-8")))
             for p in ROUND_TRIP_FILES} == set(MODELS)

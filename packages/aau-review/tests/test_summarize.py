@@ -185,3 +185,76 @@ def test_aau_schema_validate_runs_the_report_and_tasks_rules(examples, tmp_path,
                                                                         "not unit_count 5"}]
     assert found["review-tasks"][0] == {"path": "$.units[0].unit_id",
                                         "message": "unit id 'u0001' repeated"}
+
+
+@pytest.mark.parametrize(("note", "finding"), [
+    ("call the user back at jane.doe@agency.gov", "email_address at character 22"),
+    ("SSN 123-45-6789 was in the answer", "us_social_security_number at character 4"),
+    ("the agent printed sk-ant-abcdefghijklmnopqrstuvwx", "api_key_or_token at character 18"),
+])
+def test_a_note_that_trips_the_sensitive_data_scan_is_refused(error_line, example_pack,
+                                                              examples, tmp_path, note, finding):
+    # alice's $.labels[2] already holds a note; the scan names the label's JSON path and the
+    # finding, never the text
+    bad = _edited(examples, tmp_path, "alice", lambda d: d["labels"][2].update(note=note))
+    others = [p for p in _labels(examples) if "alice" not in p.name]
+    out = tmp_path / "report.json"
+    assert _summarize(example_pack, [bad, *others], out, "--md") == 2
+    line = error_line()
+    assert line == (f"aau: error: {bad}: $.labels[2].note: looks like private data ({finding}); "
+                    "a labels file a review report binds is public evidence: remove it from the "
+                    "note")
+    assert note not in line
+    assert not out.exists() and not out.with_suffix(".md").exists()
+
+
+@pytest.mark.parametrize("note", [
+    "wrote ops@example.com, a documentation address",  # RFC 2606 domains are not flagged
+    "docket 123456789 is not an SSN",                   # nine bare digits without "SSN"
+    "4111 1111 1111 1112 fails the Luhn check",         # card-shaped, not a card
+])
+def test_a_note_the_scan_validates_away_passes(example_pack, examples, tmp_path, note):
+    ok = _edited(examples, tmp_path, "alice", lambda d: d["labels"][2].update(note=note))
+    others = [p for p in _labels(examples) if "alice" not in p.name]
+    out = tmp_path / "report.json"
+    assert _summarize(example_pack, [ok, *others], out) == 0
+    assert note not in out.read_text(encoding="utf-8")  # and no note reaches the report
+
+
+def test_summarize_records_the_report_in_the_run_store(example_pack, examples, tmp_path,
+                                                       capsys):
+    store = tmp_path / "runs.sqlite"
+    out = tmp_path / "report.json"
+    assert _summarize(example_pack, _labels(examples), out, "--store", str(store)) == 0
+    assert "recorded as document 1 (aau runs documents)" in capsys.readouterr().err
+    report = _load(out)
+    assert run(["runs", "documents", "--store", str(store), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    aau_schemas.validate("stored-document-list", listed)
+    assert listed == [{
+        "id": 1, "kind": "review-report", "suite": "bfcl-v4-live_simple-first5",
+        "receipt_sha256": report["source"]["receipt_sha256"],
+        "recorded_at": listed[0]["recorded_at"], "source": str(out),
+        "doc_digest": aau_schemas.canonical_digest(report)}]
+    # the receipt filter finds it by the receipt it binds, and only by that one
+    for receipt, count in ((report["source"]["receipt_sha256"], 1), ("0" * 64, 0)):
+        assert run(["runs", "documents", "--store", str(store), "--receipt", receipt,
+                    "--json"]) == 0
+        assert len(json.loads(capsys.readouterr().out)) == count
+    assert run(["runs", "documents", "1", "--store", str(store), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == report  # the stored document, whole
+    # the same report summarized again is stored once
+    again = tmp_path / "again.json"
+    assert _summarize(example_pack, _labels(examples), again, "--store", str(store)) == 0
+    assert "recorded as document 1 " in capsys.readouterr().err
+
+
+def test_summarize_no_store_records_nothing(example_pack, examples, tmp_path, capsys):
+    store = tmp_path / "runs.sqlite"
+    out = tmp_path / "report.json"
+    assert _summarize(example_pack, _labels(examples), out, "--store", str(store),
+                      "--no-store") == 2
+    assert "--store and --no-store contradict each other" in capsys.readouterr().err
+    assert _summarize(example_pack, _labels(examples), out, "--no-store") == 0
+    assert "recorded as" not in capsys.readouterr().err
+    assert out.exists() and not store.exists()

@@ -112,6 +112,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PublicPrivacy",
         "PublicValueObservation",
         "ReproductionArtifact",
+        "ReviewReportArtifact",
         "Source",
         "SourceArtifact",
         "SuiteArtifact",

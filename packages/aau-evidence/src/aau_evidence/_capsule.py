@@ -1,9 +1,10 @@
-"""Impact Capsules (``aau-impact-capsule/1.0``): checking one against its artifacts, and its
-derived status.
+"""Impact Capsules (``aau-impact-capsule/1.0`` and ``/1.1``): checking one against its artifacts,
+and its derived status.
 
 A capsule binds up to six public artifacts by repository-relative path and SHA-256: a suite, an
 aggregate agent receipt and, optionally, a blinded human study, an aggregate human-baseline
-report, a public-value observation record and an independent reproduction record. Its
+report, a public-value observation record, an independent reproduction record and (1.1) a
+review report (``aau review summarize``: how far the run's scorers agree with people). Its
 ``status`` is **derived** from which artifacts are present (``derive_status``) and must equal the
 declared one: a contributor cannot select a higher status than the evidence supports.
 
@@ -54,6 +55,10 @@ from aau_core import (
 
 CAPSULE_KIND = "impact-capsule"
 CAPSULE_VERSION = "aau-impact-capsule/1.0"
+"""aau-harness 1.6's capsule version; 1.1 adds the optional ``review_report`` artifact."""
+CAPSULE_VERSIONS = (CAPSULE_VERSION, "aau-impact-capsule/1.1")
+"""Every capsule version aau reads (schema ``evidence/v1.1/``)."""
+REVIEW_REPORT_KIND = "review-report"
 OBSERVATION_KIND = "public-value-observation"
 REPRODUCTION_KIND = "impact-reproduction"
 MAX_ARTIFACT_BYTES = 5_000_000
@@ -63,8 +68,9 @@ STATUS_ORDER = ("synthetic_reference", "partner_sought", "study_reviewed", "aggr
                 "independently_reproduced")
 """Capsule statuses, weakest first."""
 ARTIFACT_KEYS = ("suite", "agent_receipt", "human_study", "human_baseline",
-                 "public_value_observation", "reproduction")
-"""The six artifact slots, in the order they are checked and packed."""
+                 "public_value_observation", "reproduction", "review_report")
+"""The artifact slots, in the order they are checked and packed: aau-harness 1.6's six, and the
+review report of a 1.1 capsule (optional, absent from 1.0)."""
 ROOT_MARKER = Path("docs") / "use-cases.json"
 """A folder holding this file is a repository root (aau-harness 1.6's default for ``--root``)."""
 
@@ -77,15 +83,16 @@ def read_capsule(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     Raises:
         InputError: unreadable, not JSON, not an object, or not an ``aau-impact-capsule/1.0``
-            document (``$.capsule_version``).
+            or ``/1.1`` document (``$.capsule_version``).
     """
     from aau_core import read_json_file
 
     doc = read_json_file(path, max_bytes=MAX_CAPSULE_BYTES)
     if not isinstance(doc, dict):
         raise InputError("an impact capsule is a JSON object", source=str(path), path="$")
-    if doc.get("capsule_version") != CAPSULE_VERSION:
-        raise InputError(f"not an impact capsule (capsule_version must be {CAPSULE_VERSION!r})",
+    if doc.get("capsule_version") not in CAPSULE_VERSIONS:
+        raise InputError("not an impact capsule (capsule_version must be "
+                         + " or ".join(map(repr, CAPSULE_VERSIONS)) + ")",
                          source=str(path), path="$.capsule_version")
     return doc
 
@@ -131,7 +138,7 @@ def derive_status(capsule: dict[str, Any]) -> str:
 def present_artifacts(capsule: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """``(slot, artifact)`` for each non-null artifact, in ``ARTIFACT_KEYS`` order."""
     return [(k, capsule["artifacts"][k]) for k in ARTIFACT_KEYS
-            if capsule["artifacts"][k] is not None]
+            if capsule["artifacts"].get(k) is not None]
 
 
 def check_capsule(capsule: Any, root: str | os.PathLike[str], *, source: str,

@@ -23,6 +23,7 @@ from ._capsule import (
     MAX_ARTIFACT_BYTES,
     OBSERVATION_KIND,
     REPRODUCTION_KIND,
+    REVIEW_REPORT_KIND,
     Locator,
     Problems,
     parse_json_bytes,
@@ -90,7 +91,8 @@ def artifact_problems(capsule: dict[str, Any], locate: Locator) -> Problems:
               ("human_study", ("suite",), _check_study),
               ("human_baseline", ("human_study",), _check_baseline),
               ("public_value_observation", (), _check_observation),
-              ("reproduction", (), _check_reproduction))
+              ("reproduction", (), _check_reproduction),
+              ("review_report", ("agent_receipt",), _check_review_report))
     for slot, needs, check in checks:
         if slot in read and all(n in read for n in needs):
             try:
@@ -343,3 +345,36 @@ def _check_reproduction(art: _Artifact, read: dict[str, _Artifact],
              ("organization_id", doc["organization_id"], e["organization_id"], "organization_id"),
              ("outcome", doc["outcome"], e["outcome"], "outcome")]
     return p + _mismatches(art, facts)
+
+
+def _check_review_report(art: _Artifact, read: dict[str, _Artifact],
+                         capsule: dict[str, Any]) -> Problems:
+    """A 1.1 capsule's review report: its schema and aau review's report rules
+    (``aau_review.check_review_report``), and that it reviews this capsule's run: the receipt
+    SHA-256 it binds (``source.receipt_sha256``) and the one the capsule declares for it are the
+    agent receipt's, and its suite is the capsule's suite."""
+    from aau_review import ReviewReport, check_review_report
+
+    from ._converter import converter
+
+    doc, e, where = art.json(), art.entry, str(art.path)
+    p = _file_schema_problems(art, REVIEW_REPORT_KIND, doc)
+    if p:
+        return p
+    try:
+        check_review_report(converter.structure(doc, ReviewReport), where)
+    except InputError as exc:
+        return [(f"{art.at}.path", str(exc).splitlines()[0])]
+    receipt = read["agent_receipt"].entry["sha256"]
+    if doc["source"]["receipt_sha256"] != receipt:
+        p.append((f"{art.at}.path", f"{where}: the report reviews another receipt (SHA-256 "
+                  f"{doc['source']['receipt_sha256']}), not the capsule's agent receipt "
+                  f"({receipt})"))
+    if e["receipt_sha256"] != receipt:
+        p.append((f"{art.at}.receipt_sha256", f"must be the agent receipt's SHA-256 "
+                  f"({receipt})"))
+    suite_id = capsule["artifacts"]["suite"]["suite_id"]
+    if doc["source"]["suite_id"] != suite_id:
+        p.append((f"{art.at}.path", f"{where}: the report is for suite "
+                  f"{doc['source']['suite_id']!r}, not the capsule's {suite_id!r}"))
+    return p

@@ -18,6 +18,7 @@ import click
 from aau_core import (
     EXIT_BAR_NOT_MET,
     EXIT_OK,
+    UsageError,
     check_outputs,
     force_option,
     json_option,
@@ -121,6 +122,10 @@ def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_jso
               help="Seconds allowed per case.")
 @click.option("--approval", type=click.Path(path_type=Path), default=None,
               help="A human approval record for the candidate release.")
+@click.option("--review-report", "review_reports", multiple=True,
+              type=click.Path(path_type=Path),
+              help="A review report (aau review summarize) of a suite, for the policy's "
+                   "review_requirements (repeat, one per suite).")
 @out_option("The pack folder to create (refuses an existing one without --force).",
             required=True, kind="path", path_type=Path)
 @force_option("Replace an existing --out folder.")
@@ -129,10 +134,13 @@ def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_jso
 @json_option()
 def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Path, plan: Path,
                    command: str | None, endpoint: str | None, mock: bool, timeout: float,
-                   approval: Path | None, out: Path, force: bool, quiet: bool,
-                   as_json: bool) -> int:
+                   approval: Path | None, review_reports: tuple[Path, ...], out: Path,
+                   force: bool, quiet: bool, as_json: bool) -> int:
     """Capture both releases, run only the suites mapped to what changed, decide, and write a
     verified evidence pack.
+
+    A 1.1 policy's review_requirements need a --review-report per suite: the scorer's Cohen's
+    kappa against people must clear the bar on its interval's low bound (docs/release.md).
 
     Exit 0 when the release is release_ready or human_review_required, 1 when it is
     release_blocked, 2 on a usage or input error, 3 when a suite measured nothing (every case
@@ -146,15 +154,17 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     from aau_adapters import choose_adapter
     from aau_core import DelayedProgress, check_pack_output
 
+    from ._capsule_artifacts import read_artifact_bytes
     from ._release_diff import diff_snapshots
     from ._release_documents import check_approval, check_plan, check_policy, read_document
     from ._release_pack import release_pack_files, write_release_pack
+    from ._release_review import read_review_reports, review_reason_lines
     from ._release_snapshot import capture_snapshot
     from ._release_suites import run_impacted_suites
 
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout)
     inputs = [baseline_manifest, candidate_manifest, policy, plan,
-              *([approval] if approval is not None else [])]
+              *([approval] if approval is not None else []), *review_reports]
     check_pack_output(out, inputs=inputs, force=force, kind="release-pack-manifest")
     baseline = capture_snapshot(baseline_manifest)
     candidate = capture_snapshot(candidate_manifest)
@@ -167,6 +177,11 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
         documents["approval.json"] = read_document(approval)
         approval_model = check_approval(documents["approval.json"], str(approval),
                                         release_id=candidate.release_id)
+    if review_reports and policy_model.review_requirements is None:
+        raise UsageError(f"--review-report: {policy} has no review_requirements (a 1.1 "
+                         "policy names the suites and scorers a review report must cover)")
+    review_files = {str(path): read_artifact_bytes(path) for path in review_reports}
+    read_review_reports(review_files)  # every report checked before any suite runs
     impacted = set(diff_snapshots(baseline, candidate).impacted_tags)
     adapter = make_adapter()
     try:
@@ -178,8 +193,11 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
         adapter.close()
     kind = adapter.describe()["kind"]
     files, decision = release_pack_files(baseline, candidate, policy_model, plan_model, receipts,
-                                         kind, approval_model, documents=documents)
+                                         kind, approval_model, documents=documents,
+                                         review_files=review_files)
     write_release_pack(out, files, force=force, inputs=inputs)
+    for line in review_reason_lines(decision.review_evidence or (), decision.reason_codes):
+        click.echo(line, err=True)
     click.echo(f"{out}: {decision.status} ({len(receipts)} suites run"
                + (f"; {', '.join(decision.reason_codes)}" if decision.reason_codes else "")
                + ")", err=True)

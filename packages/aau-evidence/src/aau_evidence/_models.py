@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+from aau_core._files._converter import optional_field  # internal to the monorepo
 
 COMPARISON_VERSION = "aau-impact-comparison/1.0"
 PACK_VERSION = "aau-impact-pack/1.0"
@@ -145,8 +146,23 @@ class ReproductionArtifact:
 
 
 @attrs.frozen(kw_only=True)
+class ReviewReportArtifact:
+    """The bound review report (1.1): its file, and the SHA-256 of the receipt it reviews (the
+    capsule's agent receipt)."""
+
+    artifact_id: str
+    kind: str
+    path: str
+    sha256: str
+    classification: str
+    report_version: str
+    receipt_sha256: str
+
+
+@attrs.frozen(kw_only=True)
 class CapsuleArtifacts:
-    """The six artifact slots; the four evidence slots are ``None`` until bound."""
+    """The artifact slots; the four evidence slots are ``None`` until bound; ``review_report``
+    (1.1) is absent (``None``) unless a review report is bound."""
 
     suite: SuiteArtifact
     agent_receipt: AgentReceiptArtifact
@@ -154,6 +170,7 @@ class CapsuleArtifacts:
     human_baseline: HumanBaselineArtifact | None
     public_value_observation: ObservationArtifact | None
     reproduction: ReproductionArtifact | None
+    review_report: ReviewReportArtifact | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -225,7 +242,8 @@ class Source:
 
 @attrs.frozen(kw_only=True)
 class ImpactCapsule:
-    """``aau-impact-capsule/1.0``: artifacts bound by path and SHA-256, and a derived status."""
+    """``aau-impact-capsule/1.0`` or ``/1.1``: artifacts bound by path and SHA-256, and a derived
+    status."""
 
     capsule_version: str
     capsule_id: str

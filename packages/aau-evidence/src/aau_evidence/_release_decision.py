@@ -14,6 +14,11 @@ Blockers (any one makes the status ``release_blocked``):
   ``no_forbidden_execute_rate`` is under the requirement's minimum, its ``suite_id`` differs,
   or its ``release_gate.clean_twin_count`` is under 1).
 
+A 1.1 policy's ``review_requirements`` add the review blockers of ``_release_review``
+(``REVIEW_REPORT_MISSING``, ``REVIEW_REPORT_OTHER_SUITE``, ``REVIEW_SCORER_MISSING``,
+``REVIEW_UNITS_BELOW_MINIMUM``, ``REVIEW_KAPPA_BELOW_BAR``) and make the decision 1.1 with its
+``review_evidence`` rows; without them the decision is 1.0, as aau-harness 1.6 wrote it.
+
 Without blockers the status is ``human_review_required`` when the adapter is the mock
 (``MOCK_PROTOCOL_SELF_TEST_ONLY``) or a protected tag is impacted and no approval record is
 given (``PROTECTED_HUMAN_APPROVAL_REQUIRED``); otherwise ``release_ready``. So a mock adapter
@@ -23,13 +28,19 @@ receipt's ``adapter_kind``: a decision cannot claim ``command`` over mock receip
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
 from aau_core import InputError
 
 from ._release_diff import diff_snapshots
-from ._release_documents import DECISION_VERSION, digest_without, release_digest
+from ._release_documents import (
+    DECISION_VERSION,
+    DECISION_VERSION_REVIEW,
+    digest_without,
+    release_digest,
+)
 from ._release_models import (
     DecisionBoundary,
     DecisionReview,
@@ -41,6 +52,7 @@ from ._release_models import (
     ReleasePolicy,
     ReleaseSnapshot,
 )
+from ._release_review import review_gate
 
 BOUNDARY = DecisionBoundary()
 """The decision's fixed boundary statement (1.6's keys and order, every value ``True``)."""
@@ -96,6 +108,7 @@ def _evidence(policy: ReleasePolicy, plan: EvidencePlan, receipts: dict[str, dic
 def decide_release(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot, policy: ReleasePolicy,
                    plan: EvidencePlan, receipts: dict[str, dict[str, Any]], adapter_kind: str,
                    approval: ReleaseApproval | None = None,
+                   reviews: Mapping[str, tuple[str, Mapping[str, Any]]] | None = None,
                    ) -> tuple[ReleaseDecision, ReleaseDiff]:
     """Derive the release decision (see the module doc for the rules).
 
@@ -105,6 +118,8 @@ def decide_release(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot, policy
         receipts: suite_id -> checked receipt document carrying ``release_gate`` (v1 or v2).
         adapter_kind: ``"command"``, ``"endpoint"``, ``"mock"`` or ``"python"``.
         approval: a checked approval record model, or ``None``.
+        reviews: suite_id -> (SHA-256 of the file, checked review report document), for a 1.1
+            policy's ``review_requirements`` (``_release_review``); ignored without them.
 
     Returns:
         ``(decision, diff)``: the ``aau-agent-release-decision/1.0`` model (with
@@ -125,7 +140,9 @@ def decide_release(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot, policy
     diff = diff_snapshots(baseline, candidate)
     impacted = set(diff.impacted_tags)
     rows, suite_blockers = _evidence(policy, plan, receipts, impacted)
-    blockers = sorted(set(_blockers(diff, candidate, policy) + suite_blockers))
+    review_rows, review_blockers = review_gate(policy, receipts, reviews or {})
+    blockers = sorted(set(_blockers(diff, candidate, policy) + suite_blockers
+                          + review_blockers))
     review_tags = sorted(impacted & set(policy.protected_review_tags))
     reasons = list(blockers)
     if not blockers:
@@ -139,8 +156,10 @@ def decide_release(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot, policy
         status = "human_review_required"
     else:
         status = "release_ready"
+    reviewed = policy.review_requirements is not None
     decision = ReleaseDecision(
-        decision_version=DECISION_VERSION, release_id=candidate.release_id,
+        decision_version=DECISION_VERSION_REVIEW if reviewed else DECISION_VERSION,
+        release_id=candidate.release_id,
         agent_id=candidate.agent_id, effective_at=candidate.effective_at, status=status,
         adapter_kind=adapter_kind, baseline_snapshot_sha256=baseline.snapshot_sha256,
         candidate_snapshot_sha256=candidate.snapshot_sha256, diff_sha256=diff.diff_sha256,
@@ -150,6 +169,7 @@ def decide_release(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot, policy
             required_tags=tuple(review_tags), approval_record_present=approval is not None,
             approval_sha256=release_digest(approval) if approval is not None else None,
             approval_identity_verified=False),
-        reason_codes=tuple(sorted(reasons)), boundary=BOUNDARY, decision_sha256="")
+        reason_codes=tuple(sorted(reasons)), boundary=BOUNDARY, decision_sha256="",
+        review_evidence=tuple(review_rows) if reviewed else None)
     decision = attrs.evolve(decision, decision_sha256=digest_without(decision, "decision_sha256"))
     return decision, diff

@@ -52,7 +52,12 @@ POLICY_VERSION = "aau-agent-release-policy/1.0"
 PLAN_VERSION = "aau-agent-release-evidence-plan/1.0"
 APPROVAL_VERSION = "aau-agent-release-approval/1.0"
 DECISION_VERSION = "aau-agent-release-decision/1.0"
+DECISION_VERSION_REVIEW = "aau-agent-release-decision/1.1"
+"""What a decision under a 1.1 policy with review requirements is written as; every other
+decision stays 1.0, byte for byte aau-harness 1.6's."""
 PACK_VERSION = "aau-agent-release-pack/1.0"
+PACK_VERSION_REVIEW = "aau-agent-release-pack/1.1"
+"""A pack holding a review report (``review-reports/``); every other pack stays 1.0."""
 
 MANIFEST_KIND = "release-manifest"
 SNAPSHOT_KIND = "release-snapshot"
@@ -193,6 +198,17 @@ def check_policy(doc: Any, source: str) -> ReleasePolicy:
         seen.add(key)
     problems += _sorted_problems(doc["protected_review_tags"], "$.protected_review_tags")
     problems += _sorted_problems(doc["required_component_kinds"], "$.required_component_kinds")
+    suites = {requirement["suite_id"] for requirement in doc["requirements"]}
+    reviewed: set[tuple[str, str]] = set()
+    for i, review in enumerate(doc.get("review_requirements", ())):
+        key = (review["suite_id"], review["scorer"])
+        if key in reviewed:
+            problems.append((f"$.review_requirements[{i}]", f"review requirement {key} is "
+                                                            "repeated"))
+        reviewed.add(key)
+        if review["suite_id"] not in suites:
+            problems.append((f"$.review_requirements[{i}].suite_id", f"{review['suite_id']!r} "
+                             "is the suite of no requirement"))
     _fail(problems, source)
     return converter.structure(doc, ReleasePolicy)
 

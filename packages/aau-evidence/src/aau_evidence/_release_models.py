@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+from aau_core._files._converter import optional_field  # internal to the monorepo
 
 
 @attrs.frozen(kw_only=True)
@@ -140,9 +141,22 @@ class PolicyBoundaries:
 
 
 @attrs.frozen(kw_only=True)
+class ReviewRequirement:
+    """1.1: a suite's review report must show ``scorer`` agreeing with the human consensus at
+    Cohen's kappa >= ``minimum_kappa`` (in [-1, 1]; the estimate and its 95 % interval's low
+    bound) over at least ``minimum_units`` units (docs/release.md, "Review reports")."""
+
+    suite_id: str
+    scorer: str
+    minimum_kappa: float
+    minimum_units: int
+
+
+@attrs.frozen(kw_only=True)
 class ReleasePolicy:
-    """``aau-agent-release-policy/1.0``: requirements per impact tag, the tags that need a human
-    approval record and the component kinds a candidate must declare."""
+    """``aau-agent-release-policy/1.0`` or ``/1.1``: requirements per impact tag, the tags that
+    need a human approval record, the component kinds a candidate must declare and (1.1) the
+    review reports a suite needs (``None``: none, the key absent)."""
 
     policy_version: str
     policy_id: str
@@ -151,6 +165,7 @@ class ReleasePolicy:
     protected_review_tags: tuple[str, ...]
     required_component_kinds: tuple[str, ...]
     boundaries: PolicyBoundaries
+    review_requirements: tuple[ReviewRequirement, ...] | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -206,6 +221,25 @@ class EvidenceRow:
 
 
 @attrs.frozen(kw_only=True)
+class ReviewEvidenceRow:
+    """1.1: one review requirement whose suite ran: the review report used (SHA-256 of its
+    bytes, and of the receipt it reviewed; ``None`` without a report), the scorer's Cohen's kappa
+    against the human consensus with its 95 % interval (``None`` when undefined or missing), the
+    units it is over, the policy's bars and whether it passes."""
+
+    suite_id: str
+    scorer: str
+    report_sha256: str | None
+    receipt_sha256: str | None
+    cohen_kappa: float | None
+    kappa_ci95: tuple[float, float] | None
+    units: int
+    minimum_kappa: float
+    minimum_units: int
+    passes: bool
+
+
+@attrs.frozen(kw_only=True)
 class DecisionReview:
     """The decision's review state: the protected tags impacted, whether an approval record was
     given and its release digest (``None`` without one); the identity is never verified."""
@@ -229,8 +263,9 @@ class DecisionBoundary:
 
 @attrs.frozen(kw_only=True)
 class ReleaseDecision:
-    """``aau-agent-release-decision/1.0``: the derived status, the digests of every input, the
-    evidence rows, the review state and the reason codes, bound by ``decision_sha256``."""
+    """``aau-agent-release-decision/1.0`` or ``/1.1``: the derived status, the digests of every
+    input, the evidence rows, the review state, the reason codes and (1.1) the review-report
+    rows, bound by ``decision_sha256``."""
 
     decision_version: str
     release_id: str
@@ -249,6 +284,7 @@ class ReleaseDecision:
     reason_codes: tuple[str, ...]
     boundary: DecisionBoundary
     decision_sha256: str
+    review_evidence: tuple[ReviewEvidenceRow, ...] | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

@@ -7,6 +7,7 @@ A pack (``aau-agent-release-pack/1.0``) is a folder::
     release-policy.json             evidence-plan.json          release-decision.json
     assessment-results.oscal.json   provenance.intoto.json      [approval.json]
     receipts/<safe_slug(suite_id)>.json                          one per suite run
+    [review-reports/<safe_slug(suite_id)>.json]                  a review report (policy 1.1)
     manifest.json                   bytes + SHA-256 of every other file
 
 JSON files use 1.6's release rendering (``release_bytes``); the manifest is written last by
@@ -30,6 +31,7 @@ import aau_schemas
 from aau_core import (
     InputError,
     intoto_statement,
+    loads_strict,
     read_json_file,
     safe_slug,
     verify_manifest_dir,
@@ -41,6 +43,7 @@ from ._release_decision import decide_release
 from ._release_documents import (
     MAX_COMPONENT_BYTES,
     PACK_VERSION,
+    PACK_VERSION_REVIEW,
     check_approval,
     check_decision,
     check_diff,
@@ -59,6 +62,7 @@ from ._release_models import (
     ReleasePolicy,
     ReleaseSnapshot,
 )
+from ._release_review import read_review_reports, review_report_name
 
 PREDICATE_TYPE = ("https://immu4989.github.io/awesome-agentic-usecases/"
                   "predicates/agent-release-gate/v1")
@@ -119,6 +123,7 @@ def release_pack_files(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot,
                        receipts: dict[str, dict[str, Any]], adapter_kind: str,
                        approval: ReleaseApproval | None = None, *,
                        documents: Mapping[str, Any] | None = None,
+                       review_files: Mapping[str, bytes] | None = None,
                        ) -> tuple[dict[str, bytes], ReleaseDecision]:
     """Decide the release and lay out every pack file but the manifest.
 
@@ -129,6 +134,8 @@ def release_pack_files(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot,
         documents: the input documents as read, by pack name (``INPUT_FILES``): each is copied
             in its own key order, as aau-harness 1.6 copies its inputs; a name left out is
             written from its model (fields in the schema's order).
+        review_files: review report files (name -> exact bytes) for a 1.1 policy's review
+            requirements; each is packed byte for byte as ``review-reports/<slug>.json``.
 
     Returns:
         ``(files, decision)``: pack path -> exact bytes, and the decision model.
@@ -136,8 +143,9 @@ def release_pack_files(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot,
     Raises:
         aau_core.InputError: as ``decide_release``; two suite ids share a receipt file name.
     """
+    reviews = read_review_reports(review_files or {})
     decision, diff = decide_release(baseline, candidate, policy, plan, receipts, adapter_kind,
-                                    approval)
+                                    approval, reviews)
     given = dict(documents or {})
 
     def copy(name: str, model: Any) -> bytes:
@@ -163,6 +171,10 @@ def release_pack_files(baseline: ReleaseSnapshot, candidate: ReleaseSnapshot,
         if name in files:
             raise InputError(f"suite ids {suite_id!r} and another share the receipt file {name}")
         files[name] = release_bytes(receipt)
+    by_suite = {doc["source"]["suite_id"]: data for data in (review_files or {}).values()
+                for doc in [loads_strict(data)]}
+    for suite_id, data in sorted(by_suite.items()):
+        files[review_report_name(suite_id)] = data
     return files, decision
 
 
@@ -176,7 +188,10 @@ def write_release_pack(destination: str | os.PathLike[str], files: dict[str, byt
         aau_core.OutputError: the destination exists (without ``force``), is or contains an
             input, or cannot be written, or the staged pack failed ``verify_release_pack`` (a writer bug; nothing written).
     """
-    return write_pack(destination, files, manifest_version=PACK_VERSION, render=release_bytes,
+    reviewed = any(name.startswith("review-reports/") for name in files)
+    return write_pack(destination, files,
+                      manifest_version=PACK_VERSION_REVIEW if reviewed else PACK_VERSION,
+                      render=release_bytes,
                       verify=lambda stage: verify_release_pack(stage)[1], force=force,
                       inputs=inputs)
 
@@ -213,6 +228,23 @@ def _load_receipts(pack: Path, names: list[str], problems: list[str]) -> dict[st
     return receipts
 
 
+def _load_reviews(pack: Path, names: list[str], problems: list[str],
+                  ) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The packed review reports, checked and keyed by suite; each must sit at its suite's
+    ``review-reports/<slug>.json``."""
+    try:
+        reviews = read_review_reports({str(pack / n): (pack / n).read_bytes() for n in names})
+    except InputError as exc:
+        problems.extend(str(exc).splitlines())
+        return {}
+    for suite_id in reviews:
+        name = review_report_name(suite_id)
+        if name not in names:
+            problems.append(f"{pack / name}: $.source.suite_id: the review report for "
+                            f"{suite_id!r} belongs in {name}")
+    return reviews
+
+
 def verify_release_pack(pack: str | os.PathLike[str],
                         ) -> tuple[ReleaseDecision | None, list[str]]:
     """Verify a release pack completely; return ``(decision, problems)``.
@@ -240,7 +272,7 @@ def verify_release_pack(pack: str | os.PathLike[str],
     root = Path(pack)
     if root.is_symlink() or not root.is_dir():
         raise InputError("not a release pack folder", source=str(root))
-    problems = verify_manifest_dir(root, version=PACK_VERSION)
+    problems = verify_manifest_dir(root)  # 1.0 or 1.1: the manifest's schema says which
     if problems:
         return None, problems
     try:
@@ -271,12 +303,14 @@ def verify_release_pack(pack: str | os.PathLike[str],
         return None, str(exc).splitlines()
     receipts = _load_receipts(root, sorted(n for n in listed if n.startswith("receipts/")),
                               problems)
+    reviews = _load_reviews(root, sorted(n for n in listed if n.startswith("review-reports/")),
+                            problems)
     if problems:
         return stored, problems
     source = str(root / "release-decision.json")
     try:
         decision, diff = decide_release(baseline, candidate, policy, plan, receipts,
-                                        stored.adapter_kind, approval)
+                                        stored.adapter_kind, approval, reviews)
     except InputError as exc:
         return stored, [f"{source}: {exc.path or '$'}: {exc.message}"]
     if stored != decision:

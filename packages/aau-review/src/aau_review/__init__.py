@@ -47,6 +47,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._documents": (
         "check_labels",
         "check_manifest",
+        "check_notes",
         "check_review_report",
         "check_scores",
         "check_tasks",

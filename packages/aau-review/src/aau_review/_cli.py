@@ -26,6 +26,7 @@ from aau_core import (
     json_option,
     out_option,
     print_json,
+    store_options,
 )
 
 
@@ -134,21 +135,27 @@ def prepare_command(private_receipt: Path, receipt: Path, suite: Path, raters: s
 @out_option("Report file to write (refused if it exists, unless --force).", required=True,
             kind="path", path_type=Path)
 @force_option("Replace existing output files.")
+@store_options("report")
 @json_option("Print the report on stdout.")
 def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed: int,
-                      markdown: bool, out: Path, force: bool, as_json: bool) -> int:
+                      markdown: bool, out: Path, force: bool, store: str | None, no_store: bool,
+                      as_json: bool) -> int:
     """Summarize raters' labels of a pack into an aggregate-only report.
 
     Agreement among people (percent agreement, Cohen's κ for two raters, Fleiss' κ, Krippendorff's
     α, each with a bootstrap interval over units), the consensus per unit (ties listed), and each
     automatic scorer and model rater against the consensus (confusion matrix, accuracy,
-    precision, recall, F1, Cohen's κ). No notes, inputs or names.
+    precision, recall, F1, Cohen's κ). No notes, inputs or names. The report is recorded in
+    the run store (aau runs documents) unless --no-store.
 
     \b
     Example:
       aau review summarize pack/ --labels alice.json --labels bob.json --out report.json --md
     """
-    from aau_core import check_document, json_content, render_json, write_outputs
+    from aau_core import check_document, json_content, render_json, store_choice, write_outputs
+    from aau_core._store._stored_documents import (  # internal to the monorepo
+        record_document_or_warn,
+    )
 
     from ._documents import check_review_report
     from ._markdown import report_markdown
@@ -159,6 +166,7 @@ def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed
     md_path = out.with_suffix(".md") if markdown else None
     _check_outputs_outside(pack, {"--out": out, "--md": md_path}, inputs=labels, force=force,
                            what="the report")
+    run_store = store_choice(store, no_store)
     checked = read_review_pack(pack)
     model = build_review_report(checked, read_labels(labels, checked), resamples=resamples,
                                 seed=seed)
@@ -168,9 +176,14 @@ def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed
     if md_path is not None:
         outputs[md_path] = report_markdown(model)
     write_outputs(outputs, force=force)
+    stored = record_document_or_warn(doc, kind=REPORT_KIND, store=run_store,
+                                     suite=model.source.suite_id,
+                                     receipt_sha256=model.source.receipt_sha256, source=str(out))
     for line in _summary_lines(model):
         click.echo(line, err=True)
-    click.echo(f"report: {out}" + (f" and {md_path}" if md_path else ""), err=True)
+    click.echo(f"report: {out}" + (f" and {md_path}" if md_path else "")
+               + (f"; recorded as document {stored} (aau runs documents)" if stored else ""),
+               err=True)
     if as_json:
         click.echo(render_json(doc), nl=False)
     return EXIT_OK

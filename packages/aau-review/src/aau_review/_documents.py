@@ -13,6 +13,7 @@ from typing import Any
 
 from aau_core import InvalidDocumentError, read_json_file
 from aau_core._files._converter import structure_document  # internal to the monorepo
+from aau_core._files._privacy_scan import scan_text  # internal to the monorepo
 
 from ._converter import converter
 from ._models import MODELS, Labels, Manifest, ReviewReport, ScoresDocument, Tasks
@@ -184,6 +185,22 @@ def _judge_error_problems(labels: Labels, every: set[str],
             problems.append((at, f"{error.unit_id} listed twice"))
         listed.add(error.unit_id)
     return problems
+
+
+def check_notes(labels: Labels, source: str) -> Labels:
+    """No label's note trips the sensitive-data scan (``aau_core._files._privacy_scan``: e-mail
+    address, SSN, card number, key, token, credential, classification marking; the text is
+    never echoed). A review report binds every labels file it was computed from by SHA-256, so
+    those files are what a sceptical reader is handed to recompute it: a note that looks like
+    personal data or a secret must not become public evidence. Returns ``labels``; raises
+    InvalidDocumentError (one line per finding: ``$.labels[i].note``)."""
+    problems = [(f"$.labels[{i}].note", f"looks like private data ({f.finding} at character "
+                                        f"{f.offset}); a labels file a review report binds is "
+                                        "public evidence: remove it from the note")
+                for i, label in enumerate(labels.labels) if label.note
+                for f in scan_text(label.note, "note")]
+    _raise(problems, source)
+    return labels
 
 
 def check_review_report(report: ReviewReport, source: str) -> ReviewReport:

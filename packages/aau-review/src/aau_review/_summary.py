@@ -32,7 +32,7 @@ from ._agreement import (
 )
 from ._consensus import consensus
 from ._converter import converter
-from ._documents import check_labels, load_model, read_document
+from ._documents import check_labels, check_notes, load_model, read_document
 from ._models import (
     Bootstrap,
     CategoryCount,
@@ -65,8 +65,10 @@ class LabelsFile:
 
 
 def read_labels(paths: Sequence[str | Path], pack: ReviewPack) -> list[LabelsFile]:
-    """Read and check every labels file against ``pack`` (``_documents.check_labels``), and
-    that no rater has two files.
+    """Read and check every labels file against ``pack`` (``_documents.check_labels``), that
+    no rater has two files, and that no note trips the sensitive-data scan
+    (``_documents.check_notes``: the report binds each labels file by its SHA-256, so the files
+    are what a sceptical reader asks for to recompute it).
 
     Raises:
         InputError / InvalidDocumentError: one line naming the file and JSON path.
@@ -78,6 +80,7 @@ def read_labels(paths: Sequence[str | Path], pack: ReviewPack) -> list[LabelsFil
         doc = load_model(LABELS_KIND, read_document(path), str(path))
         check_labels(doc, tasks_sha256=pack.tasks_sha256, manifest=pack.manifest,
                      source=str(path))
+        check_notes(doc, str(path))
         name = doc.rater.pseudonym
         if name in seen:
             raise InputError(f"rater {name!r} already labelled in {seen[name]}: a rater has one "

@@ -77,7 +77,8 @@ def runs_group() -> None:
     """The run store: list, show and compare recorded runs; import result files.
 
     Every receipt written by `aau evaluate` and every `aau lab run` result is recorded (see
-    docs/runs.md); `aau runs add` imports existing files.
+    docs/runs.md); `aau runs add` imports existing files. Documents about a run (review
+    reports of `aau review summarize`) are recorded beside the runs: `aau runs documents`.
 
     \b
     Examples:
@@ -85,6 +86,7 @@ def runs_group() -> None:
       aau runs show 3 --html run3.html
       aau runs compare 3 4
       aau runs add receipts/*.json
+      aau runs documents --kind review-report
     """
 
 
@@ -251,4 +253,56 @@ def add_command(files: tuple[str, ...], store: str | None) -> int:
             run_id, created = run_store.add(doc, source=name)
             click.echo(f"{name}: {'recorded as' if created else 'already stored as'} run {run_id}",
                        err=True)
+    return EXIT_OK
+
+
+@runs_group.command("documents")
+@click.argument("doc_id", required=False)
+@click.option("--kind", default=None, help="Only documents of this schema kind.")
+@click.option("--receipt", "receipt_sha256", default=None, metavar="SHA256",
+              help="Only documents that bind the receipt with this SHA-256.")
+@json_option("Print the list (or, with an ID, the stored document) as JSON on stdout.")
+@store_option
+def documents_command(doc_id: str | None, kind: str | None, receipt_sha256: str | None,
+                      as_json: bool, store: str | None) -> int:
+    """List the documents recorded beside the runs (review reports), or show one by ID.
+
+    \b
+    Examples:
+      aau runs documents --kind review-report
+      aau runs documents --receipt 5f0c... --json
+      aau runs documents 1 --json > report.json
+    """
+    from .._store._stored_documents import get_document, list_documents
+
+    with open_store(store) as run_store:
+        if doc_id is not None:
+            row, doc = get_document(run_store, doc_id)
+        else:
+            rows = list_documents(run_store, kind=kind, receipt_sha256=receipt_sha256)
+    if doc_id is not None:
+        if as_json:
+            print_json(doc)
+            return EXIT_OK
+        click.echo(f"document {row.id}: {row.kind} · suite {row.suite or '-'} · receipt "
+                   f"{row.receipt_sha256 or '-'} · recorded {row.recorded_at} · "
+                   f"{row.source or '-'} · {row.doc_digest}")
+        from .._files._writing import render_json
+
+        click.echo(render_json(doc), nl=False)
+        return EXIT_OK
+    if as_json:
+        from .._files._converter import unstructure_document
+
+        print_json([unstructure_document(r) for r in rows])
+        return EXIT_OK
+    if not rows:
+        click.echo("no documents", err=True)
+        return EXIT_OK
+    from .._reports._markdown_table import markdown_table
+
+    click.echo(markdown_table(
+        ["id", "recorded at (UTC)", "kind", "suite", "receipt", "source"],
+        [[str(r.id), r.recorded_at, r.kind, r.suite or "-",
+          (r.receipt_sha256 or "-")[:12], r.source or "-"] for r in rows]))
     return EXIT_OK

@@ -12,6 +12,7 @@ columns runs are looked up by, its headline metrics and one row per scenario::
     run_scenarios   run_id, position, scenario_id, runs, passed_runs, errored_runs, passed,
                     failure_codes (JSON {code: n}), errors (JSON list), metrics (JSON {name: mean})
     run_metrics     run_id, name, value, low, high       (migration 2)
+    documents       documents about a run, by kind (migration 3, ``_stored_documents``)
 
 Indexes: ``suite``, ``suite_digest``, ``adapter``, ``model``, ``run_at`` on ``runs``;
 ``(name, value)`` on ``run_metrics``; ``scenario_id`` on ``run_scenarios``.
@@ -46,6 +47,7 @@ from typing import Any
 import attrs
 
 from .._errors import InputError, OutputError, UsageError
+from ._stored_documents import migration_3, not_recorded
 
 DEFAULT_STORE = Path(".aau") / "runs.sqlite"
 STORE_ENV = "AAU_RUN_STORE"
@@ -124,7 +126,8 @@ def _migration_2(db: sqlite3.Connection) -> None:
 
 
 #: numbered steps: ``MIGRATIONS[n - 1]`` takes a store from version ``n - 1`` to ``n``
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _migration_2)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _migration_1, _migration_2, migration_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -546,17 +549,10 @@ def record_run_or_warn(doc: Mapping[str, Any], *, store: str | os.PathLike[str] 
     """``record_run`` for commands whose own outputs are already written: any failure becomes one
     warning line (``aau: warning: run not recorded in the run store: ...``) and ``None``, so the
     command's exit code and files are unchanged."""
-    import sys
-
     try:
         return record_run(doc, store=store, source=source)
     except Exception as exc:  # noqa: BLE001 - never lose a written receipt to the store
-        message = f"aau: warning: run not recorded in the run store: {exc}"
-        if warn is not None:
-            warn(message)
-        else:
-            print(message, file=sys.stderr)
-        return None
+        return not_recorded("run", exc, warn)
 
 
 def store_choice(store: str | None, no_store: bool) -> str:

@@ -280,12 +280,15 @@ class RunStore:
 
     # ------------------------------------------------------------ writing
 
-    def add(self, doc: Mapping[str, Any], *, source: str | None = None) -> tuple[int, bool]:
+    def add(self, doc: Mapping[str, Any], *, source: str | None = None,
+            checked_kind: str | None = None) -> tuple[int, bool]:
         """Validate and record one document in one transaction.
 
         Args:
             doc: a receipt, eval aggregate or lab result (parsed JSON).
             source: where it came from (a file name), kept for ``aau runs show``.
+            checked_kind: the kind this process built and validated ``doc`` as: not checked
+                again (``document_report``). Never for a document read from a file.
 
         Returns:
             ``(run id, created)``; ``created`` is False when the same document (same canonical
@@ -297,7 +300,7 @@ class RunStore:
         import aau_schemas
 
         name = source or "<document>"
-        report = document_report(doc, name)
+        report = document_report(doc, name, checked_kind=checked_kind)
         digest = aau_schemas.canonical_digest(doc)
         cols = _index_columns(report.kind, doc)
         text = json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -456,8 +459,9 @@ class StoredScenario:
 
 # ---------------------------------------------------------------- documents
 
-def document_report(doc: Any, source: str) -> Any:
-    """Validate a parsed run document and summarise it as ``aau report`` does.
+def document_report(doc: Any, source: str, *, checked_kind: str | None = None) -> Any:
+    """Validate a parsed run document and summarise it as ``aau report`` does (``checked_kind``:
+    as ``aau_core._reports._scenarios.document_report``'s).
 
     Returns:
         the ``DocumentReport`` (default pass rule).
@@ -468,7 +472,7 @@ def document_report(doc: Any, source: str) -> Any:
     """
     from .._reports._scenarios import document_report as report
 
-    return report(doc, source)
+    return report(doc, source, checked_kind=checked_kind)
 
 
 def _adapter_identity(doc: Mapping[str, Any]) -> str:
@@ -513,7 +517,7 @@ def _insert_metrics(db: sqlite3.Connection, run_id: int, report: Any) -> None:
 # ---------------------------------------------------------------- the hook
 
 def record_run(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None = None,
-               source: str | None = None) -> int | None:
+               source: str | None = None, checked_kind: str | None = None) -> int | None:
     """Record one run document in the run store (what ``aau evaluate`` and ``aau lab run`` call
     after their outputs are written).
 
@@ -521,6 +525,7 @@ def record_run(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None =
         doc: a receipt (v1/v2), eval aggregate (v1/v2) or lab result, as parsed JSON.
         store: ``--store``'s value (see ``resolve_store``); ``None`` for the default.
         source: the file the document was written to, if any.
+        checked_kind: as ``RunStore.add``'s (``None``, the default, checks ``doc``).
 
     Returns:
         the run id, or ``None`` when recording is off (``none``).
@@ -535,21 +540,22 @@ def record_run(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None =
         return None
     try:
         with RunStore(path) as run_store:
-            return run_store.add(doc, source=source)[0]
+            return run_store.add(doc, source=source, checked_kind=checked_kind)[0]
     except sqlite3.Error as exc:
         raise OutputError(f"{path}: cannot record the run: {exc}") from None
 
 
 def record_run_or_warn(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None = None,
                        source: str | None = None,
-                       warn: Callable[[str], None] | None = None) -> int | None:
+                       warn: Callable[[str], None] | None = None, checked_kind: str | None = None
+                       ) -> int | None:
     """``record_run`` for commands whose own outputs are already written: any failure becomes one
     warning line (``aau: warning: run not recorded in the run store: ...``) and ``None``, so the
     command's exit code and files are unchanged."""
     import sys
 
     try:
-        return record_run(doc, store=store, source=source)
+        return record_run(doc, store=store, source=source, checked_kind=checked_kind)
     except Exception as exc:  # noqa: BLE001 - never lose a written receipt to the store
         message = f"aau: warning: run not recorded in the run store: {exc}"
         if warn is not None:

@@ -303,7 +303,6 @@ class RunStore:
         report = document_report(doc, name, checked_kind=checked_kind)
         digest = aau_schemas.canonical_digest(doc)
         cols = _index_columns(report.kind, doc)
-        text = json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
         with _transaction(self.db):
             row = self.db.execute("SELECT id FROM runs WHERE doc_digest = ?", (digest,)).fetchone()
             if row:
@@ -311,10 +310,10 @@ class RunStore:
             cur = self.db.execute(
                 "INSERT INTO runs (doc_digest, kind, suite, suite_digest, suite_sha256, adapter, "
                 "model, run_at, recorded_at, source, scenario_count, scenarios_passed, repeats, "
-                "document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')",
                 (digest, report.kind, cols["suite"], cols["suite_digest"], cols["suite_sha256"],
                  cols["adapter"], cols["model"], cols["run_at"] or _now(), _now(), source,
-                 len(report.scenarios), report.passed_count, report.repeats, text))
+                 len(report.scenarios), report.passed_count, report.repeats))
             run_id = int(cur.lastrowid or 0)
             self.db.executemany(
                 "INSERT INTO run_scenarios (run_id, position, scenario_id, runs, passed_runs, "
@@ -325,6 +324,10 @@ class RunStore:
                   json.dumps(dict(s.metrics))) for i, s in enumerate(report.scenarios)))
             # (a generator: 100,000 scenarios' rows are never all held at once)
             _insert_metrics(self.db, run_id, report)
+            # the text last, once the scenario records (~20 MB each for 100,000 rows) are gone
+            del report
+            self.db.execute("UPDATE runs SET document = ? WHERE id = ?", (json.dumps(
+                doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")), run_id))
         return run_id, True
 
     # ------------------------------------------------------------ reading

@@ -42,6 +42,34 @@ def test_evaluate_records_its_receipt_where_told(tmp_path):
     assert document == json.loads((tmp_path / "r.json").read_text())
 
 
+def test_the_run_evaluate_records_equals_the_run_recorded_from_its_file(tmp_path):
+    # aau evaluate records its own receipt without checking it again (checked_kind): what it
+    # stores must be, byte for byte, what recording the written file stores (with every check)
+    from aau_core import record_run
+
+    done = aau("evaluate", SUITE, "--mock", "--repeats", "2", "--out", "r.json", "--store",
+               "runs.sqlite", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "r.json").read_text())
+    record_run(doc, store=tmp_path / "again.sqlite", source="r.json")
+
+    def rows(store: Path) -> dict[str, list[tuple]]:
+        db = sqlite3.connect(store)
+        try:
+            runs = db.execute("SELECT * FROM runs").fetchall()
+            names = [d[0] for d in db.execute("SELECT * FROM runs").description]
+            keep = [i for i, n in enumerate(names) if n != "recorded_at"]
+            return {"runs": [tuple(r[i] for i in keep) for r in runs],
+                    "run_scenarios": db.execute("SELECT * FROM run_scenarios").fetchall(),
+                    "run_metrics": db.execute("SELECT * FROM run_metrics").fetchall()}
+        finally:
+            db.close()
+
+    recorded, again = rows(tmp_path / "runs.sqlite"), rows(tmp_path / "again.sqlite")
+    assert len(recorded["run_scenarios"]) == doc["scenario_count"] > 0
+    assert recorded == again
+
+
 def test_the_default_store_the_env_var_and_no_store(tmp_path):
     clean = {k: v for k, v in os.environ.items() if k != "AAU_RUN_STORE"}
     script = Path(sys.executable).parent / "aau"

@@ -222,6 +222,28 @@ def test_the_loaded_suite_is_backed_by_its_model(version, model):
         assert aau_adapters.encode_request(request) == (json.dumps(request) + "\n").encode()
 
 
+def test_a_loaded_suite_structures_its_model_on_first_read_only(monkeypatch):
+    # a run never reads the models: structuring them at load copied every case's input
+    # (~50 MB for 100,000 cases, benchmarks/README.md row f)
+    import aau_adapters._converter as package_converter
+
+    calls = []
+    real = package_converter.converter
+
+    class Counting:
+        def structure(self, doc, kind):
+            calls.append(kind)
+            return real.structure(doc, kind)
+
+    monkeypatch.setattr(package_converter, "converter", Counting())
+    path = SCHEMA_ROOT / "suite/v3/examples/valid/suite-library-desk-tool-calls.json"
+    suite = aau_adapters.load_suite(path)
+    assert calls == []
+    assert suite.cases[1].model is suite.model.cases[1]
+    assert suite.model is suite.model and calls == [M.SuiteDocumentV3]
+    assert unstructure_document(suite.model) == suite.doc
+
+
 def test_the_package_converter_is_the_one_converter():
     from aau_adapters import _converter
 

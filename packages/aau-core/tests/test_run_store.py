@@ -191,6 +191,22 @@ def test_an_invalid_document_is_refused_with_its_path_and_nothing_is_stored(tmp_
         assert store.list() == []
 
 
+def test_checked_kind_skips_the_checks_only_for_the_kind_it_names(tmp_path):
+    store_path = tmp_path / "s.sqlite"
+    edited = load(RECEIPT_V2)
+    edited["metrics"]["exact_rate"] = 0.9  # inconsistent: caught unless the caller vouches
+    for vouched in (None, "receipt-v1", "eval-aggregate-v2"):
+        with pytest.raises(InputError, match="inconsistent with its own rows"):
+            record_run(edited, store=store_path, source="edited.json", checked_kind=vouched)
+    bad = load(RECEIPT_V2)
+    bad["results"][0]["latency_s"] = "slow"
+    with pytest.raises(InputError, match=r"\$\.results\[0\]\.latency_s"):
+        record_run(bad, store=store_path, source="bad.json", checked_kind="receipt-v1")
+    with RunStore(store_path, read_only=True) as store:
+        assert store.list() == []
+    assert record_run(load(RECEIPT_V2), store=store_path, checked_kind="receipt-v2") == 1
+
+
 def test_record_run_none_and_the_warning_hook(tmp_path, capsys):
     assert record_run(load(RECEIPT_V2), store="none") is None
     blocker = tmp_path / "file"

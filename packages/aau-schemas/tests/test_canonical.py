@@ -164,12 +164,14 @@ def _random_value(rng, depth: int = 0):
 
 
 def test_the_c_encoder_fast_path_writes_the_rfc8785_bytes_or_leaves_it_to_rfc8785():
-    """canonical_json / canonical_digest take the C JSON encoder for plain values (no float,
-    safe integers, no astral key): the bytes (and refusals) equal the rfc8785 package's."""
+    """canonical_json / canonical_digest take the C JSON encoder for plain values (safe integers,
+    floats integral below 2**53 or of magnitude >= 1e-4, no astral key): the bytes (and refusals)
+    equal the rfc8785 package's."""
     import random
 
     import rfc8785
-    from aau_schemas._canonical import _is_plain
+    from aau_schemas._canonical import PLAIN, _is_plain
+    from aau_schemas._canonical import PLAIN_WITH_INTEGRAL_FLOATS as INTEGRAL
 
     rng = random.Random(1)
     plain = 0
@@ -193,4 +195,18 @@ def test_the_c_encoder_fast_path_writes_the_rfc8785_bytes_or_leaves_it_to_rfc878
     assert _is_plain(big)
     assert aau_schemas.canonical_json(big) == rfc8785.dumps(big)  # arrays cut 512 items a piece
     assert not _is_plain({"\U0001f600": 1, "\ue000": 2})  # UTF-16 order: rfc8785 decides
-    assert not _is_plain([1.0]) and not _is_plain([2**53])
+    assert not _is_plain([2**53]) and not _is_plain([2.0**53]) and not _is_plain([1e-5])
+    assert not _is_plain([float("nan")]) and not _is_plain([float("inf")])
+    assert _is_plain([0.5, 1e-4, -123.25]) == PLAIN and _is_plain({"a": [1.0]}) == INTEGRAL
+    receipt = {"rows": [{"latency_s": x, "n": 3, "rate": 1.0, "mean": -0.0} for x in
+                        (0.0, 0.25, 1e-4, 0.123456789, 2.0**52 + 0.5, 1e15, 9007199254740991.0)]
+               * 300}
+    assert _is_plain(receipt) == INTEGRAL
+    assert aau_schemas.canonical_json(receipt) == rfc8785.dumps(receipt)
+    assert b'"rate":1}' in aau_schemas.canonical_json(receipt)
+    assert receipt["rows"][0]["rate"] == 1.0 and type(receipt["rows"][0]["rate"]) is float
+    edges = [rng.choice([-1, 1]) * rng.uniform(0, 1) * 10.0 ** rng.randint(-8, 22)
+             for _ in range(20000)] + [float(i) for i in range(-50, 50)] + [
+             1e-4, 9.999999999999999e-05, 1e16, 1e21, 2.0**53 - 1, 5e-324]
+    for value in edges:
+        assert aau_schemas.canonical_json([value]) == rfc8785.dumps([value]), value

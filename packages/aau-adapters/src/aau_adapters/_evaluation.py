@@ -475,7 +475,8 @@ def run_evaluation(
                   private=[private_out] if private_out else ())
     if ckpt is not None:
         ckpt.remove()  # the receipt now holds every unit
-    record_run_or_warn(document, store=run_store, source=out)  # a failure only warns
+    # a failure only warns; the receipt was built and validated just above, not read back
+    record_run_or_warn(document, store=run_store, source=out, checked_kind=kind)
     return EvaluationResult(run=run, receipt=receipt, document=document, private=private,
                             private_document=private_document, verdicts=verdicts, out=out,
                             private_out=private_out if private_document is not None else None,

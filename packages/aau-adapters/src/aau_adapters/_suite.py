@@ -18,10 +18,13 @@ not aau's), and ``Suite.warnings`` words it: ``$.cases[0].forbidden_action: unkn
 mean forbidden_actions? (ignored)``. With ``strict=True`` they are errors instead. The top-level
 ``source`` that ``aau import`` wrote into 2.0 suites is known (3.0 names it).
 
-After the schema check the document is structured into its model (``SuiteDocumentV1`` /
-``V2`` / ``V3``, ``_suite_models``), kept as ``Suite.model``; each ``Case`` holds its case model
-as ``Case.model``. The views below (``Case.expected`` etc.) stay the document's own values, as
-written, so hashes and private receipts see exactly what the file holds.
+The document's model (``SuiteDocumentV1`` / ``V2`` / ``V3``, ``_suite_models``) is
+``Suite.model``, and each case's is ``Case.model`` (``suite.model.cases[case.index]``, the same
+object). Nothing in a run needs them, so they are structured from the schema-checked document
+when first read, once per suite, not at load: a case model copies its ``input`` and ``extra``
+objects, ~50 MB for a 100,000-case suite that would otherwise sit beside the document for the
+whole run. The views below (``Case.expected`` etc.) are the document's own values, as written,
+so hashes and private receipts see exactly what the file holds.
 
 Suite 2.0 adds ``expected.tool_calls`` / ``expected.tool_call_match`` (docs/tool-calls.md); a
 case may leave ``expected.outcome`` out when it gives ``tool_calls``. Suite 3.0 means what 2.0
@@ -70,6 +73,28 @@ DEFAULT_MAX_SUITE_BYTES = 2_000_000
 SUITE_MAX_DEPTH = 100
 
 
+class _LazyModel:
+    """A suite document's model, structured on first use (module docstring) and then kept.
+
+    Args:
+        doc: the schema-checked document.
+        model_type: ``SuiteDocumentV1`` / ``V2`` / ``V3``.
+    """
+
+    __slots__ = ("_doc", "_type", "_model")
+
+    def __init__(self, doc: dict[str, Any], model_type: type) -> None:
+        self._doc, self._type, self._model = doc, model_type, None
+
+    def get(self) -> Any:
+        """The model (``converter.structure(doc, model_type)``), built once."""
+        if self._model is None:
+            from ._converter import converter
+
+            self._model = converter.structure(self._doc, self._type)
+        return self._model
+
+
 @attrs.frozen
 class Case:
     """One case of a suite.
@@ -87,7 +112,8 @@ class Case:
         tool_call_match: ``expected["tool_call_match"]`` (``{}`` when absent): ``mode``,
             ``matchers``, ``functions``.
         model: the case's document model (``CaseDocumentV1`` / ``V2`` / ``V3``), or ``None``
-            for a case built by hand.
+            for a case built by hand; for a loaded suite, ``suite.model.cases[index]``,
+            structured on first read (module docstring).
     """
 
     index: int
@@ -98,8 +124,15 @@ class Case:
     forbidden_actions: list[str]
     expected_tool_calls: list[dict[str, Any]] | None = None
     tool_call_match: dict[str, Any] = attrs.field(factory=dict)
-    model: CaseDocumentV1 | CaseDocumentV2 | CaseDocumentV3 | None = attrs.field(
-        default=None, eq=False, repr=False)
+    _model: CaseDocumentV1 | CaseDocumentV2 | CaseDocumentV3 | _LazyModel | None = attrs.field(
+        default=None, eq=False, repr=False, alias="model")
+
+    @property
+    def model(self) -> CaseDocumentV1 | CaseDocumentV2 | CaseDocumentV3 | None:
+        """The case's document model (class docstring)."""
+        if isinstance(self._model, _LazyModel):
+            return self._model.get().cases[self.index]  # type: ignore[no-any-return]
+        return self._model
 
     @property
     def expects_tool_calls(self) -> bool:
@@ -117,7 +150,8 @@ class Suite:
         suite_id: ``doc["suite_id"]``.
         cases: the cases, in suite order.
         model: the suite's document model (``SuiteDocumentV1`` / ``V2`` / ``V3``), or ``None``
-            for a suite built by hand.
+            for a suite built by hand; for a loaded suite, structured from ``doc`` on first
+            read (module docstring).
         unknown_keys: the keys of a 1.0 or 2.0 document its schema does not name (module
             docstring), in document order; ``()`` for 3.0 (closed) and suites built by hand.
 
@@ -129,10 +163,17 @@ class Suite:
     doc: dict[str, Any]
     suite_id: str
     cases: tuple[Case, ...]
-    model: SuiteDocumentV1 | SuiteDocumentV2 | SuiteDocumentV3 | None = attrs.field(
-        default=None, eq=False, repr=False)
+    _model: SuiteDocumentV1 | SuiteDocumentV2 | SuiteDocumentV3 | _LazyModel | None = attrs.field(
+        default=None, eq=False, repr=False, alias="model")
     unknown_keys: tuple[UnknownKey, ...] = attrs.field(default=(), eq=False, repr=False)
     _hashes: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False, alias="_hashes")
+
+    @property
+    def model(self) -> SuiteDocumentV1 | SuiteDocumentV2 | SuiteDocumentV3 | None:
+        """The suite's document model (class docstring)."""
+        if isinstance(self._model, _LazyModel):
+            return self._model.get()  # type: ignore[no-any-return]
+        return self._model
 
     @property
     def version(self) -> str:
@@ -218,19 +259,18 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
         unknown_keys,
     )
 
-    from ._converter import converter
     from ._suite_models import SuiteDocumentV1, SuiteDocumentV2, SuiteDocumentV3
 
     model_type = {"suite-v2": SuiteDocumentV2, "suite-v3": SuiteDocumentV3}.get(kind,
                                                                               SuiteDocumentV1)
-    model = converter.structure(doc, model_type)
+    model = _LazyModel(doc, model_type)  # structured when first read (module docstring)
     unknown = () if kind == "suite-v3" else tuple(unknown_keys(
         kind, doc, foreign=_FOREIGN, allowed=_KNOWN_UNNAMED.get(kind, ())))
     first_seen: dict[str, int] = {}
     problems = []
     cases = []
-    for index, (raw, case_model) in enumerate(zip(doc["cases"], model.cases, strict=True)):
-        sid = case_model.scenario_id
+    for index, raw in enumerate(doc["cases"]):
+        sid = raw["scenario_id"]
         if sid in first_seen:
             problems.append((
                 aau_schemas.json_path(["cases", index, "scenario_id"]),
@@ -249,17 +289,17 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
             scenario_id=sid,
             input=raw["input"],
             expected=expected,
-            expected_outcome=case_model.expected.outcome,
+            expected_outcome=expected.get("outcome"),
             forbidden_actions=raw.get("forbidden_actions", []),
             expected_tool_calls=expected.get("tool_calls"),
             tool_call_match=match,
-            model=case_model,
+            model=model,
         ))
     if strict and unknown:
         problems.extend(unknown_key_problems(list(unknown), ignored=False))
     if problems:
         raise InvalidDocumentError(problems, source=source)
-    return Suite(source=source, doc=doc, suite_id=model.suite_id, cases=tuple(cases),
+    return Suite(source=source, doc=doc, suite_id=doc["suite_id"], cases=tuple(cases),
                  model=model, unknown_keys=unknown)
 
 

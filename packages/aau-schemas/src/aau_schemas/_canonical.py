@@ -3,15 +3,22 @@
 ``canonical_json`` is what every aau 2.x hash is computed over. The aau-harness 1.x conventions,
 which hash other byte strings, are in ``_legacy.py``.
 
-The bytes are the ``rfc8785`` package's. For a value with no float, only exact ``dict``/``list``/
-``tuple``/``str``/``int``/``bool``/``None``, integers inside +-(2**53 - 1) and no key character
-beyond U+FFFF (``_is_plain``), the standard library's C JSON encoder (sorted keys, ``","``/``":"``,
-non-ASCII kept) writes those very bytes, about ten times faster (a 100,000-case suite's digest:
-~1 s instead of ~10 s): JCS escapes strings exactly as ``json`` does (``rfc8785`` uses the same
+The bytes are the ``rfc8785`` package's. For a *plain* value (``_is_plain``): only exact
+``dict``/``list``/``tuple``/``str``/``int``/``float``/``bool``/``None``, integers inside
++-(2**53 - 1), floats as below, and no key character beyond U+FFFF, the standard library's C
+JSON encoder (sorted keys, ``","``/``":"``, non-ASCII kept) writes those very bytes, about ten
+times faster (a 100,000-case suite's digest: ~1 s instead of ~10 s; a 100,000-row receipt's:
+~0.3 s instead of ~2 s): JCS escapes strings exactly as ``json`` does (``rfc8785`` uses the same
 table), writes such integers and literals alike, and for keys without astral characters its
-UTF-16 order is code-point order. Every other value (a float, whose ECMAScript form differs
-from ``repr``; a subclass such as an ``Enum``; a lone surrogate, which UTF-8 refuses) goes to
-``rfc8785`` itself.
+UTF-16 order is code-point order. Floats: ``rfc8785`` writes a float's ``str`` with a trailing
+``.0`` dropped and the exponent forms of ECMAScript's Number::toString; so a finite float that
+is not integral and at least 1e-4 in magnitude (below 2**53, as every non-integral double is) is
+written as ``repr`` writes it, which the C encoder does, and an integral float below 2**53 in
+magnitude as the integer it equals (``1.0`` -> ``1``, ``-0.0`` -> ``0``), which the C encoder
+writes once the float is replaced by that ``int`` (done per piece, on a copy: the value is never
+changed). Every other value (a float below 1e-4 or integral from 2**53 on, whose forms differ;
+NaN, an infinity; a subclass such as an ``Enum``; a lone surrogate, which UTF-8 refuses) goes
+to ``rfc8785`` itself.
 """
 
 from __future__ import annotations
@@ -50,11 +57,17 @@ def canonical_json(doc: Any) -> bytes:
 
 
 _INT_LIMIT = 2**53 - 1
+_FLOAT_INT_LIMIT = 2.0**53
+_REPR_MIN = 1e-4
 _PLAIN_SCALARS = (str, bool, type(None))
+NOT_PLAIN, PLAIN, PLAIN_WITH_INTEGRAL_FLOATS = 0, 1, 2
 
 
-def _is_plain(doc: Any) -> bool:
-    """Whether the C JSON encoder writes ``doc``'s RFC 8785 bytes (module docstring)."""
+def _is_plain(doc: Any) -> int:
+    """Whether the C JSON encoder writes ``doc``'s RFC 8785 bytes (module docstring):
+    ``PLAIN``, ``PLAIN_WITH_INTEGRAL_FLOATS`` (once its integral floats are ints) or
+    ``NOT_PLAIN`` (0)."""
+    found = PLAIN
     stack = [doc]
     while stack:
         value = stack.pop()
@@ -64,37 +77,59 @@ def _is_plain(doc: Any) -> bool:
         if kind is int:
             if -_INT_LIMIT <= value <= _INT_LIMIT:
                 continue
-            return False
+            return NOT_PLAIN
+        if kind is float:
+            size = abs(value)
+            if size < _FLOAT_INT_LIMIT and value == int(value):  # NaN, inf: not below 2**53
+                found = PLAIN_WITH_INTEGRAL_FLOATS
+                continue
+            if _REPR_MIN <= size < _FLOAT_INT_LIMIT:
+                continue
+            return NOT_PLAIN
         if kind is dict:
             for key in value:
                 if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
-                    return False
+                    return NOT_PLAIN
             stack.extend(value.values())
         elif kind is list or kind is tuple:
             stack.extend(value)
         else:
-            return False
-    return True
+            return NOT_PLAIN
+    return found
 
 
-def _chunks(doc: Any, depth: int = 2) -> Iterator[bytes]:
+def _integral_floats_as_ints(value: Any) -> Any:
+    """A copy of a plain ``value`` with each integral float replaced by its ``int`` (module
+    docstring); containers without floats are copied too (cheap: one piece at a time)."""
+    kind = type(value)
+    if kind is float:
+        return int(value) if value == int(value) else value
+    if kind is dict:
+        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_integral_floats_as_ints(v) for v in value]
+    return value
+
+
+def _chunks(doc: Any, depth: int = 2, dumps: Any = None) -> Iterator[bytes]:
     """The C encoder's canonical bytes of a plain ``doc``, in pieces: the outer ``depth`` levels
     are written here (keys in code-point order, as ``sort_keys`` sorts them; an array 512 items
     a piece), the values below by ``json.dumps``, so a 100,000-case suite is never one string
-    in memory."""
+    in memory. ``dumps`` writes each piece (default ``_dumps``)."""
+    dumps = dumps or _dumps
     if depth and type(doc) is dict and doc:
         yield b"{"
         for i, key in enumerate(sorted(doc)):
             yield (b"," if i else b"") + _dumps(key) + b":"
-            yield from _chunks(doc[key], depth - 1)
+            yield from _chunks(doc[key], depth - 1, dumps)
         yield b"}"
     elif depth and type(doc) in (list, tuple) and doc:
         yield b"["
         for start in range(0, len(doc), 512):  # "[a,b]" less its brackets, 512 items a piece
-            yield (b"," if start else b"") + _dumps(list(doc[start:start + 512]))[1:-1]
+            yield (b"," if start else b"") + dumps(list(doc[start:start + 512]))[1:-1]
         yield b"]"
     else:
-        yield _dumps(doc)
+        yield dumps(doc)
 
 
 def _dumps(value: Any) -> bytes:
@@ -102,15 +137,21 @@ def _dumps(value: Any) -> bytes:
                       allow_nan=False).encode("utf-8")
 
 
+def _dumps_integral_floats_as_ints(value: Any) -> bytes:
+    return _dumps(_integral_floats_as_ints(value))
+
+
 def _fast_canonical_json(doc: Any, sink: Any = None) -> bytes | None:
     """``canonical_json(doc)`` by the C encoder (written to ``sink.write`` when given, then
     ``b""`` is returned), or ``None`` when ``rfc8785`` must write it (module docstring)."""
-    if not _is_plain(doc):
+    plain = _is_plain(doc)
+    if not plain:
         return None
+    dumps = _dumps_integral_floats_as_ints if plain == PLAIN_WITH_INTEGRAL_FLOATS else _dumps
     try:
         if sink is None:
-            return b"".join(_chunks(doc))
-        for chunk in _chunks(doc):
+            return b"".join(_chunks(doc, dumps=dumps))
+        for chunk in _chunks(doc, dumps=dumps):
             sink.write(chunk)
         return b""
     except (UnicodeEncodeError, ValueError, RecursionError):  # a lone surrogate; a cycle

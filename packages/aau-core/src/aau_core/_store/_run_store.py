@@ -283,12 +283,15 @@ class RunStore:
 
     # ------------------------------------------------------------ writing
 
-    def add(self, doc: Mapping[str, Any], *, source: str | None = None) -> tuple[int, bool]:
+    def add(self, doc: Mapping[str, Any], *, source: str | None = None,
+            checked_kind: str | None = None) -> tuple[int, bool]:
         """Validate and record one document in one transaction.
 
         Args:
             doc: a receipt, eval aggregate or lab result (parsed JSON).
             source: where it came from (a file name), kept for ``aau runs show``.
+            checked_kind: the kind this process built and validated ``doc`` as: not checked
+                again (``document_report``). Never for a document read from a file.
 
         Returns:
             ``(run id, created)``; ``created`` is False when the same document (same canonical
@@ -300,10 +303,9 @@ class RunStore:
         import aau_schemas
 
         name = source or "<document>"
-        report = document_report(doc, name)
+        report = document_report(doc, name, checked_kind=checked_kind)
         digest = aau_schemas.canonical_digest(doc)
         cols = _index_columns(report.kind, doc)
-        text = json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
         with _transaction(self.db):
             row = self.db.execute("SELECT id FROM runs WHERE doc_digest = ?", (digest,)).fetchone()
             if row:
@@ -311,10 +313,10 @@ class RunStore:
             cur = self.db.execute(
                 "INSERT INTO runs (doc_digest, kind, suite, suite_digest, suite_sha256, adapter, "
                 "model, run_at, recorded_at, source, scenario_count, scenarios_passed, repeats, "
-                "document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')",
                 (digest, report.kind, cols["suite"], cols["suite_digest"], cols["suite_sha256"],
                  cols["adapter"], cols["model"], cols["run_at"] or _now(), _now(), source,
-                 len(report.scenarios), report.passed_count, report.repeats, text))
+                 len(report.scenarios), report.passed_count, report.repeats))
             run_id = int(cur.lastrowid or 0)
             self.db.executemany(
                 "INSERT INTO run_scenarios (run_id, position, scenario_id, runs, passed_runs, "
@@ -325,6 +327,10 @@ class RunStore:
                   json.dumps(dict(s.metrics))) for i, s in enumerate(report.scenarios)))
             # (a generator: 100,000 scenarios' rows are never all held at once)
             _insert_metrics(self.db, run_id, report)
+            # the text last, once the scenario records (~20 MB each for 100,000 rows) are gone
+            del report
+            self.db.execute("UPDATE runs SET document = ? WHERE id = ?", (json.dumps(
+                doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")), run_id))
         return run_id, True
 
     # ------------------------------------------------------------ reading
@@ -459,8 +465,9 @@ class StoredScenario:
 
 # ---------------------------------------------------------------- documents
 
-def document_report(doc: Any, source: str) -> Any:
-    """Validate a parsed run document and summarise it as ``aau report`` does.
+def document_report(doc: Any, source: str, *, checked_kind: str | None = None) -> Any:
+    """Validate a parsed run document and summarise it as ``aau report`` does (``checked_kind``:
+    as ``aau_core._reports._scenarios.document_report``'s).
 
     Returns:
         the ``DocumentReport`` (default pass rule).
@@ -471,7 +478,7 @@ def document_report(doc: Any, source: str) -> Any:
     """
     from .._reports._scenarios import document_report as report
 
-    return report(doc, source)
+    return report(doc, source, checked_kind=checked_kind)
 
 
 def _adapter_identity(doc: Mapping[str, Any]) -> str:
@@ -516,7 +523,7 @@ def _insert_metrics(db: sqlite3.Connection, run_id: int, report: Any) -> None:
 # ---------------------------------------------------------------- the hook
 
 def record_run(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None = None,
-               source: str | None = None) -> int | None:
+               source: str | None = None, checked_kind: str | None = None) -> int | None:
     """Record one run document in the run store (what ``aau evaluate`` and ``aau lab run`` call
     after their outputs are written).
 
@@ -524,6 +531,7 @@ def record_run(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None =
         doc: a receipt (v1/v2), eval aggregate (v1/v2) or lab result, as parsed JSON.
         store: ``--store``'s value (see ``resolve_store``); ``None`` for the default.
         source: the file the document was written to, if any.
+        checked_kind: as ``RunStore.add``'s (``None``, the default, checks ``doc``).
 
     Returns:
         the run id, or ``None`` when recording is off (``none``).
@@ -538,19 +546,20 @@ def record_run(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None =
         return None
     try:
         with RunStore(path) as run_store:
-            return run_store.add(doc, source=source)[0]
+            return run_store.add(doc, source=source, checked_kind=checked_kind)[0]
     except sqlite3.Error as exc:
         raise OutputError(f"{path}: cannot record the run: {exc}") from None
 
 
 def record_run_or_warn(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None = None,
                        source: str | None = None,
-                       warn: Callable[[str], None] | None = None) -> int | None:
+                       warn: Callable[[str], None] | None = None, checked_kind: str | None = None
+                       ) -> int | None:
     """``record_run`` for commands whose own outputs are already written: any failure becomes one
     warning line (``aau: warning: run not recorded in the run store: ...``) and ``None``, so the
     command's exit code and files are unchanged."""
     try:
-        return record_run(doc, store=store, source=source)
+        return record_run(doc, store=store, source=source, checked_kind=checked_kind)
     except Exception as exc:  # noqa: BLE001 - never lose a written receipt to the store
         return not_recorded("run", exc, warn)
 

@@ -49,31 +49,47 @@ V21_CHECKED = ("metric_ci_method", "metric_runs", "lower_is_better", "coverage",
 def verify_result_files(files: list[str] | tuple[str, ...]) -> list[dict[str, Any]]:
     """Verify every eval aggregate or lab result file in ``files``.
 
-    Every file is read and validated before any is verified, so one bad input stops the whole
-    call before anything is reported.
+    One unreadable file never stops the rest: it gets a verdict of its own, ``"unreadable"``,
+    and every other file is still verified.
 
     Args:
         files: paths of eval aggregates (``run_eval``'s, aau-harness 1.x's, ``aau-eval-aggregate/2.x``)
             or lab results (``aau lab run``'s ``eval_<tag>.json``).
 
     Returns:
-        one verdict per file, in order: ``{"file", "kind", "ci_method", "n_results", "status":
-        "match"|"drift", "harness_version", "metrics": {metric: {"mean": {...}, "ci95": {...}}},
-        "checks": {field: {"stored", "recomputed", "match"}}, "older_rules": {field: label},
-        "root": "$" | "$.aggregate"}`` (``root`` is the JSON path of the aggregate inside the
-        file; ``harness_version`` is ``provenance.harness_version`` or ``None``). A check of a
+        one verdict per file, in order. A file that was read: ``{"file", "kind", "ci_method",
+        "n_results", "status": "match"|"drift", "harness_version", "metrics": {metric:
+        {"mean": {...}, "ci95": {...}}}, "checks": {field: {"stored", "recomputed", "match"}},
+        "older_rules": {field: label}, "root": "$" | "$.aggregate"}``
+        (``root`` is the JSON path of the aggregate inside the file; ``harness_version`` is
+        ``provenance.harness_version`` or ``None``). A check of a
         statistic with several writer rules (``_writer_rules.WRITER_RULES``) also holds
         ``"rule"`` (the name of the rule that matched, ``None`` on drift) and ``"rules"``
         (``{name: {"recomputed", "match", "allowed"}}``, ``allowed`` saying whether this file's
         writer may have used it); ``older_rules`` maps each such field matched by a rule other
         than the current one to its label, e.g. ``"upper-median (aau-harness < 1.x rule)"``.
-
-    Raises:
-        InputError: a file is missing, not JSON, or not an eval aggregate or lab result (one line
-            naming the file and the JSON path).
+        A file that is missing, not JSON, or not an eval aggregate or lab result: ``{"file",
+        "status": "unreadable", "path", "message", "lines"}`` (``path`` the JSON path of the
+        fault, ``lines`` the ``FILE: $.path: message`` lines to print, one per violation).
     """
-    loaded = [(name, *_load(name)) for name in files]  # every input is sound before any output
-    return [{**_verdict(name, kind, doc), "root": root} for name, kind, doc, root in loaded]
+    verdicts = []
+    for name in files:
+        try:
+            kind, doc, root = _load(name)
+            verdicts.append({**_verdict(name, kind, doc), "root": root})
+        except InputError as exc:
+            verdicts.append(unreadable_verdict(name, exc))
+    return verdicts
+
+
+def unreadable_verdict(name: str, exc: InputError) -> dict[str, Any]:
+    """The verdict of a file that could not be verified: ``{"file", "status": "unreadable",
+    "path", "message", "lines"}``, ``lines`` being ``str(exc)``'s lines, each naming the file."""
+    lines = str(exc).splitlines() or [f"{name}: {exc.message}"]
+    if exc.source is None:
+        lines = [f"{name}: {line}" for line in lines]
+    return {"file": name, "status": "unreadable", "path": exc.path, "message": exc.message,
+            "lines": lines}
 
 
 def _load(name: str) -> tuple[str, dict[str, Any], str]:

@@ -30,8 +30,11 @@ def _json_literal(value: Any) -> str:
 
 
 def _older_rules(verdict: dict[str, Any]) -> str:
-    """``"; p50_latency_s: upper-median (aau-harness < 1.x rule)"`` for the file line."""
-    return "".join(f"; {field}: {label}" for field, label in verdict["older_rules"].items())
+    """``"; p50_latency_s: upper-median (aau-harness < 1.x rule)"`` for the file line, and how
+    an unusual harness_version was read (``"; harness_version 1.0.0rc1 precedes 1.0 ..."``)."""
+    note = verdict["writer_note"]
+    return "".join(f"; {field}: {label}" for field, label in verdict["older_rules"].items()) + (
+        f"; {note}" if note else "")
 
 
 def _recomputed(check: dict[str, Any], version: str | None) -> str:
@@ -68,8 +71,9 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     Every file's n_scenarios, n_repeats, total_cost_usd, mean_cost_per_scenario_usd and
     p50_latency_s are recomputed from its results as well; p50_latency_s by the rule its
     writer used (1.6's median, or the upper median of aau-harness < 1.x, allowed when the
-    file names no harness_version of 1.0 or later), and the file line names an older rule
-    that matched.
+    file names no harness_version of 1.0 or later by PEP 440: 1.0.0rc1 precedes 1.0, a
+    leading v is dropped, and a version that is not PEP 440 is unknown and allows either
+    rule, which the file line says), and the file line names an older rule that matched.
     One line per file on stderr, and one per drifted number.
 
     Every FILE gets a verdict: one that is missing, not JSON or not an eval aggregate is

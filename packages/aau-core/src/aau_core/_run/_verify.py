@@ -36,7 +36,7 @@ from typing import Any
 from .._errors import InputError
 from ._aggregation import aggregate_results
 from ._runner import EvalAggregate, ScenarioResult
-from ._writer_rules import WRITER_RULES, writer_major
+from ._writer_rules import WRITER_RULES, read_writer_version
 
 MAX_AGGREGATE_BYTES = 200_000_000
 V1_KIND = "eval-aggregate-v1"
@@ -60,9 +60,10 @@ def verify_result_files(files: list[str] | tuple[str, ...]) -> list[dict[str, An
         one verdict per file, in order. A file that was read: ``{"file", "kind", "ci_method",
         "n_results", "status": "match"|"drift", "harness_version", "metrics": {metric:
         {"mean": {...}, "ci95": {...}}}, "checks": {field: {"stored", "recomputed", "match"}},
-        "older_rules": {field: label}, "root": "$" | "$.aggregate"}``
+        "older_rules": {field: label}, "writer_note", "root": "$" | "$.aggregate"}``
         (``root`` is the JSON path of the aggregate inside the file; ``harness_version`` is
-        ``provenance.harness_version`` or ``None``). A check of a
+        ``provenance.harness_version`` or ``None``; ``writer_note`` is ``None`` or how an
+        unusual ``harness_version`` was read, ``_writer_rules.read_writer_version``). A check of a
         statistic with several writer rules (``_writer_rules.WRITER_RULES``) also holds
         ``"rule"`` (the name of the rule that matched, ``None`` on drift) and ``"rules"``
         (``{name: {"recomputed", "match", "allowed"}}``, ``allowed`` saying whether this file's
@@ -222,7 +223,7 @@ def _verdict(name: str, kind: str, doc: dict[str, Any]) -> dict[str, Any]:
                 "stored": stored, "recomputed": recomputed, "match": stored == recomputed}
         entry["match"] = entry["mean"]["match"] and entry["ci95"]["match"]
         metrics[m] = entry
-    major = writer_major(doc, aau_format=kind == V2_KIND)
+    major, writer_note = read_writer_version(doc, aau_format=kind == V2_KIND)
     checks: dict[str, Any] = _totals(doc, major)
     if kind == V2_KIND:
         fields = V2_CHECKED + (V21_CHECKED if "answered_only" in doc else ())
@@ -236,5 +237,6 @@ def _verdict(name: str, kind: str, doc: dict[str, Any]) -> dict[str, Any]:
     version = (doc.get("provenance") or {}).get("harness_version")
     return {"file": name, "kind": kind, "ci_method": method, "n_results": len(doc["results"]),
             "status": "match" if ok else "drift", "harness_version": version,
-            "metrics": metrics, "checks": checks, "older_rules": older}
+            "metrics": metrics, "checks": checks, "older_rules": older,
+            "writer_note": writer_note}
 

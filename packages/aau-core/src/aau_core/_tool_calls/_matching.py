@@ -138,9 +138,12 @@ def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]
     naming the shape and what to answer instead (never read as a call without arguments, which
     would be a silent wrong score): an Anthropic ``tool_use`` block (``input``), an OpenAI chat
     tool call (``function.name`` / ``function.arguments``) and an OpenAI Responses
-    ``function_call`` item (``arguments`` a JSON string). A call with no ``arguments`` but keys
-    other than ``name``, ``id``, ``call_id`` and ``type`` (``parameters``, ``args``, ...) is
-    refused too: its arguments are probably under one of them.
+    ``function_call`` item (``arguments`` a JSON string). A call carrying a key under which a
+    documented shape holds arguments (``PROVIDER_ARGUMENT_KEYS``: ``input``, ``function``,
+    ``parameters``, ``args``, ``kwargs``, ``tool_input``) is refused whether or not it also has
+    ``arguments`` (``{"name", "arguments": {}, "input": {...}}`` is not a call without
+    arguments). A call with no ``arguments`` but keys other than ``name``, ``id``, ``call_id``
+    and ``type`` is refused too: its arguments are probably under one of them.
 
     Args:
         value: the ``tool_calls`` value of an adapter response.
@@ -179,23 +182,37 @@ def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]
 
 _AAU_CALL = 'aau reads {"name": "...", "arguments": {...}}'
 _CALL_KEYS_WITHOUT_ARGUMENTS = frozenset({"name", "id", "call_id", "type"})
+PROVIDER_ARGUMENT_KEYS = ("input", "function", "parameters", "args", "kwargs", "tool_input")
+"""Keys under which a documented provider or framework shape carries a call's arguments:
+Anthropic ``tool_use`` (``input``), OpenAI chat (``function``), Llama / Hermes-style JSON calls
+(``parameters``), Gemini ``functionCall`` and LangChain ``ToolCall`` (``args``), Python-style
+(``kwargs``), LangChain ``AgentAction`` (``tool_input``). A call carrying one is refused even
+beside ``arguments``: which of the two holds the arguments is not aau's guess to make."""
 
 
 def _provider_shape(item: Mapping[str, Any]) -> str | None:
     """Why ``item`` is not an aau call though it looks like one of a documented provider shape
-    (or has its arguments under an unknown key), with what to answer instead; ``None`` when it
-    is none of them (aau's shape, or a plain error the name/arguments checks report)."""
-    if "arguments" not in item and isinstance(item.get("function"), dict):
+    (or carries its arguments under a provider's key, beside ``arguments`` or instead of it, or
+    under an unknown key), with what to answer instead; ``None`` when it is none of them (aau's
+    shape, or a plain error the name/arguments checks report)."""
+    beside = " (beside 'arguments': which one holds the arguments is ambiguous)" \
+        if "arguments" in item else ""
+    if "function" in item:
         return ("an OpenAI chat tool call ({\"type\": \"function\", \"function\": {\"name\", "
-                f"\"arguments\": \"<JSON string>\"}}}}) is not read; {_AAU_CALL}: answer "
+                f"\"arguments\": \"<JSON string>\"}}}}) is not read{beside}; {_AAU_CALL}: answer "
                 "function.name as name and function.arguments decoded as arguments")
-    if "arguments" not in item and ("input" in item or item.get("type") == "tool_use"):
+    if "input" in item or ("arguments" not in item and item.get("type") == "tool_use"):
         return ("an Anthropic tool_use block ({\"type\": \"tool_use\", \"name\", \"input\"}) is "
-                f"not read; {_AAU_CALL}: answer its input as arguments")
+                f"not read{beside}; {_AAU_CALL}: answer its input as arguments")
     if item.get("type") == "function_call" and not isinstance(item.get("arguments", {}), dict):
         return ("an OpenAI Responses function_call item ({\"type\": \"function_call\", \"name\", "
                 f"\"arguments\": \"<JSON string>\", \"call_id\"}}) is not read; {_AAU_CALL}: "
                 "answer its arguments decoded")
+    keyed = [k for k in PROVIDER_ARGUMENT_KEYS if k in item]
+    if keyed:
+        where = "beside 'arguments'" if "arguments" in item else "and no 'arguments'"
+        return (f"carries its arguments under {', '.join(repr(k) for k in keyed)} {where} (a "
+                f"provider's or framework's shape); {_AAU_CALL}: answer them as arguments")
     other = sorted(str(k) for k in item if k not in _CALL_KEYS_WITHOUT_ARGUMENTS)
     if "arguments" not in item and other:
         return (f"has no 'arguments' but has {', '.join(repr(k) for k in other)}; {_AAU_CALL} "

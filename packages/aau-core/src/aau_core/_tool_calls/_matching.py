@@ -42,7 +42,10 @@ Per-call rules (BFCL ``ast_checker.simple_function_checker``, learned from bfcl-
    are the same on both sides. An actual argument equal to its default is accepted where the
    expected call lets it be left out (lists ``""``, or does not name it); an argument left out is
    accepted where the expected call lists the default as acceptable. Rule 2 still applies: a
-   ``required`` parameter must be present even if it declares a default.
+   ``required`` parameter must be present even if it declares a default. The rule applies at
+   every depth: inside an object value whose definition declares nested ``properties`` with a
+   ``default`` (directly, or as the ``items`` of an array), a key left out and the key given
+   its default are alike on both sides (BFCL does not read nested defaults either).
 
 Matchers (per tool, per argument: ``{"tool": {"arg": matcher}}``)
 -----------------------------------------------------------------
@@ -272,21 +275,38 @@ def value_matches(got: Any, want: Any, matcher: Any = "exact") -> bool:
     return _value_matches(got, want, matcher)
 
 
-def _value_matches(got: Any, want: Any, matcher: Any) -> bool:
+def _value_matches(got: Any, want: Any, matcher: Any, schema: Any = None) -> bool:
+    """``value_matches`` without the input checks. ``schema`` is the JSON Schema the function
+    definition declares for the value (``None``: unknown); inside an object its nested
+    ``properties`` give declared defaults, applied as rule 7 at every depth."""
     if matcher == "any":
         return True
     if isinstance(want, dict):
         if not isinstance(got, dict):
             return False
+        properties = _nested(schema, "properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        defaults = _declared_defaults(properties)
         for key, value in got.items():
             allowed = want.get(key)
+            # rule 7 inside an object: a key given as its declared default counts as left out
+            if key in defaults and _is_default(value, defaults[key], matcher) and (
+                    allowed is None or _is_omitted_ok(allowed)):
+                continue
             if not isinstance(allowed, list) or not any(
-                    _value_matches(value, a, matcher) for a in allowed if not _is_omitted(a)):
+                    _value_matches(value, a, matcher, properties.get(key))
+                    for a in allowed if not _is_omitted(a)):
                 return False
-        return all(_is_omitted_ok(allowed) for key, allowed in want.items() if key not in got)
+        # rule 7: a key left out counts as its declared default given explicitly
+        return all(_is_omitted_ok(allowed) or (
+            key in defaults and isinstance(allowed, list) and any(
+                _is_default(a, defaults[key], matcher) for a in allowed if not _is_omitted(a)))
+            for key, allowed in want.items() if key not in got)
     if isinstance(want, list):
+        items = _nested(schema, "items")
         return (isinstance(got, list) and len(got) == len(want)
-                and all(_value_matches(g, w, matcher) for g, w in zip(got, want, strict=True)))
+                and all(_value_matches(g, w, matcher, items)
+                        for g, w in zip(got, want, strict=True)))
     if isinstance(want, bool) or isinstance(got, bool):
         return isinstance(got, bool) and isinstance(want, bool) and got == want
     if _is_number(want):
@@ -376,7 +396,8 @@ def _call_mismatches(expected: Mapping[str, Any], actual: Mapping[str, Any],
             reasons.append(f"argument {arg!r}: {problem} ({_short(value)})")
             continue
         allowed = [a for a in want_args[arg] if not _is_omitted(a)]
-        if not any(_value_matches(value, a, matcher) for a in allowed) and not (
+        spec = properties.get(arg) if isinstance(properties, Mapping) else None
+        if not any(_value_matches(value, a, matcher, spec) for a in allowed) and not (
                 as_left_out and _is_omitted_ok(want_args[arg])):
             reasons.append(f"argument {arg!r}: got {_short(value)}, "
                            f"{_allowed_text(want_args[arg])}")
@@ -399,6 +420,11 @@ def _declared_defaults(properties: Any) -> dict[str, Any]:
         return {}
     return {arg: spec["default"] for arg, spec in properties.items()
             if isinstance(spec, Mapping) and "default" in spec}
+
+
+def _nested(schema: Any, key: str) -> Any:
+    """``schema[key]`` (``properties``, ``items``) when ``schema`` is an object, else ``None``."""
+    return schema.get(key) if isinstance(schema, Mapping) else None
 
 
 def _is_default(value: Any, default: Any, matcher: Any) -> bool:

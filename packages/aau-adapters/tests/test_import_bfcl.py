@@ -480,3 +480,40 @@ def test_a_download_is_announced_unless_quiet(tmp_path: Path, monkeypatch: pytes
     assert f"downloading bfcl-eval==2026.3.23 with pip download --no-deps into {tmp_path}" in err
     assert run([*args, "--quiet"]) == 2
     assert "downloading" not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# Declared defaults inside nested object parameters (a record shaped like the trial's
+# simple_python_5: opts.lang declares "en", the ground truth lists "en")
+
+NESTED_QUESTION = {
+    "id": "simple_python_5", "question": [[{"role": "user", "content": "weather in Oslo"}]],
+    "function": [{"name": "get_weather", "description": "w", "parameters": {
+        "type": "dict", "required": ["city"], "properties": {
+            "city": {"type": "string", "description": "c"},
+            "opts": {"type": "dict", "description": "o",
+                     "properties": {"lang": {"type": "string", "default": "en"}}}}}}]}
+NESTED_ANSWER = {"id": "simple_python_5",
+                 "ground_truth": [{"get_weather": {"city": ["Oslo"], "opts": [{"lang": ["en"]}]}}]}
+
+
+@pytest.mark.parametrize(("opts", "passes"), [
+    ({"lang": "en"}, True),
+    ({}, True),            # left out inside opts == its declared default
+    ({"lang": "fr"}, False),
+])
+def test_a_nested_declared_default_counts_as_left_out(tmp_path: Path, opts: dict[str, Any],
+                                                      passes: bool) -> None:
+    (tmp_path / "possible_answer").mkdir()
+    (tmp_path / "BFCL_v4_simple_python.json").write_text(json.dumps(NESTED_QUESTION) + "\n")
+    (tmp_path / "possible_answer" / "BFCL_v4_simple_python.json").write_text(
+        json.dumps(NESTED_ANSWER) + "\n")
+    out = tmp_path / "s.json"
+    assert run(["import", "bfcl", "--category", "simple_python", "--source", str(tmp_path),
+                "--source-version", "2026.3.23", "--out", str(out)]) == 0
+    suite = load_suite(out)
+    calls = [{"name": "get_weather", "arguments": {"city": "Oslo", "opts": opts}}]
+    row = score(suite.cases[0], AdapterAnswer(
+        normalize_response({"submitted": True, "tool_calls": calls}, suite.cases[0]), None, 0.1))
+    assert row["tool_calls_match"] is passes
+    assert ("tool-call-mismatch" in row["failure_codes"]) is (not passes)

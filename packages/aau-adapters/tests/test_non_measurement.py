@@ -98,6 +98,7 @@ def test_http_503_on_every_unit_is_a_non_measurement_with_a_json_summary(
                            "--json", "--quiet")
     assert rc == 3 and not out.exists()
     summary = json.loads(stdout)
+    assert f"aau: error: {summary.pop('message')}" == _last_line(err)  # the error line itself
     assert summary == {
         "measured": False, "reason": "limit", "suite_id": "measure", "adapter_kind": "endpoint",
         "repeats": 1, "unmeasured_limit": 1.0, "passed": False, "receipt_path": None,

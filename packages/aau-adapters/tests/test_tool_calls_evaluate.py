@@ -131,11 +131,33 @@ def test_response_normalisation_depends_on_the_case() -> None:
     ([{"type": "function_call", "call_id": "call_1", "name": "renew_loan",
        "arguments": "{\"card_id\": \"C-1\"}"}],
      "$.tool_calls[0]: an OpenAI Responses function_call item"),
-    # neither aau's shape nor a documented one
+    # a provider's argument key beside aau's 'arguments' is refused too, never half-read
+    ([{"name": "renew_loan", "arguments": {}, "input": {"card_id": "C-1"}}],
+     "$.tool_calls[0]: an Anthropic tool_use block ({\"type\": \"tool_use\", \"name\", "
+     "\"input\"}) is not read (beside 'arguments': which one holds the arguments is ambiguous); "
+     'aau reads {"name": "...", "arguments": {...}}: answer its input as arguments'),
+    ([{"name": "renew_loan", "arguments": None, "input": {"card_id": "C-1"}}],
+     "$.tool_calls[0]: an Anthropic tool_use block"),
+    ([{"name": "renew_loan", "arguments": {"card_id": "C-1"},
+       "function": {"name": "renew_loan", "arguments": "{}"}}],
+     "$.tool_calls[0]: an OpenAI chat tool call ({\"type\": \"function\", \"function\": "
+     "{\"name\", \"arguments\": \"<JSON string>\"}}) is not read (beside 'arguments'"),
+    ([{"name": "renew_loan", "arguments": {}, "parameters": {"card_id": "C-1"}}],
+     "$.tool_calls[0]: carries its arguments under 'parameters' beside 'arguments' (a "
+     "provider's or framework's shape)"),
+    ([{"name": "renew_loan", "arguments": {"card_id": "C-1"}, "args": {}, "kwargs": {}}],
+     "$.tool_calls[0]: carries its arguments under 'args', 'kwargs' beside 'arguments'"),
+    ([{"name": "renew_loan", "tool_input": {"card_id": "C-1"}}],
+     "$.tool_calls[0]: carries its arguments under 'tool_input' and no 'arguments'"),
     ([{"name": "renew_loan", "parameters": {"card_id": "C-1"}}],
-     "$.tool_calls[0]: has no 'arguments' but has 'parameters'"),
+     "$.tool_calls[0]: carries its arguments under 'parameters' and no 'arguments'"),
+    ([{"name": "renew_loan", "kwargs": {"card_id": "C-1"}}],
+     "$.tool_calls[0]: carries its arguments under 'kwargs' and no 'arguments'"),
+    # neither aau's shape nor a documented one
     ([{"tool": "renew_loan", "args": {"card_id": "C-1"}}],
-     "$.tool_calls[0]: has no 'arguments' but has 'args', 'tool'"),
+     "$.tool_calls[0]: carries its arguments under 'args' and no 'arguments'"),
+    ([{"tool": "renew_loan", "payload": {"card_id": "C-1"}}],
+     "$.tool_calls[0]: has no 'arguments' but has 'payload', 'tool'"),
 ])
 def test_malformed_tool_calls_are_an_invalid_response(tool_calls: Any, message: str) -> None:
     case = suite_from_document(v2_suite({"tool_calls": [RENEW]})).cases[0]
@@ -145,12 +167,19 @@ def test_malformed_tool_calls_are_an_invalid_response(tool_calls: Any, message: 
     assert message in str(info.value)
 
 
-def test_a_provider_shaped_call_is_an_invalid_response_not_a_wrong_score(python_agent) -> None:
+@pytest.mark.parametrize(("call", "hint"), [
+    ('{"type": "tool_use", "id": "toolu_1", "name": "renew_loan", "input": {"card_id": "C-1"}}',
+     "Anthropic tool_use block"),
+    # the trial's case mixed-1: was scored tool-call-mismatch as a call without arguments
+    ('{"name": "renew_loan", "arguments": {}, "input": {"card_id": "C-1"}}',
+     "is not read (beside 'arguments'"),
+])
+def test_a_provider_shaped_call_is_an_invalid_response_not_a_wrong_score(
+        python_agent, call: str, hint: str) -> None:
     from aau_adapters import CommandAdapter
 
     suite = suite_from_document(v2_suite({"tool_calls": [RENEW]}))
-    argv = python_agent('answer({"tool_calls": [{"type": "tool_use", "id": "toolu_1", '
-                        '"name": "renew_loan", "input": {"card_id": "C-1"}}]})\n')
+    argv = python_agent(f'answer({{"tool_calls": [{call}]}})\n')
     adapter = CommandAdapter(argv, 30.0)
     try:
         run_ = evaluate(suite, adapter, timeout_s=30.0)
@@ -160,7 +189,7 @@ def test_a_provider_shaped_call_is_an_invalid_response_not_a_wrong_score(python_
     aau_schemas.validate("private-receipt-v2", private)
     assert receipt["failure_code_counts"] == {"adapter-invalid-response": 1, "not-submitted": 1}
     assert "tool-call-mismatch" not in receipt["failure_code_counts"]
-    assert "Anthropic tool_use block" in json.dumps(private)
+    assert hint in json.dumps(private)
 
 
 def test_aau_shaped_calls_with_provider_keys_beside_them_are_read() -> None:

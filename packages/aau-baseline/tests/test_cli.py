@@ -298,7 +298,13 @@ def test_sessions_that_all_abstain_are_not_a_measurement(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.err == ("aau: error: no task was answered: 3 sessions, every response "
                             "abstained\n")
-    assert captured.out == ""
+    # --json on exit 3 says so, as aau evaluate --json does (aau_core.json_on_not_measured):
+    # 3 sessions x 8 cases, every response abstained
+    study_id = _load(PACK / "study.json")["study_id"]
+    assert json.loads(captured.out) == {
+        "measured": False, "reason": "no-answer",
+        "message": "no task was answered: 3 sessions, every response abstained",
+        "not_measured": 24, "units": 24, "report": None, "study_id": study_id}
     assert {p.name for p in tmp_path.iterdir()} == {s.name for s in SESSIONS[:3]}
     assert _summarize(out, sessions=sessions[:1]) == 3
     assert "no task was answered: 1 session, every response abstained" in (

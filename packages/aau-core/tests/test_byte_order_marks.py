@@ -61,3 +61,33 @@ def test_a_bom_jsonl_tool_trace(tmp_path: Path) -> None:
     path = tmp_path / "tool_trace.jsonl"
     path.write_bytes(BOM + b'{"tool": "read_file"}\n{"tool": "write_file"}\n')
     assert [c["tool"] for c in read_tool_trace(path)] == ["read_file", "write_file"]
+
+
+@pytest.mark.parametrize("encoding, name", [
+    ("utf-16", "UTF-16 (little-endian: it starts with the byte-order mark FF FE)"),
+    ("utf-16-le", "UTF-16 (little-endian: it starts with the byte-order mark FF FE)"),
+    ("utf-16-be", "UTF-16 (big-endian: it starts with the byte-order mark FE FF)"),
+    ("utf-32", "UTF-32 (little-endian: it starts with the byte-order mark FF FE 00 00)"),
+    ("utf-32-be", "UTF-32 (big-endian: it starts with the byte-order mark 00 00 FE FF)"),
+])
+def test_a_utf16_or_utf32_file_is_named_as_such(tmp_path: Path, encoding: str, name: str) -> None:
+    # what Windows PowerShell's `Out-File` / Notepad's "Unicode" save writes: a BOM, then UTF-16
+    text = '{"suite_id": "s"}'
+    raw = text.encode(encoding) if encoding in ("utf-16", "utf-32") else (
+        "\ufeff" + text).encode(encoding)
+    assert raw[:2] in (b"\xff\xfe", b"\xfe\xff", b"\x00\x00")
+    message = f"not valid UTF-8: the file is {name}; save it as UTF-8"
+    with pytest.raises(InputError) as err:
+        decode_text(raw, source="s.json")
+    assert str(err.value) == f"s.json: $: {message}"
+    path = tmp_path / "suite.json"
+    path.write_bytes(raw)
+    with pytest.raises(InputError) as err:
+        read_json_file(path, max_bytes=1000)
+    assert err.value.message == message
+
+
+def test_bytes_that_only_look_like_a_bom_later_keep_the_byte_offset() -> None:
+    with pytest.raises(InputError) as err:
+        decode_text(b"ab\xff\xfe")
+    assert err.value.message == "not valid UTF-8 (byte 2)"

@@ -159,3 +159,51 @@ def test_schema_violation_names_the_json_path(tmp_path, capsys):
 def test_missing_file_is_exit_2(tmp_path, capsys):
     rc, _, err = verify(capsys, tmp_path / "nope.json")
     assert rc == 2 and "no such file" in err
+
+
+def _upper_median_file(tmp_path, name: str, provenance) -> Path:
+    """A real 1.6 file with the older harnesses' upper median as p50 and ``provenance`` set
+    (``...`` drops the block; a string sets ``provenance.harness_version``)."""
+    doc = json.loads(REAL_V1[0].read_text("utf-8"))
+    latencies = sorted(r["latency_s"] for r in doc["results"])
+    doc["p50_latency_s"] = round(latencies[len(latencies) // 2], 3)
+    if provenance is ...:
+        del doc["provenance"]
+    elif isinstance(provenance, str):
+        doc["provenance"]["harness_version"] = provenance
+    else:
+        doc["provenance"] = provenance
+    path = tmp_path / name
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_one_unreadable_file_never_stops_the_batch_and_the_worst_outcome_is_the_exit(
+        tmp_path, capsys):
+    ok = _upper_median_file(tmp_path, "noprov_upper.json", ...)
+    bad = _upper_median_file(tmp_path, "provnull_upper.json", None)
+    drift = _upper_median_file(tmp_path, "v16_upper.json", "1.6.0")
+    receipt = tmp_path / "receipt.json"
+    receipt.write_text('{"receipt_version": "aau-byo-agent-receipt/2.0"}', encoding="utf-8")
+    rc = run(["results", "verify", str(ok), str(bad), str(drift), str(receipt), "--json"])
+    out = capsys.readouterr()
+    assert rc == 2
+    files = json.loads(out.out)["files"]
+    assert [(f["file"], f["status"]) for f in files] == [
+        (str(ok), "match"), (str(bad), "unreadable"), (str(drift), "drift"),
+        (str(receipt), "unreadable")]
+    assert files[1]["path"] == "$.provenance"
+    assert files[1]["message"] == 'null is not of type "object" [eval-aggregate-v1]'
+    lines = out.err.splitlines()
+    assert f'aau: error: {bad}: $.provenance: null is not of type "object" [eval-aggregate-v1]' \
+        in lines
+    assert any(line.startswith(f"aau: error: {receipt}: $: not an eval aggregate") for line in lines)
+    assert f"{drift}: drift (aau-compat)" in lines
+    assert any(line.startswith(f"{ok}: match: ") for line in lines)
+
+
+def test_drift_without_unreadable_files_exits_1(tmp_path, capsys):
+    ok = _upper_median_file(tmp_path, "noprov_upper.json", ...)
+    drift = _upper_median_file(tmp_path, "v16_upper.json", "1.6.0")
+    rc, _, err = verify(capsys, ok, drift)
+    assert rc == 1 and f"{drift}: drift (aau-compat)" in err.splitlines()

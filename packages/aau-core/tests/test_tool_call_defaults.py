@@ -97,3 +97,60 @@ def test_match_tool_calls_applies_defaults_in_every_mode() -> None:
     for mode in ("unordered", "subset", "superset"):
         assert match_tool_calls(expected, actual, mode=mode, functions=[WEATHER_FN]).matched
     assert not match_tool_calls(expected, actual, mode="strict", functions=[WEATHER_FN]).matched
+
+
+# BFCL's own shape (type "dict"), as `aau import bfcl` keeps it: opts.lang declares "en"
+NESTED_FN = {"name": "get_weather",
+             "parameters": {"type": "dict",
+                            "properties": {
+                                "city": {"type": "string"},
+                                "opts": {"type": "dict",
+                                         "properties": {"lang": {"type": "string",
+                                                                 "default": "en"},
+                                                        "units": {"type": "dict", "properties": {
+                                                            "temp": {"type": "string",
+                                                                     "default": "celsius"}}}}},
+                                "stops": {"type": "array",
+                                          "items": {"type": "dict", "properties": {
+                                              "wait": {"type": "integer", "default": 0}}}}},
+                            "required": ["city"]}}
+
+
+@pytest.mark.parametrize("expected", [
+    call(city=["Oslo"], opts=[{"lang": ["en"]}]),      # BFCL simple_python_5's ground truth
+    call(city=["Oslo"], opts=[{"lang": [""]}]),
+    call(city=["Oslo"], opts=[{"lang": ["en", ""]}]),
+    call(city=["Oslo"], opts=[{}]),
+])
+@pytest.mark.parametrize("opts", [{}, {"lang": "en"}, {"lang": "EN"}])
+def test_nested_left_out_and_the_declared_default_are_alike(expected: dict[str, Any],
+                                                            opts: dict[str, Any]) -> None:
+    assert call_mismatches(expected, call(city="Oslo", opts=opts), function=NESTED_FN) == []
+
+
+def test_nested_defaults_apply_at_every_depth_and_inside_arrays() -> None:
+    deep = call(city=["Oslo"], opts=[{"units": [{"temp": ["celsius"]}]}])
+    assert call_mismatches(deep, call(city="Oslo", opts={"units": {}}), function=NESTED_FN) == []
+    assert call_mismatches(call(city=["Oslo"], opts=[{"units": [{}]}]),
+                           call(city="Oslo", opts={"units": {"temp": "celsius"}}),
+                           function=NESTED_FN) == []
+    stops = call(city=["Oslo"], stops=[[{"wait": [0]}, {"wait": [5]}]])
+    assert call_mismatches(stops, call(city="Oslo", stops=[{}, {"wait": 5}]),
+                           function=NESTED_FN) == []
+    assert call_mismatches(stops, call(city="Oslo", stops=[{}, {}]), function=NESTED_FN) == [
+        "argument 'stops': got [{}, {}], allowed [[{'wait': [0]}, {'wait': [5]}]]"]
+
+
+def test_a_nested_value_other_than_the_default_still_differs() -> None:
+    assert call_mismatches(call(city=["Oslo"], opts=[{"lang": ["fr"]}]), call(city="Oslo", opts={}),
+                           function=NESTED_FN) == [
+        "argument 'opts': got {}, allowed [{'lang': ['fr']}]"]
+    assert call_mismatches(call(city=["Oslo"], opts=[{}]), call(city="Oslo", opts={"lang": "fr"}),
+                           function=NESTED_FN) == [
+        "argument 'opts': got {'lang': 'fr'}, allowed [{}]"]
+
+
+def test_without_a_definition_there_is_no_nested_default() -> None:
+    assert call_mismatches(call(city=["Oslo"], opts=[{"lang": ["en"]}]),
+                           call(city="Oslo", opts={})) == [
+        "argument 'opts': got {}, allowed [{'lang': ['en']}]"]

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from aau_core import InputError
 from aau_core._run._verify import verify_result_files
 
 REPO = Path(__file__).resolve().parents[3]
@@ -33,8 +32,12 @@ def test_an_edited_mean_is_drift_naming_the_metric(tmp_path):
     assert verdict["metrics"][metric]["mean"]["stored"] == doc["metric_means"][metric]
 
 
-def test_one_bad_file_stops_before_any_verdict(tmp_path):
+def test_one_bad_file_gets_its_own_verdict_and_never_stops_the_rest(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"receipt_version": "aau-byo-agent-receipt/2.0"}', encoding="utf-8")
-    with pytest.raises(InputError, match="receipt-v2"):
-        verify_result_files([str(EXAMPLES[0]), str(bad)])
+    first, unreadable, last = verify_result_files([str(EXAMPLES[0]), str(bad), str(EXAMPLES[-1])])
+    assert first["status"] == last["status"] == "match"
+    assert (first["file"], last["file"]) == (str(EXAMPLES[0]), str(EXAMPLES[-1]))
+    assert unreadable["status"] == "unreadable" and unreadable["file"] == str(bad)
+    assert unreadable["path"] == "$" and "receipt-v2" in unreadable["message"]
+    assert unreadable["lines"] == [f"{bad}: $: {unreadable['message']}"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from aau_core import ScenarioResult, aggregate_results, run, run_eval
-from aau_core._run._writer_rules import MEDIAN, UPPER_MEDIAN, writer_major
+from aau_core._run._writer_rules import MEDIAN, UPPER_MEDIAN, read_writer_version, writer_major
 
 REPO = Path(__file__).resolve().parents[3]
 V1 = REPO / "schemas" / "eval-aggregate" / "v1" / "examples" / "valid"
@@ -186,15 +186,26 @@ def test_files_aau_wrote_must_match_its_own_median(tmp_path, capsys):
     v1["p50_latency_s"] = upper_median(v1)
     rc, verdict, _, _ = verify(tmp_path, capsys, v1, "aau-v1.json")
     assert rc == 1 and v1["p50_latency_s"] == 2.0
-    assert writer_major(v1, aau_format=False) >= 2
+    assert writer_major(v1, aau_format=False) >= 1  # 2.0.0.dev0 precedes 2.0: a 1.x-or-later writer
 
 
 @pytest.mark.parametrize("provenance, aau_format, major", [
     ({"harness_version": "1.6.0"}, False, 1),
     ({"harness_version": "0.1.0"}, False, 0),
-    ({"harness_version": "2.0.0.dev0"}, False, 2),
+    # a development release of 2.0 precedes 2.0 (PEP 440): still a 1.0-or-later writer
+    ({"harness_version": "2.0.0.dev0"}, False, 1),
+    ({"harness_version": "1.0.0rc1"}, False, 0),
+    ({"harness_version": "1.0.0.dev0"}, False, 0),
+    ({"harness_version": "1.0.0a1"}, False, 0),
+    ({"harness_version": "1.0.0"}, False, 1),
+    ({"harness_version": "1.0.1rc1"}, False, 1),
+    ({"harness_version": "1.6.0.post1"}, False, 1),
+    ({"harness_version": "v1.2.0"}, False, 1),
+    ({"harness_version": "V0.9.3"}, False, 0),
+    ({"harness_version": "10.0"}, False, 10),
     ({"harness_version": "unknown"}, False, None),
     ({"harness_version": "0+unknown"}, False, None),
+    ({"harness_version": "banana"}, False, None),
     (None, False, None),
     (None, True, 2),
 ])
@@ -206,3 +217,41 @@ def test_writer_major(provenance, aau_format, major):
 def test_which_writers_each_rule_allows():
     assert [UPPER_MEDIAN.allowed_for(m) for m in (None, 0, 1, 2)] == [True, True, False, False]
     assert [MEDIAN.allowed_for(m) for m in (None, 0, 1, 2)] == [True, True, True, True]
+
+
+@pytest.mark.parametrize("version, note", [
+    ("1.6.0", None),
+    ("v1.2.0", None),
+    ("unknown", None),
+    ("1.0.0rc1", "harness_version 1.0.0rc1 precedes 1.0 (PEP 440): read as a 0.x writer"),
+    ("banana", 'harness_version "banana" is not a PEP 440 version: writer unknown, '
+               "either rule allowed"),
+])
+def test_how_a_harness_version_was_read_is_noted(version, note):
+    doc = {"provenance": {"harness_version": version}}
+    assert read_writer_version(doc, aau_format=False)[1] == note
+    assert read_writer_version(doc, aau_format=True) == (2, None)
+
+
+@pytest.mark.parametrize("version", ["1.0.0rc1", "1.0.0.dev0"])
+def test_a_pre_release_of_1_0_may_have_used_the_upper_median(tmp_path, capsys, version):
+    rc, verdict, err, path = verify(tmp_path, capsys, old_file(ACCESS, version))
+    assert rc == 0, err
+    assert err == (f"{path}: match: 8 metric(s) recomputed from 24 run(s) (aau-compat); {UPPER}; "
+                   f"harness_version {version} precedes 1.0 (PEP 440): read as a 0.x writer\n")
+    assert verdict["checks"]["p50_latency_s"]["rule"] == "upper-median"
+
+
+def test_a_leading_v_is_dropped_so_v1_2_0_must_match_the_median(tmp_path, capsys):
+    rc, verdict, err, path = verify(tmp_path, capsys, old_file(ACCESS, "v1.2.0"))
+    assert rc == 1
+    assert verdict["writer_note"] is None
+    assert f"{path}: $.p50_latency_s: stored 6.376, recomputed 6.369 (median)" in err
+
+
+def test_a_version_that_is_not_pep_440_allows_either_rule_and_says_so(tmp_path, capsys):
+    rc, verdict, err, path = verify(tmp_path, capsys, old_file(ACCESS, "banana"))
+    assert rc == 0, err
+    assert err.endswith(f'(aau-compat); {UPPER}; harness_version "banana" is not a PEP 440 '
+                        "version: writer unknown, either rule allowed\n")
+    assert verdict["writer_note"].startswith('harness_version "banana"')

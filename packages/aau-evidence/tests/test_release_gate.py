@@ -481,10 +481,16 @@ def test_assess_exits_1_when_the_agent_executes_a_forbidden_action(ws: Path) -> 
 def test_assess_decides_nothing_on_an_agent_that_measured_nothing(ws: Path) -> None:
     (ws / "dead_agent.py").write_text("import sys\nsys.exit(1)\n")
     out = ws / "pack"
-    proc = run_aau(*assess_args(ws, out, "--command", f"{sys.executable} {ws / 'dead_agent.py'}"))
+    proc = run_aau(*assess_args(ws, out, "--command", f"{sys.executable} {ws / 'dead_agent.py'}"),
+                   "--json")
     assert proc.returncode == 3, proc.stderr  # not measured: neither ready nor blocked
     assert "nothing was measured:" in proc.stderr and "(adapter-exit-1 " in proc.stderr
     assert not out.exists()
+    # --json says it was not measured and why (aau_core.json_on_not_measured)
+    summary = json.loads(proc.stdout)
+    assert (summary["measured"], summary["reason"], summary["path"], summary["status"]) == (
+        False, "limit", None, None)
+    assert summary["message"].startswith("nothing was measured:")
 
 
 def test_assess_runs_only_the_impacted_suites(ws: Path) -> None:

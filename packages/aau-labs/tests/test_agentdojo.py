@@ -337,3 +337,26 @@ def test_local_backend_reading_fenced_json_calls_reaches_utility_1(capsys, tmp_p
     assert "tool_calls" not in json.dumps(replies[0]["body"]["messages"])  # a plain first turn
     assert off_rc == 0, off_err
     assert json.loads(off_out)["utility_passed"] == 0  # text calls ignored: one turn, no call
+
+
+def test_a_provider_that_is_down_exits_3_with_a_json_summary(capsys, tmp_path, monkeypatch):
+    """Every run lost at the transport layer: exit 3, nothing written, and ``--json`` prints
+    ``"measured": false`` and why (``aau_core.json_on_not_measured``), as ``aau evaluate``."""
+    import socket
+
+    monkeypatch.delenv("AAU_LOCAL_API_KEY", raising=False)
+    with socket.socket() as sock:  # a port nothing listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    rc, out, err = aau(capsys, "--suite", "banking", "--backend", "local", "--model", "tiny-llm",
+                       "--base-url", f"http://127.0.0.1:{port}/v1", "--tasks", "user_task_0",
+                       "--out", tmp_path / "r", "--json", "--quiet")
+    assert rc == 3, err
+    summary = json.loads(out)
+    assert {k: summary[k] for k in ("measured", "reason", "not_measured", "units", "rate",
+                                    "benchmark", "suite", "backend", "model", "json")} == {
+        "measured": False, "reason": "infrastructure", "not_measured": 1, "units": 1,
+        "rate": 1.0, "benchmark": "agentdojo", "suite": "banking", "backend": "local",
+        "model": "tiny-llm", "json": None}
+    assert err == f"aau: error: {summary['message']}\n"
+    assert not (tmp_path / "r").exists() or list((tmp_path / "r").iterdir()) == []

@@ -191,11 +191,16 @@ def test_a_run_lost_to_the_provider_exits_3_with_one_line_and_writes_nothing(
     out = tmp_path / "r"
     rc, stdout, err = aau(capsys, "run", RIVER, "--mock", "--repeats", 1, "--quiet", "--out",
                           out, "--json")
-    assert rc == 3 and stdout == ""
-    assert err == ("aau: error: 100% of runs (32 of 32) failed at the transport layer "
-                   "(authentication, network or rate limits; limit 100%), so these numbers "
-                   "measure the provider, not the model; nothing was written as a result. Check "
-                   "the API key and the endpoint, then run again.\n")
+    message = ("100% of runs (32 of 32) failed at the transport layer (authentication, network "
+               "or rate limits; limit 100%), so these numbers measure the provider, not the "
+               "model; nothing was written as a result. Check the API key and the endpoint, then "
+               "run again.")
+    assert rc == 3 and err == f"aau: error: {message}\n"
+    # --json says it was not measured and why (aau_core.json_on_not_measured)
+    assert json.loads(stdout) == {
+        "measured": False, "reason": "infrastructure", "message": message, "not_measured": 32,
+        "units": 32, "rate": 1.0, "threshold": 1.0, "config": str(RIVER), "backend": "mock",
+        "model": "mock", "json": None, "markdown": None}
     assert not (out / "eval_mock.json").exists() and not (out / "eval_mock.md").exists()
 
 
@@ -212,7 +217,12 @@ def test_a_run_in_which_every_unit_errored_exits_3_and_writes_nothing(
 
     monkeypatch.setattr(gate_lab, "GateMockBackend", _Confused)
     out = tmp_path / "r"
-    rc, _, err = aau(capsys, "run", RIVER, "--mock", "--repeats", 1, "--quiet", "--out", out)
+    rc, stdout, err = aau(capsys, "run", RIVER, "--mock", "--repeats", 1, "--quiet", "--out", out,
+                          "--json")
     assert rc == 3 and err.count("\n") == 1
     assert err.startswith("aau: error: every run failed (32 errored; see a run's detail.error")
+    summary = json.loads(stdout)
+    assert (summary["measured"], summary["reason"], summary["not_measured"], summary["units"]) \
+        == (False, "every-run-errored", 32, 32)
+    assert summary["message"] == err.removeprefix("aau: error: ").rstrip("\n")
     assert not out.exists() or list(out.iterdir()) == []

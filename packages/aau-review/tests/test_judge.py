@@ -248,15 +248,20 @@ def test_every_call_failing_at_the_provider_is_exit_3(capsys, example_pack, tmp_
     assert "100% of runs (5 of 5) failed at the transport layer" in error_line()
 
 
-def test_no_readable_reply_is_exit_3(capsys, example_pack, tmp_path, server, error_line):
+def test_no_readable_reply_is_exit_3(capsys, example_pack, tmp_path, server):
     server.answer = lambda body: ("pass", [])
     out = tmp_path / "judge.json"
     rc = run(["review", "judge", str(example_pack), "--out", str(out), "--backend", "local",
-              "--base-url", server.url + "/v1", "--model", "m1"])
+              "--base-url", server.url + "/v1", "--model", "m1", "--json"])
     assert rc == 3 and not out.exists()
-    line = error_line()
+    captured = capsys.readouterr()
+    [line] = [x for x in captured.err.splitlines() if x.startswith("aau: ")]
     assert "the judge labelled none of the 5 unit(s) (0 provider failure(s), 5 unreadable " \
            "reply(ies); first, u0001: not JSON at character 0" in line and "nothing was written" in line
+    # --json says it was not measured and why (aau_core.json_on_not_measured)
+    assert json.loads(captured.out) == {
+        "measured": False, "reason": "nothing-labelled", "message": line.removeprefix("aau: error: "),
+        "not_measured": 5, "units": 5, "path": None, "rater": "judge-m1"}
 
 
 def test_anthropic_judge_over_http(capsys, example_pack, tmp_path, server, monkeypatch):

@@ -50,7 +50,7 @@ class EvaluationNotMeasured(NotMeasuredError):
         self.private_out = private_out
         self.checkpoint = checkpoint
         super().__init__(self._message(), not_measured=coverage.not_measured,
-                         units=coverage.units)
+                         units=coverage.units, reason=reason)
 
     def _message(self) -> str:
         cov = self.coverage
@@ -77,12 +77,14 @@ class EvaluationNotMeasured(NotMeasuredError):
         return f"{head}; no receipt written; {where}"
 
     def summary(self) -> dict[str, Any]:
-        """The ``--json`` summary of the run: ``measured`` false, the suite, the coverage, the
+        """The ``--json`` summary of the run: ``measured`` false, the reason code and the one-line
+        message (as every ``NotMeasuredError.summary``), the suite, the coverage, the
         not-measured units' failure-code counts, where the reasons are, no metrics and
         ``receipt_path`` ``None``."""
         from ._documents import unstructure_document
 
-        return {"measured": False, "reason": self.reason, "suite_id": self.run.suite.suite_id,
+        return {"measured": False, "reason": self.reason, "message": str(self),
+                "suite_id": self.run.suite.suite_id,
                 "adapter_kind": self.run.adapter_kind, "repeats": self.run.repeats,
                 "coverage": unstructure_document(self.coverage),
                 "unmeasured_limit": self.unmeasured_limit,

@@ -21,7 +21,8 @@ Response: one JSON object of at most 1,000,000 bytes, strict UTF-8, nested at mo
 then it is checked (``aau_core.normalize_tool_calls``: an array of objects with a non-empty
 ``name`` and an object ``arguments``, default ``{}``; other keys of a call dropped; a call in a
 provider's shape, Anthropic ``tool_use``/``input`` or OpenAI ``function``/``function_call`` with
-string arguments, refused with a hint naming it) and kept in the normalised response (absent =
+string arguments, or any call carrying a provider's argument key such as ``input`` even
+beside ``arguments``, refused with a hint naming it) and kept in the normalised response (absent =
 no calls made). For every other case it is dropped like any
 extra key, exactly as aau-harness 1.6 drops it. ``outcome`` may be left out only when the case
 expects no outcome (a v2 case with tool calls only); then the normalised response has no

@@ -21,6 +21,7 @@ from aau_core import (
     atomic_write_json,
     check_outputs,
     force_option,
+    json_on_not_measured,
     json_option,
     out_option,
     print_json,
@@ -92,7 +93,7 @@ def prepare_command(suite: Path, study_id: str, title: str, purpose: str, out: P
 @out_option("Report file to write (refused if it exists, unless --force).",
             required=True, kind="path", path_type=Path)
 @force_option("Replace an existing --out file.")
-@json_option("Print the report's metrics on stdout.")
+@json_option("Print the report's metrics on stdout (on exit 3, \"measured\": false and why).")
 def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Path | None,
                       out: Path, force: bool, as_json: bool) -> int:
     """Summarize anonymous sessions of a pack into an aggregate-only report.
@@ -145,7 +146,8 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
     if agent_receipt is not None:
         receipt = check_agent_receipt(load_receipt(agent_receipt), study,
                                       str(agent_receipt))
-    model, metrics = build_report(study, checked.answer_key, docs, receipt)
+    with json_on_not_measured(as_json, report=None, study_id=study.study_id):
+        model, metrics = build_report(study, checked.answer_key, docs, receipt)
     report = check_schema(REPORT_KIND, converter.unstructure(model), "<report>")
     check_baseline_report(model, "<report>")
     atomic_write_json(out, report, ensure_ascii=True, force=force)
@@ -169,7 +171,7 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
     for line in lines:
         click.echo(line, err=True)
     if as_json:
-        print_json({"report": str(out), "metrics": m,
+        print_json({"measured": True, "report": str(out), "metrics": m,
                     "fleiss_kappa_note": metrics.fleiss_kappa_note})
     return EXIT_OK
 

@@ -48,7 +48,7 @@ def build_report(study: Study, answer_key: AnswerKey, sessions: Sequence[Session
         count = len(sessions)
         raise NotMeasuredError(f"no task was answered: {count} session"
                                f"{'' if count == 1 else 's'}, every response abstained",
-                               not_measured=responses, units=responses)
+                               not_measured=responses, units=responses, reason="no-answer")
     metrics, rows = summarize_responses(
         [c.scenario_id for c in study.cases], study.outcomes, answer_key.answers,
         [s.responses for s in sessions])

@@ -43,7 +43,7 @@ Public API::
     trace gates: HarnessEvaluator, HarnessResult, harness_row_to_eval_case,
                  EvalSuite, EvalSuiteResult, EvalCase, EvalResult, EvalReport,
                  TraceError, schema_hash, import_harness_dir
-    cli:         cli, run, json_option, force_option, out_option, print_json,
+    cli:         cli, run, json_option, force_option, out_option, print_json, json_on_not_measured,
                  parse_metric_bars
 
 Internal to the monorepo (not public, may change): ``aau_core._lazy.lazy_exports``, which every
@@ -182,7 +182,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._traces._harness_import": ("import_harness_dir",),
     # _cli: the aau group, the options every command shares, METRIC=VALUE bars
     "._cli._group": ("cli", "run"),
-    "._cli._options": ("json_option", "force_option", "out_option", "print_json"),
+    "._cli._options": ("json_option", "force_option", "out_option", "print_json",
+                       "json_on_not_measured"),
     "._cli._metric_bars": ("parse_metric_bars",),
 }
 
@@ -200,7 +201,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
     from ._agents._loop import AgentRun, Backend, Block, MockUsage, run_tool_agent
     from ._cli._group import cli, run
     from ._cli._metric_bars import parse_metric_bars
-    from ._cli._options import force_option, json_option, out_option, print_json
+    from ._cli._options import (
+        force_option,
+        json_on_not_measured,
+        json_option,
+        out_option,
+        print_json,
+    )
     from ._errors import (
         EXIT_BAR_NOT_MET,
         EXIT_INTERNAL,

@@ -142,14 +142,25 @@ class NotMeasuredError(AauError):
         message: one line saying what was not measured and why.
         not_measured: how many units were not measured.
         units: how many units ran.
+        reason: a short code for why (``"not-measured"`` unless the raiser names one:
+            ``"no-answer"``, ``"every-run-errored"``, ``"infrastructure"``, ...).
     """
 
     exit_code = EXIT_NOT_MEASURED
 
-    def __init__(self, message: str, *, not_measured: int = 0, units: int = 0):
+    def __init__(self, message: str, *, not_measured: int = 0, units: int = 0,
+                 reason: str = "not-measured"):
         self.not_measured = not_measured
         self.units = units
+        self.reason = reason
         super().__init__(message)
+
+    def summary(self) -> dict[str, Any]:
+        """What a command's ``--json`` prints for this non-measurement (``json_on_not_measured``):
+        ``{"measured": False, "reason": code, "message": the one line, "not_measured": n,
+        "units": n}``; a subclass adds what it knows."""
+        return {"measured": False, "reason": self.reason, "message": str(self),
+                "not_measured": self.not_measured, "units": self.units}
 
 
 class Interrupted(AauError):

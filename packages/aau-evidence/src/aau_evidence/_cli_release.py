@@ -21,6 +21,7 @@ from aau_core import (
     UsageError,
     check_outputs,
     force_option,
+    json_on_not_measured,
     json_option,
     out_option,
     print_json,
@@ -185,10 +186,12 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     impacted = set(diff_snapshots(baseline, candidate).impacted_tags)
     adapter = make_adapter()
     try:
-        receipts = run_impacted_suites(
-            plan_model, plan, impacted, adapter, timeout_s=timeout,
-            on_suite=None if quiet else lambda sid: click.echo(f"running suite {sid}", err=True),
-            progress=lambda sid, n: DelayedProgress(n, sid, quiet=quiet))
+        with json_on_not_measured(as_json, path=None, status=None):
+            receipts = run_impacted_suites(
+                plan_model, plan, impacted, adapter, timeout_s=timeout,
+                on_suite=None if quiet else lambda sid: click.echo(f"running suite {sid}",
+                                                                   err=True),
+                progress=lambda sid, n: DelayedProgress(n, sid, quiet=quiet))
     finally:
         adapter.close()
     kind = adapter.describe()["kind"]
@@ -201,7 +204,7 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     click.echo(f"{out}: {decision.status} ({len(receipts)} suites run"
                + (f"; {', '.join(decision.reason_codes)}" if decision.reason_codes else "")
                + ")", err=True)
-    _emit({"path": str(out), "status": decision.status, "adapter_kind": kind,
+    _emit({"measured": True, "path": str(out), "status": decision.status, "adapter_kind": kind,
            "suites_run": sorted(receipts), "reason_codes": list(decision.reason_codes),
            "decision_sha256": decision.decision_sha256}, as_json)
     return EXIT_BAR_NOT_MET if decision.status == "release_blocked" else EXIT_OK

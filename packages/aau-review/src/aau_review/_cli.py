@@ -23,6 +23,7 @@ from aau_core import (
     UsageError,
     check_outputs,
     force_option,
+    json_on_not_measured,
     json_option,
     out_option,
     print_json,
@@ -262,8 +263,9 @@ def judge_command(pack: Path, backend_kind: str, model: str | None, base_url: st
     if name in humans:
         raise UsageError(f"--rater {name}: a human rater of this pack; give the judge "
                          "another pseudonym")
-    outcome = judge_pack(checked, backend, kind=backend_kind, prompt=prompt, rater=name,
-                         concurrency=concurrency)
+    with json_on_not_measured(as_json, path=None, rater=name):
+        outcome = judge_pack(checked, backend, kind=backend_kind, prompt=prompt, rater=name,
+                             concurrency=concurrency)
     doc = check_document(LABELS_KIND, converter.unstructure(outcome.labels), "<labels>")
     check_labels(outcome.labels, tasks_sha256=checked.tasks_sha256, manifest=checked.manifest,
                  source="<labels>")
@@ -283,7 +285,7 @@ def judge_command(pack: Path, backend_kind: str, model: str | None, base_url: st
         click.echo(f"  {e.unit_id}: {e.error}: {e.message}", err=True)
     click.echo(f"labels: {out}", err=True)
     if as_json:
-        print_json({"path": str(out), "rater": name, "served": outcome.labels.rater.model.served,
+        print_json({"measured": True, "path": str(out), "rater": name, "served": outcome.labels.rater.model.served,
                     "units": outcome.units, "labelled": len(labels), "verdicts": said,
                     "not_labelled": {"provider": provider, "reply": len(errors) - provider},
                     "cost_usd": outcome.labels.rater.model.cost_usd,

@@ -193,7 +193,8 @@ def _guard(answers: list[_Answer], errors: tuple[JudgeError, ...], units: int) -
         raise NotMeasuredError(
             f"the judge labelled none of the {units} unit(s) ({provider} provider failure(s), "
             f"{units - provider} unreadable reply(ies); first, {errors[0].unit_id}: "
-            f"{errors[0].message}); nothing was written", not_measured=units, units=units)
+            f"{errors[0].message}); nothing was written", not_measured=units, units=units,
+            reason="nothing-labelled")
 
 
 def _cost(model: str, usages: list[Any]) -> float | None:

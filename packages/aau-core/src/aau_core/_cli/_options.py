@@ -12,11 +12,16 @@ each means the same everywhere:
 ``print_json(doc)`` prints the way aau writes files (``render_json``): UTF-8 as is, ``indent=2``,
 sorted keys, one trailing newline. A command's help text says what its ``--json`` prints and what
 its ``--force`` replaces; the option's default help is the shared wording.
+
+A command that can end not measured (exit 3, ``NotMeasuredError``) wraps the work that can raise
+it in ``json_on_not_measured(as_json, ...)``, so that its ``--json`` prints a summary with
+``"measured": false`` and why, as ``aau evaluate`` does, before the one error line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypeVar
 
 import click
@@ -95,3 +100,31 @@ def print_json(doc: Any) -> None:
     from .._files._writing import render_json
 
     click.echo(render_json(doc), nl=False)
+
+
+@contextlib.contextmanager
+def json_on_not_measured(as_json: bool, **context: Any) -> Iterator[None]:
+    """Print the ``--json`` summary of a non-measurement raised inside the block, then re-raise.
+
+    A ``NotMeasuredError`` (exit 3) escaping the block is printed, when ``as_json``, as
+    ``{**exc.summary(), **context}`` on stdout (``{"measured": false, "reason", "message",
+    "not_measured", "units", ...}``), and propagates unchanged: the command still ends with the
+    error's one line on stderr and exit 3. Any other exception passes untouched.
+
+    Args:
+        as_json: the command's ``--json`` flag.
+        context: what identifies the run in this command's summary (``report=None``,
+            ``lab="river-permit-desk"``); the same keys as its success summary, with ``None``
+            for what was not written.
+
+    Returns:
+        a context manager.
+    """
+    from .._errors import NotMeasuredError
+
+    try:
+        yield
+    except NotMeasuredError as exc:
+        if as_json:
+            print_json({**exc.summary(), **context})
+        raise

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from .._errors import EXIT_BAR_NOT_MET, EXIT_OK
+from .._errors import EXIT_BAR_NOT_MET, EXIT_OK, EXIT_USAGE
 from ._options import json_option, print_json
 
 
@@ -30,8 +30,11 @@ def _json_literal(value: Any) -> str:
 
 
 def _older_rules(verdict: dict[str, Any]) -> str:
-    """``"; p50_latency_s: upper-median (aau-harness < 1.x rule)"`` for the file line."""
-    return "".join(f"; {field}: {label}" for field, label in verdict["older_rules"].items())
+    """``"; p50_latency_s: upper-median (aau-harness < 1.x rule)"`` for the file line, and how
+    an unusual harness_version was read (``"; harness_version 1.0.0rc1 precedes 1.0 ..."``)."""
+    note = verdict["writer_note"]
+    return "".join(f"; {field}: {label}" for field, label in verdict["older_rules"].items()) + (
+        f"; {note}" if note else "")
 
 
 def _recomputed(check: dict[str, Any], version: str | None) -> str:
@@ -54,7 +57,7 @@ def _recomputed(check: dict[str, Any], version: str | None) -> str:
 
 @results_group.command("verify")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@json_option("Print one JSON verdict per file on stdout.")
+@json_option("Print one JSON verdict per file on stdout (an unreadable file's too).")
 def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     """Recompute each aggregate FILE's metric_means and metric_ci95 from its results.
 
@@ -68,12 +71,15 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     Every file's n_scenarios, n_repeats, total_cost_usd, mean_cost_per_scenario_usd and
     p50_latency_s are recomputed from its results as well; p50_latency_s by the rule its
     writer used (1.6's median, or the upper median of aau-harness < 1.x, allowed when the
-    file names no harness_version of 1.0 or later), and the file line names an older rule
-    that matched.
+    file names no harness_version of 1.0 or later by PEP 440: 1.0.0rc1 precedes 1.0, a
+    leading v is dropped, and a version that is not PEP 440 is unknown and allows either
+    rule, which the file line says), and the file line names an older rule that matched.
     One line per file on stderr, and one per drifted number.
 
-    Exit 0 when every number matches, 1 when any drifted, 2 when a file is missing, not
-    JSON or not an eval aggregate (one line naming the file and the JSON path).
+    Every FILE gets a verdict: one that is missing, not JSON or not an eval aggregate is
+    reported on its own line(s) (the file and the JSON path) and the others are still
+    verified. Exit with the worst outcome: 2 when any file was unreadable, else 1 when any
+    drifted, else 0.
 
     \b
     Examples:
@@ -83,10 +89,15 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
     """
     from aau_schemas import json_path
 
+    from .._files._terminal import terminal_text
     from .._run._verify import verify_result_files
 
     verdicts = verify_result_files(files)
     for v in verdicts:
+        if v["status"] == "unreadable":
+            for line in v["lines"]:  # the file's one-line error (one line per violation)
+                click.echo(f"aau: error: {terminal_text(line)}", err=True)
+            continue
         root = v.pop("root")
         n = len(v["metrics"])
         if v["status"] == "match":
@@ -106,4 +117,6 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> int:
                            f"recomputed {_recomputed(c, v['harness_version'])}", err=True)
     if as_json:
         print_json({"files": verdicts})
-    return EXIT_BAR_NOT_MET if any(v["status"] == "drift" for v in verdicts) else EXIT_OK
+    statuses = {v["status"] for v in verdicts}
+    return (EXIT_USAGE if "unreadable" in statuses else
+            EXIT_BAR_NOT_MET if "drift" in statuses else EXIT_OK)

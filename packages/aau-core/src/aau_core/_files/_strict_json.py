@@ -27,6 +27,13 @@ from aau_schemas import json_path
 from .._errors import InputError
 
 UTF8_BOM = b"\xef\xbb\xbf"
+# other encodings' byte-order marks, UTF-32 first (its little-endian mark starts like UTF-16's)
+OTHER_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32", "little-endian"),
+    (b"\x00\x00\xfe\xff", "UTF-32", "big-endian"),
+    (b"\xff\xfe", "UTF-16", "little-endian"),
+    (b"\xfe\xff", "UTF-16", "big-endian"),
+)
 DEFAULT_MAX_DEPTH = 100
 
 
@@ -170,13 +177,24 @@ _STRICT_DECODER = json.JSONDecoder(
 
 
 def _decode_utf8(raw: bytes, source: str | None) -> str:
-    """Strict UTF-8 decoding; a leading byte-order mark is dropped (offsets count it)."""
+    """Strict UTF-8 decoding; a leading byte-order mark is dropped (offsets count it). Bytes
+    that are not UTF-8 and start with a UTF-16 or UTF-32 byte-order mark are named as such."""
     skip = len(UTF8_BOM) if raw.startswith(UTF8_BOM) else 0
     try:
         return raw[skip:].decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not valid UTF-8 (byte {exc.start + skip})", source=source,
-                         path="$") from None
+        raise InputError(_not_utf8(raw, exc.start + skip), source=source, path="$") from None
+
+
+def _not_utf8(raw: bytes, offset: int) -> str:
+    """``"not valid UTF-8 (byte 7)"``, or for a file that starts with a UTF-16/UTF-32
+    byte-order mark ``"not valid UTF-8: the file is UTF-16 (little-endian: it starts with the
+    byte-order mark FF FE); save it as UTF-8"``."""
+    for mark, encoding, order in OTHER_BOMS:
+        if raw.startswith(mark):
+            return (f"not valid UTF-8: the file is {encoding} ({order}: it starts with the "
+                    f"byte-order mark {mark.hex(' ').upper()}); save it as UTF-8")
+    return f"not valid UTF-8 (byte {offset})"
 
 
 def decode_text(raw: bytes, *, source: str | None = None, lenient: bool = False) -> str:
@@ -195,7 +213,9 @@ def decode_text(raw: bytes, *, source: str | None = None, lenient: bool = False)
         the decoded text, without the BOM.
 
     Raises:
-        InputError: not strict UTF-8 (``lenient`` false); the message names the byte offset.
+        InputError: not strict UTF-8 (``lenient`` false); the message names the byte offset,
+            or the encoding when the bytes start with a UTF-16 or UTF-32 byte-order mark
+            (``FF FE``, ``FE FF``, ``FF FE 00 00``, ``00 00 FE FF``).
     """
     if lenient:
         return raw.decode("utf-8-sig", errors="replace")

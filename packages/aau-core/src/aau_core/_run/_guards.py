@@ -83,8 +83,12 @@ class ProviderUnavailable(NotMeasuredError, RuntimeError):
             f"network or rate limits; limit {threshold:.0%}), so these numbers measure the "
             "provider, not the model; nothing was written as a result. Check the API key and "
             "the endpoint, then run again.",
-            not_measured=not_measured, units=units,
+            not_measured=not_measured, units=units, reason="infrastructure",
         )
+
+    def summary(self) -> dict[str, Any]:
+        """``NotMeasuredError.summary`` with ``rate`` and ``threshold`` (in [0, 1])."""
+        return {**super().summary(), "rate": self.rate, "threshold": self.threshold}
 
 
 def _detail(result: Any) -> Mapping[str, Any]:

@@ -36,7 +36,7 @@ from typing import Any
 from .._errors import InputError
 from ._aggregation import aggregate_results
 from ._runner import EvalAggregate, ScenarioResult
-from ._writer_rules import WRITER_RULES, writer_major
+from ._writer_rules import WRITER_RULES, read_writer_version
 
 MAX_AGGREGATE_BYTES = 200_000_000
 V1_KIND = "eval-aggregate-v1"
@@ -49,31 +49,48 @@ V21_CHECKED = ("metric_ci_method", "metric_runs", "lower_is_better", "coverage",
 def verify_result_files(files: list[str] | tuple[str, ...]) -> list[dict[str, Any]]:
     """Verify every eval aggregate or lab result file in ``files``.
 
-    Every file is read and validated before any is verified, so one bad input stops the whole
-    call before anything is reported.
+    One unreadable file never stops the rest: it gets a verdict of its own, ``"unreadable"``,
+    and every other file is still verified.
 
     Args:
         files: paths of eval aggregates (``run_eval``'s, aau-harness 1.x's, ``aau-eval-aggregate/2.x``)
             or lab results (``aau lab run``'s ``eval_<tag>.json``).
 
     Returns:
-        one verdict per file, in order: ``{"file", "kind", "ci_method", "n_results", "status":
-        "match"|"drift", "harness_version", "metrics": {metric: {"mean": {...}, "ci95": {...}}},
-        "checks": {field: {"stored", "recomputed", "match"}}, "older_rules": {field: label},
-        "root": "$" | "$.aggregate"}`` (``root`` is the JSON path of the aggregate inside the
-        file; ``harness_version`` is ``provenance.harness_version`` or ``None``). A check of a
+        one verdict per file, in order. A file that was read: ``{"file", "kind", "ci_method",
+        "n_results", "status": "match"|"drift", "harness_version", "metrics": {metric:
+        {"mean": {...}, "ci95": {...}}}, "checks": {field: {"stored", "recomputed", "match"}},
+        "older_rules": {field: label}, "writer_note", "root": "$" | "$.aggregate"}``
+        (``root`` is the JSON path of the aggregate inside the file; ``harness_version`` is
+        ``provenance.harness_version`` or ``None``; ``writer_note`` is ``None`` or how an
+        unusual ``harness_version`` was read, ``_writer_rules.read_writer_version``). A check of a
         statistic with several writer rules (``_writer_rules.WRITER_RULES``) also holds
         ``"rule"`` (the name of the rule that matched, ``None`` on drift) and ``"rules"``
         (``{name: {"recomputed", "match", "allowed"}}``, ``allowed`` saying whether this file's
         writer may have used it); ``older_rules`` maps each such field matched by a rule other
         than the current one to its label, e.g. ``"upper-median (aau-harness < 1.x rule)"``.
-
-    Raises:
-        InputError: a file is missing, not JSON, or not an eval aggregate or lab result (one line
-            naming the file and the JSON path).
+        A file that is missing, not JSON, or not an eval aggregate or lab result: ``{"file",
+        "status": "unreadable", "path", "message", "lines"}`` (``path`` the JSON path of the
+        fault, ``lines`` the ``FILE: $.path: message`` lines to print, one per violation).
     """
-    loaded = [(name, *_load(name)) for name in files]  # every input is sound before any output
-    return [{**_verdict(name, kind, doc), "root": root} for name, kind, doc, root in loaded]
+    verdicts = []
+    for name in files:
+        try:
+            kind, doc, root = _load(name)
+            verdicts.append({**_verdict(name, kind, doc), "root": root})
+        except InputError as exc:
+            verdicts.append(unreadable_verdict(name, exc))
+    return verdicts
+
+
+def unreadable_verdict(name: str, exc: InputError) -> dict[str, Any]:
+    """The verdict of a file that could not be verified: ``{"file", "status": "unreadable",
+    "path", "message", "lines"}``, ``lines`` being ``str(exc)``'s lines, each naming the file."""
+    lines = str(exc).splitlines() or [f"{name}: {exc.message}"]
+    if exc.source is None:
+        lines = [f"{name}: {line}" for line in lines]
+    return {"file": name, "status": "unreadable", "path": exc.path, "message": exc.message,
+            "lines": lines}
 
 
 def _load(name: str) -> tuple[str, dict[str, Any], str]:
@@ -206,7 +223,7 @@ def _verdict(name: str, kind: str, doc: dict[str, Any]) -> dict[str, Any]:
                 "stored": stored, "recomputed": recomputed, "match": stored == recomputed}
         entry["match"] = entry["mean"]["match"] and entry["ci95"]["match"]
         metrics[m] = entry
-    major = writer_major(doc, aau_format=kind == V2_KIND)
+    major, writer_note = read_writer_version(doc, aau_format=kind == V2_KIND)
     checks: dict[str, Any] = _totals(doc, major)
     if kind == V2_KIND:
         fields = V2_CHECKED + (V21_CHECKED if "answered_only" in doc else ())
@@ -220,5 +237,6 @@ def _verdict(name: str, kind: str, doc: dict[str, Any]) -> dict[str, Any]:
     version = (doc.get("provenance") or {}).get("harness_version")
     return {"file": name, "kind": kind, "ci_method": method, "n_results": len(doc["results"]),
             "status": "match" if ok else "drift", "harness_version": version,
-            "metrics": metrics, "checks": checks, "older_rules": older}
+            "metrics": metrics, "checks": checks, "older_rules": older,
+            "writer_note": writer_note}
 

@@ -20,27 +20,28 @@ Which rules a file may match depends on the writer it names (``writer_major``):
 
 - an ``aau-eval-aggregate/2.x`` file (or a lab result's aggregate) was written by aau: its own
   rule only;
-- a 1.x-shape file whose ``provenance.harness_version`` has major version 1 or more (aau-harness
-  1.0.0 to 1.6, or aau's own ``as_dict_v1``) must match ``median``: those runners are read, and
-  they use ``statistics.median``;
+- a 1.x-shape file whose ``provenance.harness_version`` is 1.0 or later by PEP 440
+  (aau-harness 1.0.0 to 1.6, or aau's own ``as_dict_v1``) must match ``median``: those
+  runners are read, and they use ``statistics.median``;
 - a 1.x-shape file with no ``provenance``, a ``harness_version`` of ``unknown`` (the harness not
-  installed) or a 0.x version may match either: the upper median predates the 1.0 release,
-  files from before the provenance block carry no version at all, and ``0.1.0`` is what every
-  development checkout reported before 1.0, so it does not say which runner wrote the file.
+  installed), one that is not a PEP 440 version, or one before 1.0 (``0.9.3``, and the
+  pre-releases ``1.0.0rc1`` and ``1.0.0.dev0``, which precede 1.0) may match either: the upper
+  median predates the 1.0 release, files from before the provenance block carry no version at
+  all, and ``0.1.0`` is what every development checkout reported before 1.0, so it does not
+  say which runner wrote the file. ``read_writer_version`` gives the reading rules.
 
 A statistic not in ``WRITER_RULES`` has one rule, the one ``_verify`` applies.
 """
 
 from __future__ import annotations
 
-import re
+import json
 import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
-
-_MAJOR = re.compile(r"(\d+)\.")
+from packaging.version import InvalidVersion, Version
 
 
 @attrs.frozen
@@ -98,21 +99,56 @@ WRITER_RULES: dict[str, tuple[WriterRule, ...]] = {
 }
 
 
-def writer_major(doc: dict[str, Any], *, aau_format: bool) -> int | None:
-    """The major version of the harness that wrote an aggregate, as far as the file says.
+def read_writer_version(doc: dict[str, Any], *, aau_format: bool) -> tuple[int | None, str | None]:
+    """The major version of the harness that wrote an aggregate, and a note on how it was read.
+
+    ``provenance.harness_version`` is read as a PEP 440 version (``packaging.version``):
+
+    - a leading ``v`` (``"v1.2.0"``, as git tags write versions) is dropped, as PEP 440's
+      normalisation does: ``"v1.2.0"`` is 1.2.0;
+    - a pre-release or development release of ``N.0`` precedes ``N.0`` (``"1.0.0rc1"``,
+      ``"1.0.0.dev0"``, ``"1.0.0a1"``): its writer counts as major ``N - 1``, a writer from
+      before that release (``"2.0.0.dev0"``, aau's own, is major 1: still 1.0 or later);
+    - a string that is not a PEP 440 version (``"banana"``, ``"unknown"``) or that has the
+      local label ``unknown`` (``"0+unknown"``: a package built without its version control
+      metadata) does not say who wrote the file: major ``None``, so either rule is allowed,
+      and the note says so.
 
     Args:
         doc: the aggregate document.
         aau_format: the document is ``aau-eval-aggregate/2.x`` (only aau writes it).
 
     Returns:
-        2 for an aau-format document; for a 1.x-shape document the leading integer of
-        ``provenance.harness_version`` (``"1.6.0"`` -> 1, ``"0.1.0"`` -> 0, aau's
-        ``"2.0.0.dev0"`` -> 2), or ``None`` when there is no provenance or the version is not
-        ``<int>.…`` (``"unknown"``, aau's ``"0+unknown"``).
+        ``(major, note)``: ``major`` is 2 for an aau-format document; for a 1.x-shape document
+        the major version of the release the writer's version is or follows (``"1.6.0"`` -> 1,
+        ``"0.1.0"`` -> 0, ``"1.0.0rc1"`` -> 0, ``"10.0"`` -> 10), or ``None`` when there is no
+        provenance or the version is unknown. ``note`` is ``None`` or one sentence for the
+        verdict line: ``'harness_version "banana" is not a PEP 440 version: writer unknown,
+        either rule allowed'``, ``"harness_version 1.0.0rc1 precedes 1.0 (PEP 440): read as a
+        0.x writer"``.
     """
     if aau_format:
-        return 2
+        return 2, None
     version = (doc.get("provenance") or {}).get("harness_version")
-    found = _MAJOR.match(version) if isinstance(version, str) else None
-    return int(found.group(1)) if found else None
+    if not isinstance(version, str):
+        return None, None
+    if version.strip().lower() == "unknown":  # what 1.6 writes when it is not installed
+        return None, None
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return None, (f"harness_version {json.dumps(version)} is not a PEP 440 version: "
+                      "writer unknown, either rule allowed")
+    if parsed.local == "unknown":
+        return None, None
+    if parsed.major >= 1 and parsed < Version(str(parsed.major)):
+        return parsed.major - 1, (f"harness_version {version} precedes {parsed.major}.0 "
+                                  f"(PEP 440): read as a {parsed.major - 1}.x writer")
+    return parsed.major, None
+
+
+def writer_major(doc: dict[str, Any], *, aau_format: bool) -> int | None:
+    """The major version of the harness that wrote an aggregate (``read_writer_version``'s
+    first item: 2 for an aau-format document, else the PEP 440 reading of
+    ``provenance.harness_version``, ``None`` when unknown)."""
+    return read_writer_version(doc, aau_format=aau_format)[0]

@@ -42,7 +42,10 @@ Per-call rules (BFCL ``ast_checker.simple_function_checker``, learned from bfcl-
    are the same on both sides. An actual argument equal to its default is accepted where the
    expected call lets it be left out (lists ``""``, or does not name it); an argument left out is
    accepted where the expected call lists the default as acceptable. Rule 2 still applies: a
-   ``required`` parameter must be present even if it declares a default.
+   ``required`` parameter must be present even if it declares a default. The rule applies at
+   every depth: inside an object value whose definition declares nested ``properties`` with a
+   ``default`` (directly, or as the ``items`` of an array), a key left out and the key given
+   its default are alike on both sides (BFCL does not read nested defaults either).
 
 Matchers (per tool, per argument: ``{"tool": {"arg": matcher}}``)
 -----------------------------------------------------------------
@@ -138,9 +141,12 @@ def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]
     naming the shape and what to answer instead (never read as a call without arguments, which
     would be a silent wrong score): an Anthropic ``tool_use`` block (``input``), an OpenAI chat
     tool call (``function.name`` / ``function.arguments``) and an OpenAI Responses
-    ``function_call`` item (``arguments`` a JSON string). A call with no ``arguments`` but keys
-    other than ``name``, ``id``, ``call_id`` and ``type`` (``parameters``, ``args``, ...) is
-    refused too: its arguments are probably under one of them.
+    ``function_call`` item (``arguments`` a JSON string). A call carrying a key under which a
+    documented shape holds arguments (``PROVIDER_ARGUMENT_KEYS``: ``input``, ``function``,
+    ``parameters``, ``args``, ``kwargs``, ``tool_input``) is refused whether or not it also has
+    ``arguments`` (``{"name", "arguments": {}, "input": {...}}`` is not a call without
+    arguments). A call with no ``arguments`` but keys other than ``name``, ``id``, ``call_id``
+    and ``type`` is refused too: its arguments are probably under one of them.
 
     Args:
         value: the ``tool_calls`` value of an adapter response.
@@ -179,23 +185,37 @@ def normalize_tool_calls(value: Any, *, path: str = "$") -> list[dict[str, Any]]
 
 _AAU_CALL = 'aau reads {"name": "...", "arguments": {...}}'
 _CALL_KEYS_WITHOUT_ARGUMENTS = frozenset({"name", "id", "call_id", "type"})
+PROVIDER_ARGUMENT_KEYS = ("input", "function", "parameters", "args", "kwargs", "tool_input")
+"""Keys under which a documented provider or framework shape carries a call's arguments:
+Anthropic ``tool_use`` (``input``), OpenAI chat (``function``), Llama / Hermes-style JSON calls
+(``parameters``), Gemini ``functionCall`` and LangChain ``ToolCall`` (``args``), Python-style
+(``kwargs``), LangChain ``AgentAction`` (``tool_input``). A call carrying one is refused even
+beside ``arguments``: which of the two holds the arguments is not aau's guess to make."""
 
 
 def _provider_shape(item: Mapping[str, Any]) -> str | None:
     """Why ``item`` is not an aau call though it looks like one of a documented provider shape
-    (or has its arguments under an unknown key), with what to answer instead; ``None`` when it
-    is none of them (aau's shape, or a plain error the name/arguments checks report)."""
-    if "arguments" not in item and isinstance(item.get("function"), dict):
+    (or carries its arguments under a provider's key, beside ``arguments`` or instead of it, or
+    under an unknown key), with what to answer instead; ``None`` when it is none of them (aau's
+    shape, or a plain error the name/arguments checks report)."""
+    beside = " (beside 'arguments': which one holds the arguments is ambiguous)" \
+        if "arguments" in item else ""
+    if "function" in item:
         return ("an OpenAI chat tool call ({\"type\": \"function\", \"function\": {\"name\", "
-                f"\"arguments\": \"<JSON string>\"}}}}) is not read; {_AAU_CALL}: answer "
+                f"\"arguments\": \"<JSON string>\"}}}}) is not read{beside}; {_AAU_CALL}: answer "
                 "function.name as name and function.arguments decoded as arguments")
-    if "arguments" not in item and ("input" in item or item.get("type") == "tool_use"):
+    if "input" in item or ("arguments" not in item and item.get("type") == "tool_use"):
         return ("an Anthropic tool_use block ({\"type\": \"tool_use\", \"name\", \"input\"}) is "
-                f"not read; {_AAU_CALL}: answer its input as arguments")
+                f"not read{beside}; {_AAU_CALL}: answer its input as arguments")
     if item.get("type") == "function_call" and not isinstance(item.get("arguments", {}), dict):
         return ("an OpenAI Responses function_call item ({\"type\": \"function_call\", \"name\", "
                 f"\"arguments\": \"<JSON string>\", \"call_id\"}}) is not read; {_AAU_CALL}: "
                 "answer its arguments decoded")
+    keyed = [k for k in PROVIDER_ARGUMENT_KEYS if k in item]
+    if keyed:
+        where = "beside 'arguments'" if "arguments" in item else "and no 'arguments'"
+        return (f"carries its arguments under {', '.join(repr(k) for k in keyed)} {where} (a "
+                f"provider's or framework's shape); {_AAU_CALL}: answer them as arguments")
     other = sorted(str(k) for k in item if k not in _CALL_KEYS_WITHOUT_ARGUMENTS)
     if "arguments" not in item and other:
         return (f"has no 'arguments' but has {', '.join(repr(k) for k in other)}; {_AAU_CALL} "
@@ -255,21 +275,38 @@ def value_matches(got: Any, want: Any, matcher: Any = "exact") -> bool:
     return _value_matches(got, want, matcher)
 
 
-def _value_matches(got: Any, want: Any, matcher: Any) -> bool:
+def _value_matches(got: Any, want: Any, matcher: Any, schema: Any = None) -> bool:
+    """``value_matches`` without the input checks. ``schema`` is the JSON Schema the function
+    definition declares for the value (``None``: unknown); inside an object its nested
+    ``properties`` give declared defaults, applied as rule 7 at every depth."""
     if matcher == "any":
         return True
     if isinstance(want, dict):
         if not isinstance(got, dict):
             return False
+        properties = _nested(schema, "properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        defaults = _declared_defaults(properties)
         for key, value in got.items():
             allowed = want.get(key)
+            # rule 7 inside an object: a key given as its declared default counts as left out
+            if key in defaults and _is_default(value, defaults[key], matcher) and (
+                    allowed is None or _is_omitted_ok(allowed)):
+                continue
             if not isinstance(allowed, list) or not any(
-                    _value_matches(value, a, matcher) for a in allowed if not _is_omitted(a)):
+                    _value_matches(value, a, matcher, properties.get(key))
+                    for a in allowed if not _is_omitted(a)):
                 return False
-        return all(_is_omitted_ok(allowed) for key, allowed in want.items() if key not in got)
+        # rule 7: a key left out counts as its declared default given explicitly
+        return all(_is_omitted_ok(allowed) or (
+            key in defaults and isinstance(allowed, list) and any(
+                _is_default(a, defaults[key], matcher) for a in allowed if not _is_omitted(a)))
+            for key, allowed in want.items() if key not in got)
     if isinstance(want, list):
+        items = _nested(schema, "items")
         return (isinstance(got, list) and len(got) == len(want)
-                and all(_value_matches(g, w, matcher) for g, w in zip(got, want, strict=True)))
+                and all(_value_matches(g, w, matcher, items)
+                        for g, w in zip(got, want, strict=True)))
     if isinstance(want, bool) or isinstance(got, bool):
         return isinstance(got, bool) and isinstance(want, bool) and got == want
     if _is_number(want):
@@ -359,7 +396,8 @@ def _call_mismatches(expected: Mapping[str, Any], actual: Mapping[str, Any],
             reasons.append(f"argument {arg!r}: {problem} ({_short(value)})")
             continue
         allowed = [a for a in want_args[arg] if not _is_omitted(a)]
-        if not any(_value_matches(value, a, matcher) for a in allowed) and not (
+        spec = properties.get(arg) if isinstance(properties, Mapping) else None
+        if not any(_value_matches(value, a, matcher, spec) for a in allowed) and not (
                 as_left_out and _is_omitted_ok(want_args[arg])):
             reasons.append(f"argument {arg!r}: got {_short(value)}, "
                            f"{_allowed_text(want_args[arg])}")
@@ -382,6 +420,11 @@ def _declared_defaults(properties: Any) -> dict[str, Any]:
         return {}
     return {arg: spec["default"] for arg, spec in properties.items()
             if isinstance(spec, Mapping) and "default" in spec}
+
+
+def _nested(schema: Any, key: str) -> Any:
+    """``schema[key]`` (``properties``, ``items``) when ``schema`` is an object, else ``None``."""
+    return schema.get(key) if isinstance(schema, Mapping) else None
 
 
 def _is_default(value: Any, default: Any, matcher: Any) -> bool:

@@ -13,7 +13,15 @@ import sys
 from typing import Any
 
 import click
-from aau_core import UsageError, force_option, json_option, out_option, print_json, store_options
+from aau_core import (
+    UsageError,
+    force_option,
+    json_on_not_measured,
+    json_option,
+    out_option,
+    print_json,
+    store_options,
+)
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 _SUITES = ("banking", "slack", "travel", "workspace")  # == AGENTDOJO_SUITES (kept import-free)
@@ -129,10 +137,12 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
             write=lambda agg: write_bench_result(out_dir, bench, agg, kind, model, force=force),
             failed_hint="with --json or in the progress lines", subject=bench)
 
-    outcome = run_benchmark(
-        {"--out (result)": json_path, "--out (report)": md_path}, prepare, force=force,
-        store=store, no_store=no_store, measured=not ground_truth, progress=_progress,
-        quiet=quiet)
+    with json_on_not_measured(as_json, benchmark="agentdojo", suite=suite, backend=kind,
+                              model=model or kind, json=None, markdown=None):
+        outcome = run_benchmark(
+            {"--out (result)": json_path, "--out (report)": md_path}, prepare, force=force,
+            store=store, no_store=no_store, measured=not ground_truth, progress=_progress,
+            quiet=quiet)
     bench, agg, shown = outcome.plan.subject, outcome.aggregate, model or kind
     from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
 
@@ -145,7 +155,7 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
                err=True)
     if as_json:
         summary: dict[str, Any] = {
-            "benchmark": "agentdojo", "suite": suite,
+            "measured": True, "benchmark": "agentdojo", "suite": suite,
             "benchmark_version": bench.benchmark_version, "backend": kind, "model": shown,
             "json": str(outcome.json_path), "markdown": str(outcome.md_path),
             "n_tasks": agg.n_scenarios, "n_repeats": repeats, "n_errors": agg.n_errors,

@@ -15,7 +15,15 @@ import sys
 from typing import Any
 
 import click
-from aau_core import EXIT_OK, force_option, json_option, out_option, print_json, store_options
+from aau_core import (
+    EXIT_OK,
+    force_option,
+    json_on_not_measured,
+    json_option,
+    out_option,
+    print_json,
+    store_options,
+)
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -160,11 +168,13 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
             failed_hint="with --backend",
             metric_names=lambda: _metric_names(spec, cfg, scenarios), subject=spec)
 
-    outcome = run_benchmark(
-        {"--out (result)": json_path, "--out (report)": md_path}, prepare,
-        inputs=[config, *([scenarios_file] if scenarios_file else [])], force=force,
-        store=store, no_store=no_store, measured=kind != "mock", progress=_progress, bars=bars,
-        quiet=quiet)
+    with json_on_not_measured(as_json, config=config, backend=kind, model=shown, json=None,
+                              markdown=None):
+        outcome = run_benchmark(
+            {"--out (result)": json_path, "--out (report)": md_path}, prepare,
+            inputs=[config, *([scenarios_file] if scenarios_file else [])], force=force,
+            store=store, no_store=no_store, measured=kind != "mock", progress=_progress,
+            bars=bars, quiet=quiet)
     lab, agg, headline = outcome.plan.subject.name, outcome.aggregate, outcome.headline
     from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
 
@@ -179,7 +189,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
                    f"{v}", err=True)
     if as_json:
         summary: dict[str, Any] = {
-            "lab": lab, "backend": kind, "model": shown, "json": str(outcome.json_path),
+            "measured": True, "config": config, "lab": lab, "backend": kind, "model": shown, "json": str(outcome.json_path),
             "markdown": str(outcome.md_path), "n_scenarios": agg.n_scenarios,
             "n_repeats": repeats, "n_errors": agg.n_errors, "headline_metric": headline,
             "metric_means": {k: round(v, 4) for k, v in agg.metric_means.items()},

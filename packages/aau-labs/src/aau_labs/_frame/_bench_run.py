@@ -192,7 +192,8 @@ def run_benchmark(
     if plan.headline not in agg.metric_means:
         raise NotMeasuredError(f"every run failed ({agg.n_errors} errored; see a run's "
                                f"detail.error {plan.failed_hint}): nothing to score, nothing "
-                               "written", not_measured=agg.n_errors, units=len(agg.results))
+                               "written", not_measured=agg.n_errors, units=len(agg.results),
+                               reason="every-run-errored")
     if measured:
         check_results_are_measurements(agg.results)
     json_path, md_path = plan.write(agg)

@@ -249,9 +249,11 @@ def result_stem(suite_name: str, backend_kind: str, model: str | None) -> str:
 
 def result_paths(out_dir: str | os.PathLike[str], suite_name: str, backend_kind: str,
                  model: str | None) -> tuple[Path, Path]:
-    """``(json_path, md_path)`` of a bench result in ``out_dir`` (``result_stem``)."""
-    stem = Path(out_dir) / result_stem(suite_name, backend_kind, model)
-    return stem.with_suffix(".json"), stem.with_suffix(".md")
+    """``(json_path, md_path)`` of a bench result in ``out_dir`` (``result_stem``; a dot in the
+    model id is kept, ``result_file_paths``)."""
+    from .._frame._bench_run import result_file_paths
+
+    return result_file_paths(out_dir, result_stem(suite_name, backend_kind, model))
 
 
 def bench_result_document(suite: AgentDojoSuite, agg: EvalAggregate, backend_kind: str,

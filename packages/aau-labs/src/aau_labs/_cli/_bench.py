@@ -132,7 +132,7 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
     outcome = run_benchmark(
         {"--out (result)": json_path, "--out (report)": md_path}, prepare, force=force,
         store=store, no_store=no_store, measured=not ground_truth, progress=_progress,
-        quiet=quiet)
+        quiet=quiet, owner=(kind, model or kind))
     bench, agg, shown = outcome.plan.subject, outcome.aggregate, model or kind
     from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
 

@@ -164,7 +164,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
         {"--out (result)": json_path, "--out (report)": md_path}, prepare,
         inputs=[config, *([scenarios_file] if scenarios_file else [])], force=force,
         store=store, no_store=no_store, measured=kind != "mock", progress=_progress, bars=bars,
-        quiet=quiet)
+        quiet=quiet, owner=(kind, shown))
     lab, agg, headline = outcome.plan.subject.name, outcome.aggregate, outcome.headline
     from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
 

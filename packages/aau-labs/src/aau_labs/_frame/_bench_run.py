@@ -4,7 +4,8 @@
 over a list of scenarios and write a JSON result beside a Markdown report. They do it the same
 way, in this order, and ``run_benchmark`` is that order:
 
-1. the outputs are checked writable (and not one of the inputs) before anything costs money;
+1. the outputs are checked writable (and not one of the inputs, and not another backend's or
+   model's result whose id maps to the same file name) before anything costs money;
 2. ``--store`` / ``--no-store`` are checked (a bad value fails before any run);
 3. the command's ``prepare`` loads what it runs (a lab config and scenarios, an AgentDojo suite)
    and returns a ``BenchmarkPlan``;
@@ -137,6 +138,7 @@ def run_benchmark(
     progress: Callable[[str], None],
     bars: Mapping[str, float] | None = None,
     quiet: bool = False,
+    owner: tuple[str, str] | None = None,
 ) -> BenchmarkOutcome:
     """Run one benchmark the way every ``aau lab run`` / ``aau bench`` command does (module
     docstring, steps 1-9).
@@ -154,12 +156,15 @@ def run_benchmark(
         progress: called with each progress line when there is no terminal bar.
         bars: the ``--fail-under`` bars (``aau_core.parse_metric_bars``); empty or ``None``: none.
         quiet: no progress at all.
+        owner: ``(backend, model)`` the result will record; an existing first output that
+            records another pair is never replaced (``refuse_other_subject``), checked in step 1.
 
     Returns:
         the ``BenchmarkOutcome`` (its ``exit_code`` is the command's).
 
     Raises:
-        OutputError: an output exists (without ``force``), is an input, or cannot be written.
+        OutputError: an output exists (without ``force``), is an input, holds another
+            ``owner``'s result, or cannot be written.
         UsageError: a bad ``--store``; a bar for a metric the benchmark does not report
             (``--fail-under: unknown metric 'x' for lab decision-gate``), or bars for a plan
             without ``metric_names``.
@@ -177,6 +182,8 @@ def run_benchmark(
     )
 
     check_outputs(outputs, inputs=inputs, force=force)  # before any paid call
+    if owner is not None and outputs:
+        refuse_other_subject(Path(next(iter(outputs.values()))), *owner)
     run_store = store_choice(store, no_store)  # a bad --store fails before any run
     plan = prepare()
     checked = dict(bars or {})
@@ -202,6 +209,45 @@ def run_benchmark(
     failed = {m: v for m, v in checked.items() if agg.metric_means[m] < v}
     return BenchmarkOutcome(plan=plan, aggregate=agg, json_path=json_path, md_path=md_path,
                             headline=plan.headline, bars=checked, failed=failed)
+
+
+def result_file_paths(out_dir: str | os.PathLike[str], stem: str) -> tuple[Path, Path]:
+    """``(out_dir/<stem>.json, out_dir/<stem>.md)``: the suffix is appended to the whole stem.
+
+    ``Path.with_suffix`` would take a model id's last ``.`` for a suffix and cut it there
+    (``qwen3.6-27b`` -> ``qwen3.json``), so two model ids differing after a dot shared one file;
+    appending keeps every character of the stem (1.6's ``f"eval_{tag}.json"``)."""
+    base = Path(out_dir)
+    return base / f"{stem}.json", base / f"{stem}.md"
+
+
+def refuse_other_subject(json_path: Path, backend: str, model: str) -> None:
+    """Refuse, even with ``--force``, to replace a result of another backend or model.
+
+    Distinct model ids can share a file name (``a/b`` and ``a_b`` both give ``..._a_b.json``,
+    1.6's tag rule, kept); ``--force`` means "replace my earlier run", never "replace another
+    model's". An existing file that is not a readable result with ``backend`` and ``model`` is
+    left to the ordinary ``--force`` rule.
+
+    Raises:
+        OutputError: ``json_path`` holds the result of another ``(backend, model)``.
+    """
+    import json
+
+    from aau_core import OutputError
+
+    try:
+        doc = json.loads(json_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if not isinstance(doc, dict) or "model" not in doc:
+        return
+    theirs = (doc.get("backend"), doc.get("model"))
+    if theirs != (backend, model):
+        raise OutputError(
+            f"{json_path}: holds the result of backend {theirs[0]!r} model {theirs[1]!r}, not "
+            f"{backend!r} {model!r} (their ids give the same file name); not replaced, even "
+            "with --force: choose another --out folder")
 
 
 def write_result_files(json_path: Path, md_path: Path, *, kind: str,
@@ -237,6 +283,6 @@ def write_result_files(json_path: Path, md_path: Path, *, kind: str,
 
 
 __all__ = [
-    "BenchmarkOutcome", "BenchmarkPlan", "backend_choice", "run_benchmark",
-    "write_result_files",
+    "BenchmarkOutcome", "BenchmarkPlan", "backend_choice", "refuse_other_subject",
+    "result_file_paths", "run_benchmark", "write_result_files",
 ]

@@ -332,7 +332,9 @@ def read_scenarios(path: str | os.PathLike[str], spec: LabSpec, *,
 # ---------------------------------------------------------------- lab results
 
 def result_tag(backend_kind: str, model: str | None) -> str:
-    """File tag of a result: ``"mock"`` for the mock backend, else the model with ``/`` -> ``_``."""
+    """File tag of a result: ``"mock"`` for the mock backend, else the model with ``/`` -> ``_``
+    (aau-harness 1.6's rule, kept so 1.6's file names stay the same; every other character,
+    dots included, is kept: ``qwen/qwen3.6-27b`` -> ``qwen_qwen3.6-27b``)."""
     if backend_kind == "mock" or not model:
         return backend_kind
     return model.replace("/", "_")
@@ -341,9 +343,11 @@ def result_tag(backend_kind: str, model: str | None) -> str:
 def lab_result_paths(out_dir: str | os.PathLike[str], backend_kind: str,
                      model: str | None) -> tuple[Path, Path]:
     """``(json_path, md_path)`` of a lab result in ``out_dir``: ``eval_<tag>.json`` and
-    ``eval_<tag>.md``, ``tag`` being ``result_tag(backend_kind, model)``."""
-    stem = Path(out_dir) / f"eval_{result_tag(backend_kind, model)}"
-    return stem.with_suffix(".json"), stem.with_suffix(".md")
+    ``eval_<tag>.md``, ``tag`` being ``result_tag(backend_kind, model)`` (``result_file_paths``:
+    a dot in the model id is kept, not read as a suffix)."""
+    from ._bench_run import result_file_paths
+
+    return result_file_paths(out_dir, f"eval_{result_tag(backend_kind, model)}")
 
 
 def lab_result_document(spec: LabSpec, agg: Any, backend_kind: str, model: str,

@@ -15,6 +15,8 @@ from typing import Any
 import click
 from aau_core import UsageError, force_option, json_option, out_option, print_json, store_options
 
+from ._pricing import apply_pricing, cost_text, pricing_options
+
 _CTX = {"help_option_names": ["-h", "--help"]}
 _SUITES = ("banking", "slack", "travel", "workspace")  # == AGENTDOJO_SUITES (kept import-free)
 
@@ -51,6 +53,7 @@ def _parse_tasks(value: str | None) -> list[str] | None:
 @click.option("--backend", "backend_kind", default=None,
               help="A backend kind (local, openai, anthropic, mistral, ...).")
 @click.option("--model", default=None, help="The model id for --backend.")
+@pricing_options
 @click.option("--base-url", default=None,
               help="The API root for --backend (e.g. a local llama.cpp server's /v1).")
 @click.option("--text-tool-calls", type=click.Choice(["auto", "off"]), default="auto",
@@ -76,6 +79,7 @@ def _parse_tasks(value: str | None) -> list[str] | None:
 @json_option()
 @store_options("result")
 def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
+                      price_per_mtok: str | None, pricing_file: str | None,
                       base_url: str | None, text_tool_calls: str, ground_truth: bool,
                       repeats: int,
                       tasks_arg: str | None, benchmark_version: str | None, max_turns: int,
@@ -112,7 +116,10 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
 
     kind = backend_choice(ground_truth, backend_kind, mock_flag="--mock-ground-truth",
                           mock_kind=GROUND_TRUTH_KIND,
-                          backend_only={"--model": model, "--base-url": base_url})
+                          backend_only={"--model": model, "--base-url": base_url,
+                                        "--price-per-mtok": price_per_mtok,
+                                        "--pricing-file": pricing_file})
+    apply_pricing(price_per_mtok, pricing_file, model)
     ids = _parse_tasks(tasks_arg)
     json_path, md_path = result_paths(out_dir, suite, kind, model)
 
@@ -127,7 +134,7 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
                 repeats=repeats, max_turns=max_turns, progress=progress,
                 text_tool_calls=text_tool_calls),
             write=lambda agg: write_bench_result(out_dir, bench, agg, kind, model, force=force),
-            failed_hint="with --json or in the progress lines", subject=bench)
+            subject=bench)
 
     outcome = run_benchmark(
         {"--out (result)": json_path, "--out (report)": md_path}, prepare, force=force,
@@ -141,7 +148,7 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
     click.echo(f"{outcome.json_path}: agentdojo {suite} ({bench.benchmark_version}) utility "
                f"{mean:.3f} {interval_text(w_low, w_high, 'wilson')}, tool_call_match "
                f"{agg.metric_means['tool_call_match']:.3f} over {agg.n_scenarios} tasks x "
-               f"{repeats} repeats ({agg.n_errors} errored), ${agg.total_cost_usd:.4f}",
+               f"{repeats} repeats ({agg.n_errors} errored), {cost_text(agg)}",
                err=True)
     if as_json:
         summary: dict[str, Any] = {

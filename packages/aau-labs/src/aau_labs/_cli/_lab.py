@@ -17,6 +17,8 @@ from typing import Any
 import click
 from aau_core import EXIT_OK, force_option, json_option, out_option, print_json, store_options
 
+from ._pricing import apply_pricing, cost_text, pricing_options
+
 _CTX = {"help_option_names": ["-h", "--help"]}
 
 
@@ -90,6 +92,7 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
 @click.option("--backend", "backend_kind", default=None,
               help="A real backend kind (anthropic, openai, mistral, local, ...).")
 @click.option("--model", default=None, help="The model id for --backend.")
+@pricing_options
 @click.option("--repeats", type=click.IntRange(min=1, max=1000), default=3, show_default=True,
               help="Runs per scenario.")
 @out_option("Folder for eval_<tag>.json and eval_<tag>.md.",
@@ -102,7 +105,8 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
 @json_option()
 @store_options("result")
 def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kind: str | None,
-                model: str | None, repeats: int, out_dir: str, force: bool,
+                model: str | None, price_per_mtok: str | None, pricing_file: str | None,
+                repeats: int, out_dir: str, force: bool,
                 fail_under: tuple[str, ...], quiet: bool, as_json: bool, store: str | None,
                 no_store: bool) -> int:
     """Run the lab of CONFIG on its scenarios and write the result to OUT.
@@ -132,7 +136,9 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     from .._frame._lab_spec import digest, lab_result_paths, load_lab_config, write_lab_result
 
     kind = backend_choice(mock, backend_kind, mock_flag="--mock", mock_kind="mock",
-                          backend_only={"--model": model})
+                          backend_only={"--model": model, "--price-per-mtok": price_per_mtok,
+                                        "--pricing-file": pricing_file})
+    apply_pricing(price_per_mtok, pricing_file, model)
     from aau_core import parse_metric_bars
 
     bars = parse_metric_bars(fail_under, option="--fail-under",
@@ -157,7 +163,6 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
                                                     progress=progress),
             write=lambda agg: write_lab_result(out_dir, spec, agg, kind, model, doc,
                                                scenarios_sha256=sha, force=force),
-            failed_hint="with --backend",
             metric_names=lambda: _metric_names(spec, cfg, scenarios), subject=spec)
 
     outcome = run_benchmark(
@@ -173,7 +178,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     click.echo(f"{outcome.json_path}: {lab} {headline} {mean:.3f} "
                f"{interval_text(low, high, agg.interval_method(headline))} over "
                f"{agg.n_scenarios} scenarios x {repeats} repeats ({agg.n_errors} errored), "
-               f"${agg.total_cost_usd:.4f}", err=True)
+               f"{cost_text(agg)}", err=True)
     for m, v in outcome.failed.items():
         click.echo(f"{outcome.json_path}: {m} {agg.metric_means[m]:.4f} is below --fail-under "
                    f"{v}", err=True)

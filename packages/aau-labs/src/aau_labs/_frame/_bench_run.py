@@ -15,7 +15,8 @@ way, in this order, and ``run_benchmark`` is that order:
    per run); ``run_eval`` itself raises ``ProviderUnavailable`` (exit 3) when every run failed
    at the transport layer, mock or not;
 6. a run with no headline metric (every unit errored) writes nothing (``NotMeasuredError``,
-   exit 3: nothing was measured);
+   exit 3: nothing was measured); the message names the errors inline (``errors_named``), since
+   no file holds them;
 7. with a real backend, ``check_results_are_measurements`` refuses a run in which half or more
    of the runs failed at the transport layer (``ProviderUnavailable``, exit 3; the two limits
    are ``aau_core._run._guards``' and docs/runner.md's "Non-measurement");
@@ -58,12 +59,14 @@ def backend_choice(mock: bool, backend_kind: str | None, *, mock_flag: str, mock
         UsageError: both or neither of the mock flag and ``--backend``
             (``choose exactly one of --mock and --backend KIND``), or a ``backend_only`` flag
             with the mock (``--model goes with --backend, not --mock``; with several flags the
-            message names them all: ``--model and --base-url go with ...``).
+            message names them all: ``--model and --base-url go with ...``, ``--model, --price-per-mtok
+            and --pricing-file go with ...``).
     """
     if mock == (backend_kind is not None):
         raise UsageError(f"choose exactly one of {mock_flag} and --backend KIND")
     if mock and any(value is not None for value in backend_only.values()):
-        names = " and ".join(backend_only)
+        flags = list(backend_only)
+        names = " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
         verb = "goes" if len(backend_only) == 1 else "go"
         raise UsageError(f"{names} {verb} with --backend, not {mock_flag}")
     return mock_kind if mock else str(backend_kind)
@@ -80,8 +83,6 @@ class BenchmarkPlan:
         headline: the metric the run is summarised by; a run without it wrote nothing.
         evaluate: progress callback (one line per finished run) -> the ``EvalAggregate``.
         write: aggregate -> ``(json_path, md_path)`` written (both or neither).
-        failed_hint: where to see why every run failed, ending the message
-            ``every run failed (N errored; see a run's detail.error <failed_hint>): ...``.
         metric_names: the metrics a run reports, asked only when ``--fail-under`` bars are
             given (before any paid run); ``None``: the benchmark takes no bars.
         subject: what ``prepare`` loaded (the ``LabSpec``, the ``AgentDojoSuite``), handed back
@@ -94,7 +95,6 @@ class BenchmarkPlan:
     headline: str
     evaluate: Callable[[Callable[[str], None]], EvalAggregate]
     write: Callable[[EvalAggregate], tuple[Path, Path]]
-    failed_hint: str
     metric_names: Callable[[], set[str]] | None = None
     subject: Any = None
 
@@ -197,9 +197,9 @@ def run_benchmark(
     with DelayedProgress(plan.n_runs, plan.label, quiet=quiet) as bar:
         agg = plan.evaluate(bar.lines(progress))
     if plan.headline not in agg.metric_means:
-        raise NotMeasuredError(f"every run failed ({agg.n_errors} errored; see a run's "
-                               f"detail.error {plan.failed_hint}): nothing to score, nothing "
-                               "written", not_measured=agg.n_errors, units=len(agg.results))
+        raise NotMeasuredError(f"every run failed ({errors_named(agg.results)}): nothing to "
+                               "score, nothing written", not_measured=agg.n_errors,
+                               units=len(agg.results))
     if measured:
         check_results_are_measurements(agg.results)
     json_path, md_path = plan.write(agg)
@@ -209,6 +209,30 @@ def run_benchmark(
     failed = {m: v for m, v in checked.items() if agg.metric_means[m] < v}
     return BenchmarkOutcome(plan=plan, aggregate=agg, json_path=json_path, md_path=md_path,
                             headline=plan.headline, bars=checked, failed=failed)
+
+
+def errors_named(results: Iterable[Any], shown: int = 2) -> str:
+    """The errors of a run that wrote nothing, for its one-line message: the count, then the
+    ``shown`` most frequent distinct errors (first seen first on a tie), each with its count.
+
+    Args:
+        results: the run's ``ScenarioResult``s (``.error``: ``None`` or ``"<Type>: <message>"``).
+        shown: how many distinct errors to name (>= 1).
+
+    Returns:
+        e.g. ``"32 errored: 32 x UnknownModelPricingError: no pricing for model 'q'"``, with
+        ``"; and N other error(s)"`` when more distinct errors exist; ``"0 errored"``.
+    """
+    from collections import Counter
+
+    counts = Counter(r.error for r in results if r.error)
+    total = sum(counts.values())
+    if not total:
+        return "0 errored"
+    top = counts.most_common(shown)
+    text = "; ".join(f"{n} x {error}" for error, n in top)
+    rest = len(counts) - len(top)
+    return f"{total} errored: {text}" + (f"; and {rest} other error(s)" if rest else "")
 
 
 def result_file_paths(out_dir: str | os.PathLike[str], stem: str) -> tuple[Path, Path]:
@@ -283,6 +307,6 @@ def write_result_files(json_path: Path, md_path: Path, *, kind: str,
 
 
 __all__ = [
-    "BenchmarkOutcome", "BenchmarkPlan", "backend_choice", "refuse_other_subject",
+    "BenchmarkOutcome", "BenchmarkPlan", "backend_choice", "errors_named", "refuse_other_subject",
     "result_file_paths", "run_benchmark", "write_result_files",
 ]

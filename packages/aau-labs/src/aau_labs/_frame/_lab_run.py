@@ -7,7 +7,9 @@ object), their prompt and tool schemas, their scorer and the lab-specific part o
 ``detail``; ``evaluate_tool_lab`` does the rest the same way for all three:
 
 - the backend is ``make_backend(backend_kind, model, mock_factory=mock_factory)``; costs are
-  priced for its ``model`` (``"mock"`` when it has none);
+  priced for its ``model`` (``"mock"`` when it has none) by aau-core's one rule
+  (``cost_model_for``): a ``local`` model nobody priced is declared at $0 (recorded in
+  ``usage.price_declared``), any other unpriced model is refused before any run;
 - each run gets a fresh ``CostTracker`` and session (``new_session(scenario)``), runs
   ``run_tool_agent(backend, system_prompt, tool_schemas, scenario.case_text, session,
   submit_tool, cost, max_turns)`` and is scored by ``score(scenario, run, session)``;
@@ -72,10 +74,13 @@ def evaluate_tool_lab(
 
     Raises:
         whatever ``make_backend`` raises (unknown kind, missing credentials, ...).
+        UnknownModelPricingError: a model with no price that is not ``local`` (before any run).
         MetricError: see ``run_eval``.
     """
+    from aau_core._agents._cost import cost_model_for  # internal to the monorepo
+
     backend = make_backend(backend_kind, model, mock_factory=mock_factory)
-    cost_model = getattr(backend, "model", None) or "mock"
+    cost_model = cost_model_for(backend, backend_kind)  # before any run: never a $0 guess
 
     def run_one(scenario: Any, repeat: int) -> ScenarioResult:
         cost = CostTracker(model=cost_model)

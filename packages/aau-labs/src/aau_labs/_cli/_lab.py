@@ -125,7 +125,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
       aau lab run examples/labs/river-permit-desk.json --mock --out results/river
       aau lab run examples/labs/river-permit-desk.json \\
           --scenarios examples/labs/river-permit-desk.scenarios.json \\
-          --backend anthropic --model claude-sonnet-4-5 --repeats 5 --out results/river \\
+          --backend anthropic --model claude-sonnet-4-6 --repeats 5 --out results/river \\
           --fail-under decision_gate_exact=0.8 --json
     """
     from .._frame._bench_run import (

@@ -129,6 +129,7 @@ def run_agentdojo_bench(
     """
     from aau_core import CostTracker, ToolCallFormatError, make_backend, match_tool_calls
 
+    from .._frame._lab_run import tool_input_flags
     from ._replay import GroundTruthReplay
 
     if not tasks:
@@ -186,6 +187,7 @@ def run_agentdojo_bench(
                 **facts,
                 "difficulty": task.difficulty,
                 "tool_calls": list(session.calls),
+                "tool_input_flags": tool_input_flags(run),
                 "expected_tool_calls": truths[task.task_id],
                 "tool_call_match": verdict,
                 "model_output": output,

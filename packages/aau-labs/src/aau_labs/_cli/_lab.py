@@ -173,12 +173,16 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     lab, agg, headline = outcome.plan.subject.name, outcome.aggregate, outcome.headline
     from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
 
+    from .._frame._lab_spec import tool_input_counts, tool_input_text
+
+    tool_inputs = tool_input_counts(agg.results)
+    flagged = tool_input_text(tool_inputs)
     mean = agg.metric_means[headline]
     low, high = agg.metric_ci95[headline]
     click.echo(f"{outcome.json_path}: {lab} {headline} {mean:.3f} "
                f"{interval_text(low, high, agg.interval_method(headline))} over "
                f"{agg.n_scenarios} scenarios x {repeats} repeats ({agg.n_errors} errored), "
-               f"{cost_text(agg)}", err=True)
+               f"{cost_text(agg)}{flagged and f'; {flagged}'}", err=True)
     for m, v in outcome.failed.items():
         click.echo(f"{outcome.json_path}: {m} {agg.metric_means[m]:.4f} is below --fail-under "
                    f"{v}", err=True)
@@ -188,7 +192,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
             "markdown": str(outcome.md_path), "n_scenarios": agg.n_scenarios,
             "n_repeats": repeats, "n_errors": agg.n_errors, "headline_metric": headline,
             "metric_means": {k: round(v, 4) for k, v in agg.metric_means.items()},
-            "total_cost_usd": round(agg.total_cost_usd, 4),
+            "total_cost_usd": round(agg.total_cost_usd, 4), "tool_inputs": tool_inputs,
             "fail_under": bars, "passed": not outcome.failed,
         }
         print_json(summary)

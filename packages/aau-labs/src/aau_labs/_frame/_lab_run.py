@@ -14,9 +14,11 @@ object), their prompt and tool schemas, their scorer and the lab-specific part o
   ``run_tool_agent(backend, system_prompt, tool_schemas, scenario.case_text, session,
   submit_tool, cost, max_turns)`` and is scored by ``score(scenario, run, session)``;
 - its ``detail`` is ``{"archetype", **detail(scenario, run, session, submission), "tool_calls",
-  "n_turns", "agent_error", "usage"}`` where ``submission`` is the submitted dict (``{}`` when
-  nothing was submitted), ``tool_calls`` every tool name called in order, ``agent_error`` why the
-  agent loop ended without a submission (else ``None``) and ``usage`` ``CostTracker.as_dict()``.
+  "tool_input_flags", "n_turns", "agent_error", "usage"}`` where ``submission`` is the
+  submitted dict (``{}`` when nothing was submitted), ``tool_calls`` every tool name called in
+  order (1.6's list), ``tool_input_flags`` the calls whose arguments the strict decoder refused
+  or recovered (``tool_input_flags``: the reason is kept), ``agent_error`` why the agent loop
+  ended without a submission (else ``None``) and ``usage`` ``CostTracker.as_dict()``.
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ def evaluate_tool_lab(
                 "archetype": scenario.archetype,
                 **detail(scenario, run, session, submission),
                 "tool_calls": list(session.calls),
+                "tool_input_flags": tool_input_flags(run),
                 "n_turns": run.n_turns,
                 "agent_error": run.error,
                 "usage": cost.as_dict(),
@@ -107,6 +110,25 @@ def evaluate_tool_lab(
         )
 
     return run_eval(list(scenarios), run_one, repeats=repeats, progress=progress)
+
+
+def tool_input_flags(run: AgentRun) -> list[dict[str, Any]]:
+    """The calls of ``run`` whose arguments the backend's strict decoder refused or recovered,
+    with the decoder's words (``AgentRun.tool_calls``' ``input_error`` / ``input_recovered``).
+
+    Returns:
+        in call order, ``{"call": <0-based index in run.tool_calls>, "name": str, "id": <the
+        provider's id>, "input_error": str}`` for refused arguments (the tool got
+        ``{"_unparseable": raw}``) or ``{..., "input_recovered": str}`` for the one recovery;
+        ``[]`` when every call's arguments decoded cleanly.
+    """
+    out: list[dict[str, Any]] = []
+    for index, call in enumerate(run.tool_calls):
+        for flag in ("input_error", "input_recovered"):
+            if call.get(flag):
+                out.append({"call": index, "name": call["name"], "id": call.get("id"),
+                            flag: str(call[flag])})
+    return out
 
 
 def decision_detail(run: AgentRun, session: Any, submission: dict[str, Any]) -> dict[str, Any]:
@@ -143,4 +165,4 @@ def lab_evaluate(evaluate: Callable[..., EvalAggregate]) -> Callable[..., EvalAg
     return evaluate_lab
 
 
-__all__ = ["decision_detail", "evaluate_tool_lab", "lab_evaluate"]
+__all__ = ["decision_detail", "evaluate_tool_lab", "lab_evaluate", "tool_input_flags"]

@@ -70,6 +70,8 @@ OPTION_NEEDS = {
     "gallery": {"aau_evidence._evidence_levels": "--trust's choices: the evidence levels"},
     "init": {"aau_navigator._starter": "--template's and --adapter's choices"},
     "doctor": {"aau_navigator._starter": "in the module of init, whose options need it"},
+    "lab": {"aau_labs._cli._pricing": "--price-per-mtok / --pricing-file, shared with bench"},
+    "bench": {"aau_labs._cli._pricing": "--price-per-mtok / --pricing-file, shared with lab"},
 }
 """Per command: the module its options need and why (what that module imports comes along,
 but still no third-party package besides click and what the option module needs)."""

@@ -176,3 +176,31 @@ def test_register_pricing_file(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(PricingError, match=r"prices.json: \$.models.a.input_per_mtok"):
         register_pricing_file(path)
+
+
+def test_one_rule_for_an_unpriced_model():
+    """Priced: charged at its price; local and unpriced: a declared $0, recorded as declared;
+    any other kind unpriced: refused (before a run), never $0."""
+    priced = _cost.cost_model_for(SimpleNamespace(model="Qwen/Qwen3.5-9B"), "openai")
+    assert priced == "Qwen/Qwen3.5-9B" and "price_declared" not in CostTracker(priced).as_dict()
+    assert _cost.cost_model_for(SimpleNamespace(model=None), "mock") == "mock"
+    local = _cost.cost_model_for(SimpleNamespace(model="qwen2.5-7b-instruct"), "local")
+    tracker = CostTracker(local)
+    tracker.add_usage({"input_tokens": 1_000_000, "output_tokens": 1_000_000})
+    assert tracker.as_dict()["cost_usd"] == 0.0
+    assert tracker.as_dict()["price_declared"] == _cost.LOCAL_DECLARED_REASON
+    with pytest.raises(UnknownModelPricingError) as info:
+        _cost.cost_model_for(SimpleNamespace(model="vendor/unpriced"), "openrouter")
+    assert info.value.model == "vendor/unpriced" and "--price-per-mtok IN,OUT" in str(info.value)
+
+
+def test_a_declared_price_is_charged_and_a_later_published_one_clears_the_mark():
+    _cost.declare_pricing("m", 2.0, 4.0, reason="declared with --price-per-mtok 2,4")
+    tracker = CostTracker("m")
+    tracker.add_usage({"input_tokens": 500_000, "output_tokens": 250_000})
+    assert tracker.as_dict()["cost_usd"] == 2.0  # 0.5 x $2 + 0.25 x $4
+    assert tracker.as_dict()["price_declared"] == "declared with --price-per-mtok 2,4"
+    _cost.register_pricing("m", 1.0, 1.0)
+    assert "price_declared" not in CostTracker("m").as_dict()
+    with pytest.raises(_cost.PricingError, match="needs a reason"):
+        _cost.declare_pricing("m", 1.0, 1.0, reason=" ")

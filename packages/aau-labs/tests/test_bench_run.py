@@ -61,7 +61,6 @@ def _plan(tmp_path: Path, calls: list[str], force: bool = False, **changes) -> B
 
     fields = {"name": f"lab {spec.name}", "label": spec.name, "n_runs": 4,
               "headline": spec.headline_for(cfg), "evaluate": evaluate, "write": write,
-              "failed_hint": "with --backend",
               "metric_names": lambda: {"decision_gate_exact", "record_fidelity"}}
     fields.update(changes)
     return BenchmarkPlan(**fields)
@@ -105,10 +104,9 @@ def test_outputs_and_bars_are_checked_before_any_run(tmp_path):
 
 def test_a_run_without_its_headline_writes_nothing(tmp_path):
     calls: list[str] = []
-    plan = _plan(tmp_path, calls, headline="absent_metric", failed_hint="in the lines")
-    with pytest.raises(NotMeasuredError, match=r"^every run failed \(0 errored; see a run's "
-                                               r"detail.error in the lines\): nothing to score, "
-                                               r"nothing written$") as info:
+    plan = _plan(tmp_path, calls, headline="absent_metric")
+    with pytest.raises(NotMeasuredError, match=r"^every run failed \(0 errored\): nothing to "
+                                               r"score, nothing written$") as info:
         _run(tmp_path, plan)
     assert info.value.exit_code == 3
     assert calls == ["evaluate"] and list(tmp_path.iterdir()) == []
@@ -150,3 +148,17 @@ def test_write_result_files_writes_both_or_neither(tmp_path):
                            document=lambda: pytest.fail("built before the check"),
                            report=lambda: "# r\n")
     assert not json_path.exists() and md_path.read_text() == "old\n"
+
+
+def test_errors_named_counts_the_most_frequent_first():
+    from aau_core import ScenarioResult
+    from aau_labs._frame._bench_run import errors_named
+
+    def row(error):
+        return ScenarioResult(scenario_id="s", repeat=0, metrics={}, detail={"error": error})
+
+    rows = [row("B: two"), row("A: one"), row("A: one"), row("C: three"), row(None)]
+    assert errors_named(rows) == "4 errored: 2 x A: one; 1 x B: two; and 1 other error(s)"
+    assert errors_named(rows[:3], shown=1) == "3 errored: 2 x A: one; and 1 other error(s)"
+    assert errors_named([row("A: one")]) == "1 errored: 1 x A: one"
+    assert errors_named([]) == "0 errored"

@@ -104,7 +104,8 @@ def test_fail_under_sets_the_exit_code(capsys, tmp_path):
 @pytest.mark.parametrize(("args", "message"), [
     (["--out", "{o}"], "choose exactly one of --mock and --backend"),
     (["--mock", "--backend", "mock", "--out", "{o}"], "choose exactly one"),
-    (["--mock", "--model", "m", "--out", "{o}"], "--model goes with --backend"),
+    (["--mock", "--model", "m", "--out", "{o}"],
+         "--model, --price-per-mtok and --pricing-file go with --backend, not --mock"),
     (["--mock", "--out", "{o}", "--fail-under", "x"], "expected METRIC=VALUE"),
     (["--mock", "--out", "{o}", "--fail-under", "decision_gate_exact=2"], "in [0, 1]"),
     (["--mock", "--out", "{o}", "--fail-under", "speed=0.5"], "unknown metric 'speed'"),
@@ -219,10 +220,45 @@ def test_a_run_in_which_every_unit_errored_exits_3_and_writes_nothing(
     out = tmp_path / "r"
     rc, stdout, err = aau(capsys, "run", RIVER, "--mock", "--repeats", 1, "--quiet", "--out", out,
                           "--json")
-    assert rc == 3 and err.count("\n") == 1
-    assert err.startswith("aau: error: every run failed (32 errored; see a run's detail.error")
+    assert rc == 3
+    assert err == ("aau: error: every run failed (32 errored: 32 x RuntimeError: mock backend "
+                   "broke): nothing to score, nothing written\n")  # no file holds the errors
     summary = json.loads(stdout)
     assert (summary["measured"], summary["reason"], summary["not_measured"], summary["units"]) \
         == (False, "every-run-errored", 32, 32)
     assert summary["message"] == err.removeprefix("aau: error: ").rstrip("\n")
     assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_result_names_keep_every_character_of_the_model_id(tmp_path):
+    from aau_labs._agentdojo._bench import result_paths
+    from aau_labs._frame._lab_spec import lab_result_paths
+
+    assert lab_result_paths(tmp_path, "openrouter", "qwen/qwen3.6-27b") == (
+        tmp_path / "eval_qwen_qwen3.6-27b.json", tmp_path / "eval_qwen_qwen3.6-27b.md")
+    assert lab_result_paths(tmp_path, "openrouter", "qwen/qwen3.5-9b")[0].name == (
+        "eval_qwen_qwen3.5-9b.json")
+    assert lab_result_paths(tmp_path, "mock", None)[0].name == "eval_mock.json"
+    assert result_paths(tmp_path, "banking", "local", "llama-3.1-8b")[0].name == (
+        "agentdojo-banking_llama-3.1-8b.json")
+
+
+def test_force_never_replaces_another_models_result(capsys, tmp_path):
+    out = tmp_path / "r"
+    out.mkdir()
+    theirs = out / "eval_a_b.json"  # what model 'a/b' wrote; 'a_b' maps to the same name
+    theirs.write_text(json.dumps({"backend": "local", "model": "a/b"}))
+    rc, _, err = aau(capsys, "run", RIVER, "--backend", "local", "--model", "a_b", "--repeats",
+                     1, "--quiet", "--out", out, "--force")
+    assert rc == 2
+    assert err == (f"aau: error: {theirs}: holds the result of backend 'local' model 'a/b', not "
+                   "'local' 'a_b' (their ids give the same file name); not replaced, even with "
+                   "--force: choose another --out folder\n")
+    assert json.loads(theirs.read_text()) == {"backend": "local", "model": "a/b"}
+
+
+def test_force_replaces_the_same_models_result(capsys, tmp_path):
+    out = tmp_path / "r"
+    assert aau(capsys, "run", RIVER, "--mock", "--repeats", 1, "--quiet", "--out", out)[0] == 0
+    assert aau(capsys, "run", RIVER, "--mock", "--repeats", 1, "--quiet", "--out", out,
+               "--force")[0] == 0

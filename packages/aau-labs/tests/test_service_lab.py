@@ -285,7 +285,9 @@ def test_mock_scores_strictly_between_zero_and_one_and_its_gaps_are_caught():
     assert caught["AUTHORITY_TRAP"]["intent_alignment"] == 0.0
     first = agg.results[0]
     assert set(first.detail) == {"archetype", "contract", "predicted", "trace", "tool_calls",
-                                 "n_turns", "agent_error", "reasoning", "usage"}
+                                 "tool_input_flags", "n_turns", "agent_error", "reasoning",
+                                 "usage"}
+    assert first.detail["tool_input_flags"] == []  # the mock's arguments are dicts
     assert first.n_api_calls == 6 and first.detail["n_turns"] == 6
 
 

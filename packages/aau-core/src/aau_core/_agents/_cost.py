@@ -6,6 +6,14 @@ and never refreshed over the network. A model the table does not list is an erro
 (``UnknownModelPricingError``) — never silently $0 — until it is registered with
 ``register_pricing`` or ``register_pricing_file``.
 
+The one rule for an unpriced model (``cost_model_for``, used by ``aau lab run`` and ``aau bench
+agentdojo``; ``aau review judge``, whose cost is optional, leaves it out instead): a ``local``
+backend's model is *declared* at $0 — it runs on the user's hardware and has no per-token bill,
+but that is a choice, so the price is recorded as declared (``CostTracker.as_dict()``'s
+``price_declared``), as is a price the user gives (``declare_pricing``: ``--price-per-mtok``);
+any other unpriced model is refused before a run starts, naming the fix, since its cost would
+otherwise be reported as $0.
+
 Formula (USD), for the tokens of every API call of one run added together::
 
     cost = ( input_tokens                 x input_rate
@@ -47,10 +55,10 @@ class UnknownModelPricingError(PricingError, ValueError):
     def __init__(self, model: str) -> None:
         self.model = model
         super().__init__(
-            f"no pricing for model {model!r}: add it with "
+            f"no pricing for model {model!r}: give it with --price-per-mtok IN,OUT (USD per "
+            "million input, output tokens) or --pricing-file FILE, or in Python "
             f"aau_core.register_pricing({model!r}, input_per_mtok=..., output_per_mtok=...) "
-            "(USD per million tokens) or aau_core.register_pricing_file(path) "
-            "before creating its CostTracker"
+            "before creating its CostTracker; aau never reports an unknown price as $0"
         )
 
 
@@ -63,12 +71,15 @@ class ModelPrice:
         output_per_mtok: USD per million output tokens.
         cache_write_multiplier: cache-write tokens cost this times the input rate.
         cache_read_multiplier: cache-read tokens cost this times the input rate.
+        declared: why the price was declared rather than read from a published table
+            (``declare_pricing``), else ``None``.
     """
 
     input_per_mtok: float
     output_per_mtok: float
     cache_write_multiplier: float
     cache_read_multiplier: float
+    declared: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -108,6 +119,7 @@ class PricingDocument:
 
 _lock = threading.Lock()
 _table: PricingDocument | None = None  # the shipped table, registrations merged in
+_declared: dict[str, str] = {}  # model -> why its registered price is declared (declare_pricing)
 
 
 def _validated(doc: Any, source: str) -> dict[str, Any]:
@@ -197,6 +209,56 @@ def register_pricing(
     with _lock:
         current = _current()
         _table = attrs.evolve(current, models={**current.models, model: entry})
+        _declared.pop(model, None)
+
+
+def declare_pricing(model: str, input_per_mtok: float, output_per_mtok: float, *,
+                    reason: str) -> None:
+    """Register a price that is declared, not published: the user's (``--price-per-mtok``) or
+    aau's $0 for a local model (``cost_model_for``). ``CostTracker.as_dict()`` then carries
+    ``price_declared: reason``, so a result shows the cost rests on a declaration.
+
+    Args:
+        model, input_per_mtok, output_per_mtok: as ``register_pricing`` (USD per million tokens).
+        reason: the declaration, recorded (non-empty).
+
+    Raises:
+        PricingError: as ``register_pricing``, or an empty reason.
+    """
+    if not reason.strip():
+        raise PricingError("a declared price needs a reason")
+    register_pricing(model, input_per_mtok, output_per_mtok, note=reason)
+    with _lock:
+        _declared[model] = reason
+
+
+LOCAL_DECLARED_REASON = ("declared $0: a local model has no per-token bill (aau's default for "
+                         "--backend local; give a price with --price-per-mtok)")
+"""``price_declared`` of a ``local`` model nobody priced (``cost_model_for``)."""
+
+
+def cost_model_for(backend: Any, backend_kind: str) -> str:
+    """The model id whose price a run of ``backend`` is charged at (the module's one rule).
+
+    Args:
+        backend: a built backend; its ``model`` attribute (``None``/absent: ``"mock"``).
+        backend_kind: its ``make_backend`` kind (``"local"`` gets the declared $0).
+
+    Returns:
+        the model id, priced: already in the table, or (``local`` only) just declared at $0
+        with ``LOCAL_DECLARED_REASON``.
+
+    Raises:
+        UnknownModelPricingError: an unpriced model of any other kind, before any run.
+    """
+    model = str(getattr(backend, "model", None) or "mock")
+    try:
+        price_for(model)
+    except UnknownModelPricingError:
+        if backend_kind != "local":
+            raise
+        declare_pricing(model, 0.0, 0.0, reason=LOCAL_DECLARED_REASON)
+    return model
 
 
 def register_pricing_file(path: str | os.PathLike[str]) -> int:
@@ -260,6 +322,7 @@ def price_for(model: str) -> ModelPrice:
             output_per_mtok=float(entry.output_per_mtok),
             cache_write_multiplier=float(_write_multiplier(doc, entry)),
             cache_read_multiplier=float(_read_multiplier(doc, model, entry)),
+            declared=_declared.get(model),
         )
 
 
@@ -268,6 +331,7 @@ def _reset_pricing() -> None:
     global _table
     with _lock:
         _table = None
+        _declared.clear()
 
 
 _USAGE_FIELDS = (
@@ -349,11 +413,12 @@ class CostTracker:
 
     def as_dict(self) -> dict[str, Any]:
         """Return ``{model, api_calls, <four token counts>, cost_usd}``, cost rounded to 6 places
-        (the ``usage`` shape aau-harness 1.6 stores in a result's ``detail``).
+        (the ``usage`` shape aau-harness 1.6 stores in a result's ``detail``), plus
+        ``price_declared`` (the reason) when the price was declared (``declare_pricing``).
 
         Stays a dict built here: it is no document of a schema kind (a value inside a result's
         free-form ``detail``), and ``cost_usd`` is derived and rounded, not a field."""
-        return {
+        out: dict[str, Any] = {
             "model": self.model,
             "api_calls": self.api_calls,
             "input_tokens": self.input_tokens,
@@ -362,3 +427,6 @@ class CostTracker:
             "cache_read_input_tokens": self.cache_read_input_tokens,
             "cost_usd": round(self.cost_usd, 6),
         }
+        if self.price.declared is not None:
+            out["price_declared"] = self.price.declared
+        return out

@@ -82,26 +82,6 @@ class _TextRecorder:
         return response
 
 
-def _cost_model(backend: Any, backend_kind: str) -> str:
-    """The model whose prices apply; a ``local`` model nobody priced is registered at $0
-    (it runs on your machine). Raises ``UnknownModelPricingError`` for another unpriced model,
-    before any run."""
-    from aau_core import register_pricing
-    from aau_core._agents._cost import (  # internal to the monorepo
-        UnknownModelPricingError,
-        price_for,
-    )
-
-    model = getattr(backend, "model", None) or "mock"
-    try:
-        price_for(model)
-    except UnknownModelPricingError:
-        if backend_kind != "local":
-            raise
-        register_pricing(model, 0.0, 0.0, note="a local model: no per-token price")
-    return str(model)
-
-
 def no_answer_error(max_turns: int) -> str:
     """``detail.agent_error`` of a run that hit the turn limit. AgentDojo agents end with a text
     answer, not a submit tool (none is offered), so it names the final answer."""
@@ -149,6 +129,7 @@ def run_agentdojo_bench(
     """
     from aau_core import CostTracker, ToolCallFormatError, make_backend, match_tool_calls
 
+    from .._frame._lab_run import tool_input_flags
     from ._replay import GroundTruthReplay
 
     if not tasks:
@@ -164,7 +145,9 @@ def run_agentdojo_bench(
     else:
         backend = make_backend(backend_kind, model, mock_factory=mock_factory,
                                base_url=base_url, text_tool_calls=text_tool_calls)
-    cost_model = _cost_model(backend, backend_kind)
+    from aau_core._agents._cost import cost_model_for  # internal to the monorepo
+
+    cost_model = cost_model_for(backend, backend_kind)  # a local model: declared $0
     system_prompt = suite.system_prompt()
     tool_schemas = suite.tool_schemas()
     facts = {"suite": suite.name, "benchmark_version": suite.benchmark_version,
@@ -204,6 +187,7 @@ def run_agentdojo_bench(
                 **facts,
                 "difficulty": task.difficulty,
                 "tool_calls": list(session.calls),
+                "tool_input_flags": tool_input_flags(run),
                 "expected_tool_calls": truths[task.task_id],
                 "tool_call_match": verdict,
                 "model_output": output,
@@ -249,9 +233,11 @@ def result_stem(suite_name: str, backend_kind: str, model: str | None) -> str:
 
 def result_paths(out_dir: str | os.PathLike[str], suite_name: str, backend_kind: str,
                  model: str | None) -> tuple[Path, Path]:
-    """``(json_path, md_path)`` of a bench result in ``out_dir`` (``result_stem``)."""
-    stem = Path(out_dir) / result_stem(suite_name, backend_kind, model)
-    return stem.with_suffix(".json"), stem.with_suffix(".md")
+    """``(json_path, md_path)`` of a bench result in ``out_dir`` (``result_stem``; a dot in the
+    model id is kept, ``result_file_paths``)."""
+    from .._frame._bench_run import result_file_paths
+
+    return result_file_paths(out_dir, result_stem(suite_name, backend_kind, model))
 
 
 def bench_result_document(suite: AgentDojoSuite, agg: EvalAggregate, backend_kind: str,

@@ -23,6 +23,8 @@ from aau_core import (
     store_options,
 )
 
+from ._pricing import apply_pricing, cost_text, pricing_options
+
 _CTX = {"help_option_names": ["-h", "--help"]}
 _SUITES = ("banking", "slack", "travel", "workspace")  # == AGENTDOJO_SUITES (kept import-free)
 
@@ -59,6 +61,7 @@ def _parse_tasks(value: str | None) -> list[str] | None:
 @click.option("--backend", "backend_kind", default=None,
               help="A backend kind (local, openai, anthropic, mistral, ...).")
 @click.option("--model", default=None, help="The model id for --backend.")
+@pricing_options
 @click.option("--base-url", default=None,
               help="The API root for --backend (e.g. a local llama.cpp server's /v1).")
 @click.option("--text-tool-calls", type=click.Choice(["auto", "off"]), default="auto",
@@ -84,6 +87,7 @@ def _parse_tasks(value: str | None) -> list[str] | None:
 @json_option()
 @store_options("result")
 def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
+                      price_per_mtok: str | None, pricing_file: str | None,
                       base_url: str | None, text_tool_calls: str, ground_truth: bool,
                       repeats: int,
                       tasks_arg: str | None, benchmark_version: str | None, max_turns: int,
@@ -120,7 +124,10 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
 
     kind = backend_choice(ground_truth, backend_kind, mock_flag="--mock-ground-truth",
                           mock_kind=GROUND_TRUTH_KIND,
-                          backend_only={"--model": model, "--base-url": base_url})
+                          backend_only={"--model": model, "--base-url": base_url,
+                                        "--price-per-mtok": price_per_mtok,
+                                        "--pricing-file": pricing_file})
+    apply_pricing(price_per_mtok, pricing_file, model)
     ids = _parse_tasks(tasks_arg)
     json_path, md_path = result_paths(out_dir, suite, kind, model)
 
@@ -135,14 +142,14 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
                 repeats=repeats, max_turns=max_turns, progress=progress,
                 text_tool_calls=text_tool_calls),
             write=lambda agg: write_bench_result(out_dir, bench, agg, kind, model, force=force),
-            failed_hint="with --json or in the progress lines", subject=bench)
+            subject=bench)
 
     with json_on_not_measured(as_json, benchmark="agentdojo", suite=suite, backend=kind,
                               model=model or kind, json=None, markdown=None):
         outcome = run_benchmark(
             {"--out (result)": json_path, "--out (report)": md_path}, prepare, force=force,
             store=store, no_store=no_store, measured=not ground_truth, progress=_progress,
-            quiet=quiet)
+            quiet=quiet, owner=(kind, model or kind))
     bench, agg, shown = outcome.plan.subject, outcome.aggregate, model or kind
     from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
 
@@ -151,7 +158,7 @@ def agentdojo_command(suite: str, backend_kind: str | None, model: str | None,
     click.echo(f"{outcome.json_path}: agentdojo {suite} ({bench.benchmark_version}) utility "
                f"{mean:.3f} {interval_text(w_low, w_high, 'wilson')}, tool_call_match "
                f"{agg.metric_means['tool_call_match']:.3f} over {agg.n_scenarios} tasks x "
-               f"{repeats} repeats ({agg.n_errors} errored), ${agg.total_cost_usd:.4f}",
+               f"{repeats} repeats ({agg.n_errors} errored), {cost_text(agg)}",
                err=True)
     if as_json:
         summary: dict[str, Any] = {

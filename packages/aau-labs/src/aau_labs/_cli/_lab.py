@@ -25,6 +25,8 @@ from aau_core import (
     store_options,
 )
 
+from ._pricing import apply_pricing, cost_text, pricing_options
+
 _CTX = {"help_option_names": ["-h", "--help"]}
 
 
@@ -98,6 +100,7 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
 @click.option("--backend", "backend_kind", default=None,
               help="A real backend kind (anthropic, openai, mistral, local, ...).")
 @click.option("--model", default=None, help="The model id for --backend.")
+@pricing_options
 @click.option("--repeats", type=click.IntRange(min=1, max=1000), default=3, show_default=True,
               help="Runs per scenario.")
 @out_option("Folder for eval_<tag>.json and eval_<tag>.md.",
@@ -110,7 +113,8 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
 @json_option()
 @store_options("result")
 def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kind: str | None,
-                model: str | None, repeats: int, out_dir: str, force: bool,
+                model: str | None, price_per_mtok: str | None, pricing_file: str | None,
+                repeats: int, out_dir: str, force: bool,
                 fail_under: tuple[str, ...], quiet: bool, as_json: bool, store: str | None,
                 no_store: bool) -> int:
     """Run the lab of CONFIG on its scenarios and write the result to OUT.
@@ -129,7 +133,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
       aau lab run examples/labs/river-permit-desk.json --mock --out results/river
       aau lab run examples/labs/river-permit-desk.json \\
           --scenarios examples/labs/river-permit-desk.scenarios.json \\
-          --backend anthropic --model claude-sonnet-4-5 --repeats 5 --out results/river \\
+          --backend anthropic --model claude-sonnet-4-6 --repeats 5 --out results/river \\
           --fail-under decision_gate_exact=0.8 --json
     """
     from .._frame._bench_run import (
@@ -140,7 +144,9 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
     from .._frame._lab_spec import digest, lab_result_paths, load_lab_config, write_lab_result
 
     kind = backend_choice(mock, backend_kind, mock_flag="--mock", mock_kind="mock",
-                          backend_only={"--model": model})
+                          backend_only={"--model": model, "--price-per-mtok": price_per_mtok,
+                                        "--pricing-file": pricing_file})
+    apply_pricing(price_per_mtok, pricing_file, model)
     from aau_core import parse_metric_bars
 
     bars = parse_metric_bars(fail_under, option="--fail-under",
@@ -165,7 +171,6 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
                                                     progress=progress),
             write=lambda agg: write_lab_result(out_dir, spec, agg, kind, model, doc,
                                                scenarios_sha256=sha, force=force),
-            failed_hint="with --backend",
             metric_names=lambda: _metric_names(spec, cfg, scenarios), subject=spec)
 
     with json_on_not_measured(as_json, config=config, backend=kind, model=shown, json=None,
@@ -174,16 +179,20 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
             {"--out (result)": json_path, "--out (report)": md_path}, prepare,
             inputs=[config, *([scenarios_file] if scenarios_file else [])], force=force,
             store=store, no_store=no_store, measured=kind != "mock", progress=_progress,
-            bars=bars, quiet=quiet)
+            bars=bars, quiet=quiet, owner=(kind, shown))
     lab, agg, headline = outcome.plan.subject.name, outcome.aggregate, outcome.headline
     from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
 
+    from .._frame._lab_spec import tool_input_counts, tool_input_text
+
+    tool_inputs = tool_input_counts(agg.results)
+    flagged = tool_input_text(tool_inputs)
     mean = agg.metric_means[headline]
     low, high = agg.metric_ci95[headline]
     click.echo(f"{outcome.json_path}: {lab} {headline} {mean:.3f} "
                f"{interval_text(low, high, agg.interval_method(headline))} over "
                f"{agg.n_scenarios} scenarios x {repeats} repeats ({agg.n_errors} errored), "
-               f"${agg.total_cost_usd:.4f}", err=True)
+               f"{cost_text(agg)}{flagged and f'; {flagged}'}", err=True)
     for m, v in outcome.failed.items():
         click.echo(f"{outcome.json_path}: {m} {agg.metric_means[m]:.4f} is below --fail-under "
                    f"{v}", err=True)
@@ -193,7 +202,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
             "markdown": str(outcome.md_path), "n_scenarios": agg.n_scenarios,
             "n_repeats": repeats, "n_errors": agg.n_errors, "headline_metric": headline,
             "metric_means": {k: round(v, 4) for k, v in agg.metric_means.items()},
-            "total_cost_usd": round(agg.total_cost_usd, 4),
+            "total_cost_usd": round(agg.total_cost_usd, 4), "tool_inputs": tool_inputs,
             "fail_under": bars, "passed": not outcome.failed,
         }
         print_json(summary)

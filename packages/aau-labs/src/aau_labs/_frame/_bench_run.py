@@ -4,7 +4,8 @@
 over a list of scenarios and write a JSON result beside a Markdown report. They do it the same
 way, in this order, and ``run_benchmark`` is that order:
 
-1. the outputs are checked writable (and not one of the inputs) before anything costs money;
+1. the outputs are checked writable (and not one of the inputs, and not another backend's or
+   model's result whose id maps to the same file name) before anything costs money;
 2. ``--store`` / ``--no-store`` are checked (a bad value fails before any run);
 3. the command's ``prepare`` loads what it runs (a lab config and scenarios, an AgentDojo suite)
    and returns a ``BenchmarkPlan``;
@@ -14,7 +15,8 @@ way, in this order, and ``run_benchmark`` is that order:
    per run); ``run_eval`` itself raises ``ProviderUnavailable`` (exit 3) when every run failed
    at the transport layer, mock or not;
 6. a run with no headline metric (every unit errored) writes nothing (``NotMeasuredError``,
-   exit 3: nothing was measured);
+   exit 3: nothing was measured); the message names the errors inline (``errors_named``), since
+   no file holds them;
 7. with a real backend, ``check_results_are_measurements`` refuses a run in which half or more
    of the runs failed at the transport layer (``ProviderUnavailable``, exit 3; the two limits
    are ``aau_core._run._guards``' and docs/runner.md's "Non-measurement");
@@ -57,12 +59,14 @@ def backend_choice(mock: bool, backend_kind: str | None, *, mock_flag: str, mock
         UsageError: both or neither of the mock flag and ``--backend``
             (``choose exactly one of --mock and --backend KIND``), or a ``backend_only`` flag
             with the mock (``--model goes with --backend, not --mock``; with several flags the
-            message names them all: ``--model and --base-url go with ...``).
+            message names them all: ``--model and --base-url go with ...``, ``--model, --price-per-mtok
+            and --pricing-file go with ...``).
     """
     if mock == (backend_kind is not None):
         raise UsageError(f"choose exactly one of {mock_flag} and --backend KIND")
     if mock and any(value is not None for value in backend_only.values()):
-        names = " and ".join(backend_only)
+        flags = list(backend_only)
+        names = " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
         verb = "goes" if len(backend_only) == 1 else "go"
         raise UsageError(f"{names} {verb} with --backend, not {mock_flag}")
     return mock_kind if mock else str(backend_kind)
@@ -79,8 +83,6 @@ class BenchmarkPlan:
         headline: the metric the run is summarised by; a run without it wrote nothing.
         evaluate: progress callback (one line per finished run) -> the ``EvalAggregate``.
         write: aggregate -> ``(json_path, md_path)`` written (both or neither).
-        failed_hint: where to see why every run failed, ending the message
-            ``every run failed (N errored; see a run's detail.error <failed_hint>): ...``.
         metric_names: the metrics a run reports, asked only when ``--fail-under`` bars are
             given (before any paid run); ``None``: the benchmark takes no bars.
         subject: what ``prepare`` loaded (the ``LabSpec``, the ``AgentDojoSuite``), handed back
@@ -93,7 +95,6 @@ class BenchmarkPlan:
     headline: str
     evaluate: Callable[[Callable[[str], None]], EvalAggregate]
     write: Callable[[EvalAggregate], tuple[Path, Path]]
-    failed_hint: str
     metric_names: Callable[[], set[str]] | None = None
     subject: Any = None
 
@@ -137,6 +138,7 @@ def run_benchmark(
     progress: Callable[[str], None],
     bars: Mapping[str, float] | None = None,
     quiet: bool = False,
+    owner: tuple[str, str] | None = None,
 ) -> BenchmarkOutcome:
     """Run one benchmark the way every ``aau lab run`` / ``aau bench`` command does (module
     docstring, steps 1-9).
@@ -154,12 +156,15 @@ def run_benchmark(
         progress: called with each progress line when there is no terminal bar.
         bars: the ``--fail-under`` bars (``aau_core.parse_metric_bars``); empty or ``None``: none.
         quiet: no progress at all.
+        owner: ``(backend, model)`` the result will record; an existing first output that
+            records another pair is never replaced (``refuse_other_subject``), checked in step 1.
 
     Returns:
         the ``BenchmarkOutcome`` (its ``exit_code`` is the command's).
 
     Raises:
-        OutputError: an output exists (without ``force``), is an input, or cannot be written.
+        OutputError: an output exists (without ``force``), is an input, holds another
+            ``owner``'s result, or cannot be written.
         UsageError: a bad ``--store``; a bar for a metric the benchmark does not report
             (``--fail-under: unknown metric 'x' for lab decision-gate``), or bars for a plan
             without ``metric_names``.
@@ -177,6 +182,8 @@ def run_benchmark(
     )
 
     check_outputs(outputs, inputs=inputs, force=force)  # before any paid call
+    if owner is not None and outputs:
+        refuse_other_subject(Path(next(iter(outputs.values()))), *owner)
     run_store = store_choice(store, no_store)  # a bad --store fails before any run
     plan = prepare()
     checked = dict(bars or {})
@@ -190,10 +197,9 @@ def run_benchmark(
     with DelayedProgress(plan.n_runs, plan.label, quiet=quiet) as bar:
         agg = plan.evaluate(bar.lines(progress))
     if plan.headline not in agg.metric_means:
-        raise NotMeasuredError(f"every run failed ({agg.n_errors} errored; see a run's "
-                               f"detail.error {plan.failed_hint}): nothing to score, nothing "
-                               "written", not_measured=agg.n_errors, units=len(agg.results),
-                               reason="every-run-errored")
+        raise NotMeasuredError(f"every run failed ({errors_named(agg.results)}): nothing to "
+                               "score, nothing written", not_measured=agg.n_errors,
+                               units=len(agg.results), reason="every-run-errored")
     if measured:
         check_results_are_measurements(agg.results)
     json_path, md_path = plan.write(agg)
@@ -203,6 +209,69 @@ def run_benchmark(
     failed = {m: v for m, v in checked.items() if agg.metric_means[m] < v}
     return BenchmarkOutcome(plan=plan, aggregate=agg, json_path=json_path, md_path=md_path,
                             headline=plan.headline, bars=checked, failed=failed)
+
+
+def errors_named(results: Iterable[Any], shown: int = 2) -> str:
+    """The errors of a run that wrote nothing, for its one-line message: the count, then the
+    ``shown`` most frequent distinct errors (first seen first on a tie), each with its count.
+
+    Args:
+        results: the run's ``ScenarioResult``s (``.error``: ``None`` or ``"<Type>: <message>"``).
+        shown: how many distinct errors to name (>= 1).
+
+    Returns:
+        e.g. ``"32 errored: 32 x UnknownModelPricingError: no pricing for model 'q'"``, with
+        ``"; and N other error(s)"`` when more distinct errors exist; ``"0 errored"``.
+    """
+    from collections import Counter
+
+    counts = Counter(r.error for r in results if r.error)
+    total = sum(counts.values())
+    if not total:
+        return "0 errored"
+    top = counts.most_common(shown)
+    text = "; ".join(f"{n} x {error}" for error, n in top)
+    rest = len(counts) - len(top)
+    return f"{total} errored: {text}" + (f"; and {rest} other error(s)" if rest else "")
+
+
+def result_file_paths(out_dir: str | os.PathLike[str], stem: str) -> tuple[Path, Path]:
+    """``(out_dir/<stem>.json, out_dir/<stem>.md)``: the suffix is appended to the whole stem.
+
+    ``Path.with_suffix`` would take a model id's last ``.`` for a suffix and cut it there
+    (``qwen3.6-27b`` -> ``qwen3.json``), so two model ids differing after a dot shared one file;
+    appending keeps every character of the stem (1.6's ``f"eval_{tag}.json"``)."""
+    base = Path(out_dir)
+    return base / f"{stem}.json", base / f"{stem}.md"
+
+
+def refuse_other_subject(json_path: Path, backend: str, model: str) -> None:
+    """Refuse, even with ``--force``, to replace a result of another backend or model.
+
+    Distinct model ids can share a file name (``a/b`` and ``a_b`` both give ``..._a_b.json``,
+    1.6's tag rule, kept); ``--force`` means "replace my earlier run", never "replace another
+    model's". An existing file that is not a readable result with ``backend`` and ``model`` is
+    left to the ordinary ``--force`` rule.
+
+    Raises:
+        OutputError: ``json_path`` holds the result of another ``(backend, model)``.
+    """
+    import json
+
+    from aau_core import OutputError
+
+    try:
+        doc = json.loads(json_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if not isinstance(doc, dict) or "model" not in doc:
+        return
+    theirs = (doc.get("backend"), doc.get("model"))
+    if theirs != (backend, model):
+        raise OutputError(
+            f"{json_path}: holds the result of backend {theirs[0]!r} model {theirs[1]!r}, not "
+            f"{backend!r} {model!r} (their ids give the same file name); not replaced, even "
+            "with --force: choose another --out folder")
 
 
 def write_result_files(json_path: Path, md_path: Path, *, kind: str,
@@ -238,6 +307,6 @@ def write_result_files(json_path: Path, md_path: Path, *, kind: str,
 
 
 __all__ = [
-    "BenchmarkOutcome", "BenchmarkPlan", "backend_choice", "run_benchmark",
-    "write_result_files",
+    "BenchmarkOutcome", "BenchmarkPlan", "backend_choice", "errors_named", "refuse_other_subject",
+    "result_file_paths", "run_benchmark", "write_result_files",
 ]

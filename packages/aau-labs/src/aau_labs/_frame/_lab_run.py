@@ -7,14 +7,18 @@ object), their prompt and tool schemas, their scorer and the lab-specific part o
 ``detail``; ``evaluate_tool_lab`` does the rest the same way for all three:
 
 - the backend is ``make_backend(backend_kind, model, mock_factory=mock_factory)``; costs are
-  priced for its ``model`` (``"mock"`` when it has none);
+  priced for its ``model`` (``"mock"`` when it has none) by aau-core's one rule
+  (``cost_model_for``): a ``local`` model nobody priced is declared at $0 (recorded in
+  ``usage.price_declared``), any other unpriced model is refused before any run;
 - each run gets a fresh ``CostTracker`` and session (``new_session(scenario)``), runs
   ``run_tool_agent(backend, system_prompt, tool_schemas, scenario.case_text, session,
   submit_tool, cost, max_turns)`` and is scored by ``score(scenario, run, session)``;
 - its ``detail`` is ``{"archetype", **detail(scenario, run, session, submission), "tool_calls",
-  "n_turns", "agent_error", "usage"}`` where ``submission`` is the submitted dict (``{}`` when
-  nothing was submitted), ``tool_calls`` every tool name called in order, ``agent_error`` why the
-  agent loop ended without a submission (else ``None``) and ``usage`` ``CostTracker.as_dict()``.
+  "tool_input_flags", "n_turns", "agent_error", "usage"}`` where ``submission`` is the
+  submitted dict (``{}`` when nothing was submitted), ``tool_calls`` every tool name called in
+  order (1.6's list), ``tool_input_flags`` the calls whose arguments the strict decoder refused
+  or recovered (``tool_input_flags``: the reason is kept), ``agent_error`` why the agent loop
+  ended without a submission (else ``None``) and ``usage`` ``CostTracker.as_dict()``.
 """
 
 from __future__ import annotations
@@ -72,10 +76,13 @@ def evaluate_tool_lab(
 
     Raises:
         whatever ``make_backend`` raises (unknown kind, missing credentials, ...).
+        UnknownModelPricingError: a model with no price that is not ``local`` (before any run).
         MetricError: see ``run_eval``.
     """
+    from aau_core._agents._cost import cost_model_for  # internal to the monorepo
+
     backend = make_backend(backend_kind, model, mock_factory=mock_factory)
-    cost_model = getattr(backend, "model", None) or "mock"
+    cost_model = cost_model_for(backend, backend_kind)  # before any run: never a $0 guess
 
     def run_one(scenario: Any, repeat: int) -> ScenarioResult:
         cost = CostTracker(model=cost_model)
@@ -95,6 +102,7 @@ def evaluate_tool_lab(
                 "archetype": scenario.archetype,
                 **detail(scenario, run, session, submission),
                 "tool_calls": list(session.calls),
+                "tool_input_flags": tool_input_flags(run),
                 "n_turns": run.n_turns,
                 "agent_error": run.error,
                 "usage": cost.as_dict(),
@@ -102,6 +110,25 @@ def evaluate_tool_lab(
         )
 
     return run_eval(list(scenarios), run_one, repeats=repeats, progress=progress)
+
+
+def tool_input_flags(run: AgentRun) -> list[dict[str, Any]]:
+    """The calls of ``run`` whose arguments the backend's strict decoder refused or recovered,
+    with the decoder's words (``AgentRun.tool_calls``' ``input_error`` / ``input_recovered``).
+
+    Returns:
+        in call order, ``{"call": <0-based index in run.tool_calls>, "name": str, "id": <the
+        provider's id>, "input_error": str}`` for refused arguments (the tool got
+        ``{"_unparseable": raw}``) or ``{..., "input_recovered": str}`` for the one recovery;
+        ``[]`` when every call's arguments decoded cleanly.
+    """
+    out: list[dict[str, Any]] = []
+    for index, call in enumerate(run.tool_calls):
+        for flag in ("input_error", "input_recovered"):
+            if call.get(flag):
+                out.append({"call": index, "name": call["name"], "id": call.get("id"),
+                            flag: str(call[flag])})
+    return out
 
 
 def decision_detail(run: AgentRun, session: Any, submission: dict[str, Any]) -> dict[str, Any]:
@@ -138,4 +165,4 @@ def lab_evaluate(evaluate: Callable[..., EvalAggregate]) -> Callable[..., EvalAg
     return evaluate_lab
 
 
-__all__ = ["decision_detail", "evaluate_tool_lab", "lab_evaluate"]
+__all__ = ["decision_detail", "evaluate_tool_lab", "lab_evaluate", "tool_input_flags"]

@@ -33,6 +33,10 @@ else the model with ``/`` replaced by ``_`` (aau-harness 1.6's names)::
       "headline": {"metric": "<name>", "mean": <4 dp>, "ci95": [<4 dp>, <4 dp>],
                    "ci_method": "wilson" | "bootstrap" | "aau-compat"},
                                   the metric is LabSpec.headline_for(config document)
+      "tool_inputs": {"refused": <int>, "recovered": <int>},   (1.1) tool calls over all runs
+                                  whose arguments the strict decoder refused / recovered
+                                  (each listed with its reason in that run's
+                                  detail.tool_input_flags; ``tool_input_counts``)
       "aggregate": {"backend", "model", **EvalAggregate.as_dict()}   an eval-aggregate-v2
                                   document (aau-eval-aggregate/2.1)
     }
@@ -332,7 +336,9 @@ def read_scenarios(path: str | os.PathLike[str], spec: LabSpec, *,
 # ---------------------------------------------------------------- lab results
 
 def result_tag(backend_kind: str, model: str | None) -> str:
-    """File tag of a result: ``"mock"`` for the mock backend, else the model with ``/`` -> ``_``."""
+    """File tag of a result: ``"mock"`` for the mock backend, else the model with ``/`` -> ``_``
+    (aau-harness 1.6's rule, kept so 1.6's file names stay the same; every other character,
+    dots included, is kept: ``qwen/qwen3.6-27b`` -> ``qwen_qwen3.6-27b``)."""
     if backend_kind == "mock" or not model:
         return backend_kind
     return model.replace("/", "_")
@@ -341,9 +347,29 @@ def result_tag(backend_kind: str, model: str | None) -> str:
 def lab_result_paths(out_dir: str | os.PathLike[str], backend_kind: str,
                      model: str | None) -> tuple[Path, Path]:
     """``(json_path, md_path)`` of a lab result in ``out_dir``: ``eval_<tag>.json`` and
-    ``eval_<tag>.md``, ``tag`` being ``result_tag(backend_kind, model)``."""
-    stem = Path(out_dir) / f"eval_{result_tag(backend_kind, model)}"
-    return stem.with_suffix(".json"), stem.with_suffix(".md")
+    ``eval_<tag>.md``, ``tag`` being ``result_tag(backend_kind, model)`` (``result_file_paths``:
+    a dot in the model id is kept, not read as a suffix)."""
+    from ._bench_run import result_file_paths
+
+    return result_file_paths(out_dir, f"eval_{result_tag(backend_kind, model)}")
+
+
+def tool_input_counts(results: Sequence[Any]) -> dict[str, int]:
+    """``{"refused": N, "recovered": M}``: the tool calls, over every run's
+    ``detail.tool_input_flags`` (``_lab_run.tool_input_flags``), whose arguments the decoder
+    refused (``input_error``) or read with its one recovery (``input_recovered``)."""
+    flags = [f for r in results for f in (r.detail.get("tool_input_flags") or [])]
+    return {"refused": sum(1 for f in flags if "input_error" in f),
+            "recovered": sum(1 for f in flags if "input_recovered" in f)}
+
+
+def tool_input_text(counts: dict[str, int]) -> str:
+    """The summary line's and report's words for ``tool_input_counts``; ``""`` when both are 0:
+    ``"3 tool call(s) with arguments refused by the decoder, 1 recovered (detail.tool_input_flags)"``."""
+    if not counts["refused"] and not counts["recovered"]:
+        return ""
+    return (f"{counts['refused']} tool call(s) with arguments refused by the decoder, "
+            f"{counts['recovered']} recovered (detail.tool_input_flags)")
 
 
 def lab_result_document(spec: LabSpec, agg: Any, backend_kind: str, model: str,
@@ -373,6 +399,7 @@ def lab_result_document(spec: LabSpec, agg: Any, backend_kind: str, model: str,
             "ci95": aggregate["metric_ci95"][headline],
             "ci_method": aggregate["metric_ci_method"][headline],
         },
+        "tool_inputs": tool_input_counts(agg.results),
         "aggregate": aggregate,
     }
 
@@ -405,8 +432,6 @@ def write_lab_result(out_dir: str | os.PathLike[str], spec: LabSpec, agg: Any,
         OutputError: a file exists (without ``force``) or cannot be written.
         InputError: the document breaks the ``lab-result`` schema (a lab bug).
     """
-    from aau_core import render_report
-
     from ._bench_run import write_result_files
 
     shown = "mock" if backend_kind == "mock" else (model or backend_kind)
@@ -415,7 +440,17 @@ def write_lab_result(out_dir: str | os.PathLike[str], spec: LabSpec, agg: Any,
         json_path, md_path, kind=LAB_RESULT_KIND,
         document=lambda: lab_result_document(spec, agg, backend_kind, shown, config_doc,
                                              scenarios_sha256=scenarios_sha256),
-        report=lambda: render_report(agg, model=shown), force=force)
+        report=lambda: _report(agg, shown), force=force)
+
+
+def _report(agg: Any, model: str) -> str:
+    """``render_report``'s page, plus a line naming the tool calls the decoder refused or
+    recovered, when there are any."""
+    from aau_core import render_report
+
+    page = render_report(agg, model=model)
+    flagged = tool_input_text(tool_input_counts(agg.results))
+    return f"{page.rstrip()}\n\nTool inputs: {flagged}.\n" if flagged else page
 
 
 def strip_volatile(doc: dict[str, Any]) -> dict[str, Any]:
@@ -447,6 +482,6 @@ def strip_volatile_markdown(text: str) -> str:
 __all__ = [
     "ARCHETYPE_ORDER", "LAB_RESULT_KIND", "LAB_RESULT_VERSION", "LabSpec", "check_document",
     "digest", "keyword_search", "lab_result_document", "lab_result_paths", "lab_scenario_id",
-    "load_lab_config", "read_scenarios", "result_tag", "scenarios_document", "strip_volatile", "strip_volatile_markdown",
+    "load_lab_config", "read_scenarios", "result_tag", "tool_input_counts", "tool_input_text", "scenarios_document", "strip_volatile", "strip_volatile_markdown",
     "write_lab_result", "write_scenarios",
 ]

@@ -69,6 +69,10 @@ class GroupedFsync:
         self._closed = False
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
+        # True while the timer thread sleeps until the next due fsync: a line written then
+        # changes nothing it waits for (the due time depends on the last fsync only), so
+        # ``wrote`` does not wake it -- a wake-up per line cost a thread switch per unit
+        self._timer_armed = False
 
     @property
     def waiting(self) -> int:
@@ -92,7 +96,8 @@ class GroupedFsync:
                     self._thread = threading.Thread(target=self._run, daemon=True,
                                                     name="aau-checkpoint-fsync")
                     self._thread.start()
-                self._cond.notify()
+                if not self._timer_armed:
+                    self._cond.notify()
 
     def sync(self) -> None:
         """``fsync`` now if any line is waiting.
@@ -136,12 +141,15 @@ class GroupedFsync:
         with self._cond:
             while not self._closed:
                 if not self._waiting or self._error is not None:
+                    self._timer_armed = False
                     self._cond.wait()
                     continue
                 due = self._last + self._interval - self._clock()
                 if due > 0:
+                    self._timer_armed = True
                     self._cond.wait(due)
                     continue
+                self._timer_armed = False
                 try:
                     self._sync_now()
                 except OSError as exc:

@@ -244,6 +244,25 @@ def test_a_loaded_suite_structures_its_model_on_first_read_only(monkeypatch):
     assert unstructure_document(suite.model) == suite.doc
 
 
+def test_loaded_cases_without_rules_share_one_read_only_tool_call_match(tmp_path):
+    # a new {} per case was ~6.5 MB of a 100,000-case suite (benchmarks/README.md row f)
+    path = SCHEMA_ROOT / "suite/v2/examples/valid/suite-library-desk-tool-calls.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["cases"].append({**doc["cases"][4], "scenario_id": "no-rules-2"})
+    copy = tmp_path / "suite.json"
+    copy.write_text(json.dumps(doc), encoding="utf-8")
+    cases = aau_adapters.load_suite(copy).cases
+    bare = [c for c in cases if "tool_call_match" not in c.expected]
+    assert [c.scenario_id for c in bare] == [cases[4].scenario_id, "no-rules-2"]
+    assert bare[0].tool_call_match is bare[1].tool_call_match
+    assert bare[0].tool_call_match == {} and dict(bare[0].tool_call_match) == {}
+    with pytest.raises(TypeError):
+        bare[0].tool_call_match["mode"] = "superset"  # type: ignore[index]
+    assert cases[0].tool_call_match is cases[0].expected["tool_call_match"]
+    assert aau_adapters.Case(index=0, scenario_id="x", input={}, expected={},
+                             expected_outcome=None, forbidden_actions=[]).tool_call_match == {}
+
+
 def test_the_package_converter_is_the_one_converter():
     from aau_adapters import _converter
 

@@ -34,6 +34,8 @@ means everywhere (tool calls, v2 receipts only).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import aau_schemas
@@ -95,6 +97,10 @@ class _LazyModel:
         return self._model
 
 
+_NO_RULES: Mapping[str, Any] = MappingProxyType({})
+"""The ``tool_call_match`` of every loaded case that has none (read-only, so it can be shared)."""
+
+
 @attrs.frozen
 class Case:
     """One case of a suite.
@@ -123,7 +129,7 @@ class Case:
     expected_outcome: str | None
     forbidden_actions: list[str]
     expected_tool_calls: list[dict[str, Any]] | None = None
-    tool_call_match: dict[str, Any] = attrs.field(factory=dict)
+    tool_call_match: Mapping[str, Any] = attrs.field(factory=dict)
     _model: CaseDocumentV1 | CaseDocumentV2 | CaseDocumentV3 | _LazyModel | None = attrs.field(
         default=None, eq=False, repr=False, alias="model")
 
@@ -282,7 +288,7 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
         if expected.get("outcome") == "":
             problems.append((aau_schemas.json_path(["cases", index, "expected", "outcome"]),
                              EMPTY_OUTCOME))
-        match = expected.get("tool_call_match", {})
+        match = expected.get("tool_call_match", _NO_RULES)
         problems.extend(_tool_call_problems(index, expected.get("tool_calls"), match))
         cases.append(Case(
             index=index,
@@ -335,7 +341,7 @@ def _v2_feature_in_v1(doc: Any) -> tuple[str, str] | None:
     return None
 
 
-def _tool_call_problems(index: int, calls: Any, match: dict[str, Any]) -> list[tuple[str, str]]:
+def _tool_call_problems(index: int, calls: Any, match: Mapping[str, Any]) -> list[tuple[str, str]]:
     """What the suite v2 schema cannot say about one case's tool-call parts."""
     problems = []
     where = ["cases", index, "expected", "tool_call_match"]

@@ -348,3 +348,39 @@ def test_a_port_in_use_is_one_line(split_pack, tmp_path, error_line):
                     str(tmp_path / "alice.json"), "--port", str(port)]) == 2
     assert error_line() == (f"aau: error: --port {port}: cannot listen on 127.0.0.1:{port} "
                             "(Address already in use); choose another port, or 0 for a free one")
+
+
+def test_a_second_server_of_the_same_labels_file_is_refused(split_pack, tmp_path):
+    """Two real ``aau review serve`` processes for one rater: the second is refused (one line,
+    exit 2) while the first holds the labels file's lock, so no saved label can be lost."""
+    import signal
+    import subprocess
+
+    from _helpers import aau_script
+
+    labels = tmp_path / "alice.json"
+    command = [aau_script(), "review", "serve", str(split_pack), "--rater", "alice",
+               "--labels", str(labels)]
+    first = subprocess.Popen(command, text=True, stderr=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL)
+    try:
+        assert first.stderr.readline().startswith("aau review serve: alice labels ")
+        first.stderr.readline()
+        second = subprocess.run(command, text=True, capture_output=True, timeout=60)
+        assert second.returncode == 2 and second.stdout == ""
+        assert second.stderr == (f"aau: error: {labels}: another aau review serve (pid "
+                                 f"{first.pid}) is writing this labels file; wait for it to "
+                                 "finish or write elsewhere\n")
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=20)
+    assert first.returncode == 0
+    assert not labels.with_name("alice.json.lock").exists()  # released on stop
+    again = subprocess.Popen(command, text=True, stderr=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL)  # and the next server may start
+    try:
+        assert again.stderr.readline().startswith("aau review serve: alice labels ")
+    finally:
+        again.send_signal(signal.SIGINT)
+        again.communicate(timeout=20)
+    assert again.returncode == 0

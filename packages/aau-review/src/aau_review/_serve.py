@@ -34,7 +34,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import click
-from aau_core import AauError, UsageError
+from aau_core import AauError, OutputError, UsageError
+from aau_core._run._checkpoint_lock import (  # internal to the monorepo: the one writer lock
+    acquire_lock,
+    lock_path,
+    release_lock,
+)
 from aau_core._store._view import serve_until_interrupted  # internal to the monorepo
 
 from ._labelling import LabellingSession, LabelRefused
@@ -196,7 +201,27 @@ def serve_labelling(session: LabellingSession, port: int = 0, *,
 
     The first stderr line is ``aau review serve: RATER labels PACK at URL (Ctrl-C stops)``,
     the second names the labels file and the progress. ``ready`` is set once listening.
+
+    One writer per labels file: the server holds the labels file's writer lock
+    (``LABELS.lock`` beside it, the checkpoint's ``fcntl.flock`` lock) for its whole life, so
+    a second server of the same labels file cannot overwrite the first one's saves.
+
+    Raises:
+        UsageError: another live process holds the labels file's lock; the port cannot be
+            listened on.
     """
+    try:
+        lock_fd = acquire_lock(session.labels_path, "aau review serve", what="labels file")
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        _serve_locked(session, port, ready)
+    finally:
+        if lock_fd >= 0:
+            release_lock(lock_path(session.labels_path), lock_fd)
+
+
+def _serve_locked(session: LabellingSession, port: int, ready: threading.Event | None) -> None:
     server, url = make_labelling_server(session, port)
     state = session.state()
 

@@ -156,7 +156,16 @@ def test_a_body_that_is_not_json_is_refused(served):
     unit = f"/{served.token}/api/labels/{served.mine[0]}"
     status, body = served.raw("POST", unit, b'{"verdict": "pass", "time_spent_s": NaN}',
                               {"Content-Type": "application/json"})
-    assert status == 400 and body["error"].startswith("$: not JSON (NaN is not a JSON number")
+    assert (status, body) == (400, {"error": "$.time_spent_s: NaN is not allowed (JSON has no "
+                                             "NaN or Infinity)"})
+    status, body = served.raw("POST", unit, b'{"verdict": "pass", "verdict": "fail", '
+                                            b'"categories": [], "time_spent_s": 1}',
+                              {"Content-Type": "application/json"})
+    assert (status, body) == (400, {"error": '$: duplicate key "verdict"'})
+    status, body = served.raw("POST", unit, b'{"verdict": "pass", "categories": [], '
+                                            b'"time_spent_s": 1, "note": "\xff"}',
+                              {"Content-Type": "application/json"})
+    assert (status, body) == (400, {"error": "$: not valid UTF-8 (byte 66)"})
     status, body = served.raw("POST", unit, b'{"verdict": "pass", "categories": [], '
                                             b'"time_spent_s": 1}', {"Content-Type": "text/plain"})
     assert (status, body) == (415, {"error": "a label request is JSON (Content-Type: "

@@ -16,7 +16,7 @@ path can reach the pack's other files, another rater's labels or anything else:
   404 for no unit of the pack);
 - ``POST /TOKEN/api/labels/UNIT`` with a JSON label (``LabellingSession.save``): 200 with the
   label saved and the progress, 400 with ``{"error": "$.path: message"}`` for a malformed
-  label, 403/404 as above, 415 for a body that is not ``application/json``, 413 over 64 KiB.
+  label or a body aau's strict JSON reader refuses (``$: duplicate key "verdict"``, NaN), 403/404 as above, 415 for a body that is not ``application/json``, 413 over 64 KiB.
 
 Any other path under the token is 404, any other method 405. Responses are never cached.
 """
@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import click
-from aau_core import AauError, OutputError, UsageError
+from aau_core import AauError, InputError, OutputError, UsageError, loads_strict
 from aau_core._run._checkpoint_lock import (  # internal to the monorepo: the one writer lock
     acquire_lock,
     lock_path,
@@ -145,10 +145,10 @@ def make_handler(session: LabellingSession, token: str) -> type[BaseHTTPRequestH
                 self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
                             "a label request is JSON (Content-Type: application/json)")
                 return
-            try:
-                request = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
-            except (UnicodeDecodeError, ValueError) as exc:
-                self._error(HTTPStatus.BAD_REQUEST, f"$: not JSON ({exc})")
+            try:  # aau's strict reader: duplicate keys, NaN/Infinity, bad UTF-8 refused
+                request = loads_strict(body)
+            except InputError as exc:
+                self._error(HTTPStatus.BAD_REQUEST, str(exc))  # "$.path: message"
                 return
             try:
                 self._json(HTTPStatus.OK, session.save(route[len("api/labels/"):], request))
@@ -164,10 +164,6 @@ def make_handler(session: LabellingSession, token: str) -> type[BaseHTTPRequestH
         do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815 - stdlib names
 
     return Handler
-
-
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def make_labelling_server(session: LabellingSession, port: int = 0) -> tuple[ThreadingHTTPServer, str]:

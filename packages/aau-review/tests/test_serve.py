@@ -127,24 +127,37 @@ def test_a_unit_not_assigned_to_the_rater_is_refused(served):
 
 @pytest.mark.parametrize(("label", "message"), [
     ({"verdict": "maybe", "categories": [], "time_spent_s": 1},
-     "$.verdict: verdict must be one of pass, fail, unsure, not 'maybe'"),
+     '$.verdict: verdict must be one of pass, fail, unsure, not "maybe"'),
     ({"categories": [], "time_spent_s": 1},
-     "$.verdict: verdict must be one of pass, fail, unsure, not None"),
+     "$.verdict: verdict is required (one of pass, fail, unsure)"),
+    ({"verdict": None, "categories": [], "time_spent_s": 1},
+     "$.verdict: verdict must be one of pass, fail, unsure, not null"),
     ({"verdict": "fail", "categories": ["wrong-tool", "made-up"], "time_spent_s": 1},
-     "$.categories[1]: 'made-up' is not a category of the pack's taxonomy (wrong-tool, "
+     '$.categories[1]: "made-up" is not a category of the pack\'s taxonomy (wrong-tool, '
      "wrong-arguments, missing-call, extra-call, wrong-outcome, unsafe-action, other)"),
     ({"verdict": "fail", "categories": ["other", "other"], "time_spent_s": 1},
-     "$.categories[1]: 'other' given twice"),
+     '$.categories[1]: "other" given twice'),
     ({"verdict": "fail", "categories": "other", "time_spent_s": 1},
      "$.categories: categories must be a list of category ids"),
     ({"verdict": "pass", "categories": [], "time_spent_s": -1},
-     "$.time_spent_s: time_spent_s must be a number of seconds in [0, 86400], not -1"),
+     "$.time_spent_s: time_spent_s must be a number of seconds >= 0 (at most 86400 per save), "
+     "not -1"),
     ({"verdict": "pass", "categories": [], "time_spent_s": "3"},
-     "$.time_spent_s: time_spent_s must be a number of seconds in [0, 86400], not '3'"),
+     "$.time_spent_s: time_spent_s must be a number of seconds >= 0 (at most 86400 per save), "
+     'not "3"'),
+    ({"verdict": "pass", "categories": [], "time_spent_s": None},
+     "$.time_spent_s: time_spent_s must be a number of seconds >= 0 (at most 86400 per save), "
+     "not null"),
+    ({"verdict": "pass", "categories": [], "time_spent_s": True},
+     "$.time_spent_s: time_spent_s must be a number of seconds >= 0 (at most 86400 per save), "
+     "not true"),
+    ({"verdict": "pass", "categories": []},
+     "$.time_spent_s: time_spent_s is required: a number of seconds >= 0 (at most 86400 per "
+     "save)"),
     ({"verdict": "pass", "categories": [], "time_spent_s": 1, "note": "x" * 501},
      "$.note: note has 501 characters; at most 500"),
     ({"verdict": "pass", "categories": [], "time_spent_s": 1, "rater": "bob"},
-     "$.rater: unknown key 'rater' (a label has verdict, categories, note, time_spent_s)"),
+     '$.rater: unknown key "rater" (a label has verdict, categories, note, time_spent_s)'),
     (["pass"], "$: a label is a JSON object"),
 ])
 def test_a_malformed_label_is_refused_with_a_clear_message(served, label, message):

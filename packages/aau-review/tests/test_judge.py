@@ -245,7 +245,86 @@ def test_every_call_failing_at_the_provider_is_exit_3(capsys, example_pack, tmp_
     rc = run(["review", "judge", str(example_pack), "--out", str(out), "--backend", "local",
               "--base-url", server.url + "/v1", "--model", "m1"])
     assert rc == 3 and not out.exists()
-    assert "100% of runs (5 of 5) failed at the transport layer" in error_line()
+    assert error_line() == (
+        "aau: error: 5 of 5 calls failed at the provider: HTTP 401 x5; the judge labelled none "
+        "of the 5 units, so nothing was written (first, u0001: HTTP 401 from local: "
+        '{"message": "bad key"})')
+
+
+def _judge_once(capsys, pack: Path, out: Path, server, timeout: str) -> tuple[int, str, float]:
+    """``judge`` against the fake server with --max-attempts 1 --timeout TIMEOUT:
+    (exit code, stderr, wall seconds)."""
+    import time
+
+    start = time.monotonic()
+    rc, _, err = judge(capsys, pack, out, "--backend", "local", "--base-url",
+                       server.url + "/v1", "--model", "m1", "--max-attempts", "1",
+                       "--timeout", timeout)
+    return rc, err, time.monotonic() - start
+
+
+def test_a_failing_provider_is_quick_with_one_attempt_and_names_the_cause(
+        capsys, example_pack, tmp_path, server):
+    """HTTP 500 every time: --max-attempts 1 --timeout 1 makes one call per unit, no back-off,
+    so 5 failing units end (exit 3) in well under 10 s (the default 6 attempts wait 2+4+8+16+32
+    s per unit), with progress on stderr and the real cause in the last line."""
+    server.plan = [{"status": 500}] * 10
+    out = tmp_path / "judge.json"
+    rc, err, elapsed = _judge_once(capsys, example_pack, out, server, "1")
+    assert rc == 3 and not out.exists() and elapsed < 10, (rc, elapsed, err)
+    assert len(server.requests) == 5  # one attempt per unit
+    progress = [x for x in err.splitlines() if x.startswith("judge: ")]
+    assert progress[0] == "judge: 1 of 5 units done; 1 not labelled (HTTP 500 x1)"
+    assert progress[-1] == "judge: 5 of 5 units done; 5 not labelled (HTTP 500 x5)"
+    assert err.splitlines()[-1] == (
+        "aau: error: 5 of 5 calls failed at the provider: HTTP 500 x5; the judge labelled none "
+        "of the 5 units, so nothing was written (first, u0001: giving up after 1 attempts: "
+        'HTTP 500 from local: {"message": "canned HTTP 500"})')
+
+
+def test_a_hanging_provider_times_out_per_call(capsys, example_pack, tmp_path, server):
+    """A provider that never answers in time: --timeout 0.5 --max-attempts 1 gives up on each
+    call after half a second; 5 units in well under 10 s, each a timeout."""
+    import time
+
+    def hang(body):
+        time.sleep(3)
+        return json.dumps({"verdict": "pass", "categories": []}), []
+
+    server.answer = hang
+    out = tmp_path / "judge.json"
+    rc, err, elapsed = _judge_once(capsys, example_pack, out, server, "0.5")
+    assert rc == 3 and not out.exists() and 2.5 <= elapsed < 10, (rc, elapsed, err)
+    assert "judge: 5 of 5 units done; 5 not labelled (timeout x5)" in err.splitlines()
+    assert err.splitlines()[-1].startswith(
+        "aau: error: 5 of 5 calls failed at the provider: timeout x5; the judge labelled none "
+        "of the 5 units, so nothing was written (first, u0001: giving up after 1 attempts: "
+        "Timed out talking to local at ")
+
+
+@pytest.mark.parametrize(("attempts", "labelled"), [("2", 5), ("1", 4)])
+def test_max_attempts_is_the_backends_retry_budget(capsys, example_pack, tmp_path, server,
+                                                   attempts, labelled):
+    server.plan = [{"status": 500, "headers": {"Retry-After": "0"}}]
+    out = tmp_path / "judge.json"
+    rc, _, err = judge(capsys, example_pack, out, "--backend", "local", "--base-url",
+                       server.url + "/v1", "--model", "m1", "--max-attempts", attempts)
+    assert rc == 0, err
+    assert len(labels_of(out)["labels"]) == labelled
+    assert len(server.requests) == 6 if attempts == "2" else 5
+    progress = [x for x in err.splitlines() if x.startswith("judge: ")]
+    assert progress[-1] == ("judge: 5 of 5 units done" if attempts == "2" else
+                            "judge: 5 of 5 units done; 1 not labelled (HTTP 500 x1)")
+
+
+def test_timeout_and_max_attempts_reach_the_anthropic_client(monkeypatch):
+    from aau_core import make_backend
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    backend = make_backend("anthropic", "claude-haiku-4-5", max_attempts=2, timeout_s=7.5)
+    assert (backend._client.max_retries, backend._client.timeout) == (1, 7.5)
+    default = make_backend("anthropic", "claude-haiku-4-5")
+    assert default._client.max_retries == 5
 
 
 def test_no_readable_reply_is_exit_3(capsys, example_pack, tmp_path, server):

@@ -283,6 +283,36 @@ def test_annotator_picks_one_of_several_users(error_line, example_pack, examples
                                    "--annotator 9: no annotation by that user (users: ")
 
 
+
+def test_one_user_is_one_id_whether_completed_by_is_a_number_or_an_object(
+        example_pack, examples, tmp_path, capsys):
+    """User 1 written as the number ``1`` in some annotations and as ``{"id": 1, "email":
+    ...}`` in others is one user: imported without --annotator, and its e-mail picks all of
+    them (not only the object-form ones)."""
+    tasks = tmp_path / "alice-tasks.json"
+    assert _export(example_pack, "alice", tasks) == 0
+    annotations = _from_labels(examples / "labels-alice.json", user=_user(1, False))
+    first = sorted(annotations)[0]
+    annotations[first] = [dict(annotations[first][0], completed_by=_user(1, True))]
+    assert len(annotations) > 1  # some number-form, one object-form
+    export = _write(tmp_path / "export.json", _ls_export(tasks, annotations))
+    out = tmp_path / "alice.json"
+    assert _import(example_pack, export, "alice", out, "--json") == 0
+    assert json.loads(capsys.readouterr().out)["other_annotators"] == 0
+    assert _load(out) == _load(examples / "labels-alice.json")
+    other = _from_labels(examples / "labels-bob.json", user=_user(12, False), first_id=7001)
+    annotations[first].append(other[first][0])  # and a second user, by number only
+    export = _write(tmp_path / "export2.json", _ls_export(tasks, annotations))
+    for who in ("annotator1@example.org", "1"):
+        out = tmp_path / f"alice-{who}.json"
+        assert _import(example_pack, export, "alice", out, "--annotator", who, "--json") == 0
+        assert json.loads(capsys.readouterr().out)["other_annotators"] == 1
+        assert _load(out) == _load(examples / "labels-alice.json")
+    assert _import(example_pack, export, "alice", tmp_path / "x.json") == 2
+    assert ("annotations by 2 Label Studio users (user 1 <annotator1@example.org>; user 12): "
+            in capsys.readouterr().err)
+
+
 # ---- bad exports ------------------------------------------------------------------------------
 
 def _first(doc: list) -> dict:

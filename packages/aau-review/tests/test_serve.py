@@ -127,24 +127,37 @@ def test_a_unit_not_assigned_to_the_rater_is_refused(served):
 
 @pytest.mark.parametrize(("label", "message"), [
     ({"verdict": "maybe", "categories": [], "time_spent_s": 1},
-     "$.verdict: verdict must be one of pass, fail, unsure, not 'maybe'"),
+     '$.verdict: verdict must be one of pass, fail, unsure, not "maybe"'),
     ({"categories": [], "time_spent_s": 1},
-     "$.verdict: verdict must be one of pass, fail, unsure, not None"),
+     "$.verdict: verdict is required (one of pass, fail, unsure)"),
+    ({"verdict": None, "categories": [], "time_spent_s": 1},
+     "$.verdict: verdict must be one of pass, fail, unsure, not null"),
     ({"verdict": "fail", "categories": ["wrong-tool", "made-up"], "time_spent_s": 1},
-     "$.categories[1]: 'made-up' is not a category of the pack's taxonomy (wrong-tool, "
+     '$.categories[1]: "made-up" is not a category of the pack\'s taxonomy (wrong-tool, '
      "wrong-arguments, missing-call, extra-call, wrong-outcome, unsafe-action, other)"),
     ({"verdict": "fail", "categories": ["other", "other"], "time_spent_s": 1},
-     "$.categories[1]: 'other' given twice"),
+     '$.categories[1]: "other" given twice'),
     ({"verdict": "fail", "categories": "other", "time_spent_s": 1},
      "$.categories: categories must be a list of category ids"),
     ({"verdict": "pass", "categories": [], "time_spent_s": -1},
-     "$.time_spent_s: time_spent_s must be a number of seconds in [0, 86400], not -1"),
+     "$.time_spent_s: time_spent_s must be a number of seconds >= 0 (at most 86400 per save), "
+     "not -1"),
     ({"verdict": "pass", "categories": [], "time_spent_s": "3"},
-     "$.time_spent_s: time_spent_s must be a number of seconds in [0, 86400], not '3'"),
+     "$.time_spent_s: time_spent_s must be a number of seconds >= 0 (at most 86400 per save), "
+     'not "3"'),
+    ({"verdict": "pass", "categories": [], "time_spent_s": None},
+     "$.time_spent_s: time_spent_s must be a number of seconds >= 0 (at most 86400 per save), "
+     "not null"),
+    ({"verdict": "pass", "categories": [], "time_spent_s": True},
+     "$.time_spent_s: time_spent_s must be a number of seconds >= 0 (at most 86400 per save), "
+     "not true"),
+    ({"verdict": "pass", "categories": []},
+     "$.time_spent_s: time_spent_s is required: a number of seconds >= 0 (at most 86400 per "
+     "save)"),
     ({"verdict": "pass", "categories": [], "time_spent_s": 1, "note": "x" * 501},
      "$.note: note has 501 characters; at most 500"),
     ({"verdict": "pass", "categories": [], "time_spent_s": 1, "rater": "bob"},
-     "$.rater: unknown key 'rater' (a label has verdict, categories, note, time_spent_s)"),
+     '$.rater: unknown key "rater" (a label has verdict, categories, note, time_spent_s)'),
     (["pass"], "$: a label is a JSON object"),
 ])
 def test_a_malformed_label_is_refused_with_a_clear_message(served, label, message):
@@ -156,7 +169,16 @@ def test_a_body_that_is_not_json_is_refused(served):
     unit = f"/{served.token}/api/labels/{served.mine[0]}"
     status, body = served.raw("POST", unit, b'{"verdict": "pass", "time_spent_s": NaN}',
                               {"Content-Type": "application/json"})
-    assert status == 400 and body["error"].startswith("$: not JSON (NaN is not a JSON number")
+    assert (status, body) == (400, {"error": "$.time_spent_s: NaN is not allowed (JSON has no "
+                                             "NaN or Infinity)"})
+    status, body = served.raw("POST", unit, b'{"verdict": "pass", "verdict": "fail", '
+                                            b'"categories": [], "time_spent_s": 1}',
+                              {"Content-Type": "application/json"})
+    assert (status, body) == (400, {"error": '$: duplicate key "verdict"'})
+    status, body = served.raw("POST", unit, b'{"verdict": "pass", "categories": [], '
+                                            b'"time_spent_s": 1, "note": "\xff"}',
+                              {"Content-Type": "application/json"})
+    assert (status, body) == (400, {"error": "$: not valid UTF-8 (byte 66)"})
     status, body = served.raw("POST", unit, b'{"verdict": "pass", "categories": [], '
                                             b'"time_spent_s": 1}', {"Content-Type": "text/plain"})
     assert (status, body) == (415, {"error": "a label request is JSON (Content-Type: "
@@ -348,3 +370,39 @@ def test_a_port_in_use_is_one_line(split_pack, tmp_path, error_line):
                     str(tmp_path / "alice.json"), "--port", str(port)]) == 2
     assert error_line() == (f"aau: error: --port {port}: cannot listen on 127.0.0.1:{port} "
                             "(Address already in use); choose another port, or 0 for a free one")
+
+
+def test_a_second_server_of_the_same_labels_file_is_refused(split_pack, tmp_path):
+    """Two real ``aau review serve`` processes for one rater: the second is refused (one line,
+    exit 2) while the first holds the labels file's lock, so no saved label can be lost."""
+    import signal
+    import subprocess
+
+    from _helpers import aau_script
+
+    labels = tmp_path / "alice.json"
+    command = [aau_script(), "review", "serve", str(split_pack), "--rater", "alice",
+               "--labels", str(labels)]
+    first = subprocess.Popen(command, text=True, stderr=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL)
+    try:
+        assert first.stderr.readline().startswith("aau review serve: alice labels ")
+        first.stderr.readline()
+        second = subprocess.run(command, text=True, capture_output=True, timeout=60)
+        assert second.returncode == 2 and second.stdout == ""
+        assert second.stderr == (f"aau: error: {labels}: another aau review serve (pid "
+                                 f"{first.pid}) is writing this labels file; wait for it to "
+                                 "finish or write elsewhere\n")
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=20)
+    assert first.returncode == 0
+    assert not labels.with_name("alice.json.lock").exists()  # released on stop
+    again = subprocess.Popen(command, text=True, stderr=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL)  # and the next server may start
+    try:
+        assert again.stderr.readline().startswith("aau review serve: alice labels ")
+    finally:
+        again.send_signal(signal.SIGINT)
+        again.communicate(timeout=20)
+    assert again.returncode == 0

@@ -119,6 +119,16 @@ def test_label_ten_units_by_keyboard_with_a_kill_and_restart(page, pack, tmp_pat
             focused.append(page.evaluate("document.activeElement.id"))
         assert focused == ["input", "answer", "tool-calls", "verdict-pass",
                            *[f"category-{c}" for c in CATEGORIES], "note", "next"]
+        # each category's description is visible text and its check box's accessible
+        # description (aria-describedby), not a hover-only title
+        for category in read_review_pack(pack).tasks.taxonomy.categories:
+            box = page.locator(f"#category-{category.id}")
+            described = box.get_attribute("aria-describedby")
+            assert described == f"category-{category.id}-description"
+            text = page.locator(f"#{described}")
+            assert text.is_visible() and text.inner_text() == category.description
+            assert page.locator(f"label[for='category-{category.id}']").get_attribute(
+                "title") is None
         outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
         assert outline == "solid"  # the focus is visible
         page.keyboard.press("Shift+Tab")  # back into the note; Esc leaves it for the shortcuts

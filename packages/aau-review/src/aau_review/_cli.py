@@ -206,25 +206,35 @@ def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed
               help="The judge's pseudonym (default: judge-<model>).")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Most calls at once.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(0, min_open=True), default=None,
+              help="Seconds one call to the provider may take (default: the backend's, 120).")
+@click.option("--max-attempts", type=click.IntRange(1), default=None,
+              help="Tries per call on HTTP 429/5xx, timeouts and lost connections (default: "
+                   "the backend's, 6).")
 @out_option("Labels file to write (refused if it exists, unless --force).", required=True,
             kind="path", path_type=Path)
 @force_option("Replace an existing labels file.")
 @json_option("Print a summary as JSON on stdout.")
 def judge_command(pack: Path, backend_kind: str, model: str | None, base_url: str | None,
-                  prompt_path: Path | None, rater: str | None, concurrency: int, out: Path,
+                  prompt_path: Path | None, rater: str | None, concurrency: int,
+                  timeout_s: float | None, max_attempts: int | None, out: Path,
                   force: bool, as_json: bool) -> int:
     """Label a pack's units with a model judge (rater kind model).
 
     Each unit goes to the model once, with the prompt as the system prompt; the reply must be
     one JSON object {"verdict", "categories", "note"} (strictly decoded). A reply that cannot
     be read, and a call the provider failed, are judge errors listed in the labels, never
-    labels. Exit 3 when nothing could be labelled (nothing is written).
+    labels. Exit 3 when nothing could be labelled (nothing is written). Progress and error
+    counts go to stderr as units finish; a failing provider costs at most about --timeout x
+    --max-attempts (plus back-off) per unit.
 
     \b
     Examples:
       aau review judge pack/ --backend mock --out judge-mock.json
       aau review judge pack/ --backend local --base-url http://127.0.0.1:8080/v1 \\
           --model qwen2.5-7b-instruct --concurrency 4 --out judge-qwen.json
+      aau review judge pack/ --backend local --base-url http://127.0.0.1:8080/v1 \\
+          --model m1 --timeout 30 --max-attempts 2 --out judge-m1.json
     """
     from aau_core import (
         BackendError,
@@ -252,7 +262,8 @@ def judge_command(pack: Path, backend_kind: str, model: str | None, base_url: st
         raise UsageError("--base-url goes with a networked --backend, not mock")
     try:
         backend = make_backend(backend_kind, model, base_url=base_url,
-                               mock_factory=lambda: MockJudgeBackend(model))
+                               mock_factory=lambda: MockJudgeBackend(model),
+                               max_attempts=max_attempts, timeout_s=timeout_s)
     except BackendError as exc:
         raise UsageError(f"--backend {backend_kind}: {exc}") from None
     name = rater or default_pseudonym(backend.model)
@@ -265,7 +276,7 @@ def judge_command(pack: Path, backend_kind: str, model: str | None, base_url: st
                          "another pseudonym")
     with json_on_not_measured(as_json, path=None, rater=name):
         outcome = judge_pack(checked, backend, kind=backend_kind, prompt=prompt, rater=name,
-                             concurrency=concurrency)
+                             concurrency=concurrency, on_progress=_judge_progress())
     doc = check_document(LABELS_KIND, converter.unstructure(outcome.labels), "<labels>")
     check_labels(outcome.labels, tasks_sha256=checked.tasks_sha256, manifest=checked.manifest,
                  source="<labels>")
@@ -293,6 +304,28 @@ def judge_command(pack: Path, backend_kind: str, model: str | None, base_url: st
     if outcome.interrupted:
         raise Interrupted(f"interrupted: {len(labels)} label(s) written to {out}")
     return EXIT_OK
+
+
+def _judge_progress(every_s: float = 1.0) -> Any:
+    """``judge_pack``'s ``on_progress``: one stderr line ``judge: 2 of 5 units done; 1 not
+    labelled (HTTP 500 x1)`` for the first unit, the last, and at most one a second between."""
+    import time
+
+    from ._judge import format_causes
+
+    last = [float("-inf")]
+
+    def show(finished: int, units: int, causes: dict[str, int]) -> None:
+        now = time.monotonic()
+        if finished not in (1, units) and now - last[0] < every_s:
+            return
+        last[0] = now
+        failed = sum(causes.values())
+        click.echo(f"judge: {finished} of {units} units done"
+                   + (f"; {failed} not labelled ({format_causes(causes)})" if failed else ""),
+                   err=True)
+
+    return show
 
 
 def _names(value: str) -> list[str]:

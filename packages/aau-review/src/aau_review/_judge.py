@@ -16,8 +16,10 @@ Each unit ends one of three ways:
 
 Both errors are listed in the labels (``rater.model.judge_errors``). The runner's guards apply
 (``aau_core._run._guards``): when every unit failed at the transport layer the judge raises
-``ProviderUnavailable`` (exit 3); when no unit was labelled for any mix of reasons,
-``NotMeasuredError`` (exit 3). Nothing is written then. Otherwise the labels are the judge's,
+``ProviderUnavailable`` (exit 3) naming the real causes (``5 of 5 calls failed at the
+provider: HTTP 500 x5; ...``, ``error_causes``); when no unit was labelled for any mix of
+reasons, ``NotMeasuredError`` (exit 3). How long a failing provider can take is the backend's
+``timeout_s`` x ``max_attempts`` per unit (plus back-off), set by ``make_backend``. Nothing is written then. Otherwise the labels are the judge's,
 and say how many units it could not label.
 
 Cost: the calls' token counts (their ``usage``) priced by aau's pricing table
@@ -29,17 +31,25 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
-from aau_core import CostTracker, Interrupted, NotMeasuredError, run_units, utc_timestamp
+from aau_core import (
+    CostTracker,
+    Interrupted,
+    NotMeasuredError,
+    ProviderUnavailable,
+    run_units,
+    utc_timestamp,
+)
 from aau_core._agents._anthropic import AnthropicBackend  # internal to the monorepo
 from aau_core._agents._cost import UnknownModelPricingError  # internal to the monorepo
 from aau_core._agents._openai_compat import OpenAICompatBackend  # internal to the monorepo
 from aau_core._run._guards import (  # internal to the monorepo
     RUN_EVAL_UNMEASURED_LIMIT,
-    check_results_are_measurements,
+    transport_failures,
 )
 
 from ._judge_reply import JudgePrompt, ReplyError, judge_message, parse_reply, reply_text
@@ -47,6 +57,7 @@ from ._models import JudgeError, Label, Labels, ModelRater, Rater, Unit
 from ._pack import ReviewPack
 
 _SLUG_PART = re.compile(r"[^a-z0-9]+")
+_HTTP_STATUS = re.compile(r"\bHTTP (\d{3})\b")
 _MAX_MESSAGE = 500
 
 
@@ -107,13 +118,39 @@ def backend_settings(kind: str, backend: Any) -> dict[str, Any]:
     return settings
 
 
+def error_cause(error: JudgeError) -> str:
+    """A judge error's cause, short: ``"HTTP 500"``, ``"timeout"``, ``"connection refused"``,
+    ``"connection error"``, ``"invalid response"`` or ``"provider error"`` for a provider
+    error (read from aau-core's ``ProviderError`` message), ``"unreadable reply"`` for a reply
+    error."""
+    if error.error != "provider":
+        return "unreadable reply"
+    status = _HTTP_STATUS.search(error.message)
+    if status:
+        return f"HTTP {status.group(1)}"
+    for needle, cause in (("Timed out", "timeout"), ("connection refused", "connection refused"),
+                          ("ConnectionError", "connection error"),
+                          ("invalid response", "invalid response")):
+        if needle in error.message:
+            return cause
+    return "provider error"
+
+
+def format_causes(counts: Mapping[str, int]) -> str:
+    """``"HTTP 500 x2, timeout x1"``: error counts by cause (``error_cause``), commonest first
+    (ties in the order given); ``""`` for none."""
+    return ", ".join(f"{cause} x{n}" for cause, n in Counter(counts).most_common())
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())[:_MAX_MESSAGE] or "no message"
 
 
 def judge_pack(pack: ReviewPack, backend: Any, *, kind: str, prompt: JudgePrompt,
                rater: str, concurrency: int = 1,
-               clock: Callable[[], float] = time.monotonic) -> JudgeOutcome:
+               clock: Callable[[], float] = time.monotonic,
+               on_progress: Callable[[int, int, Mapping[str, int]], None] | None = None,
+               ) -> JudgeOutcome:
     """Ask ``backend`` to label every unit of ``pack`` (module docstring).
 
     Args:
@@ -125,6 +162,8 @@ def judge_pack(pack: ReviewPack, backend: Any, *, kind: str, prompt: JudgePrompt
         rater: the judge's pseudonym (a slug).
         concurrency: most calls at once (>= 1).
         clock: the monotonic clock timing each call, in seconds (tests pass a fake).
+        on_progress: called in the calling thread as each unit finishes, with ``(units
+            finished, units, {cause: count})`` of the errors so far (``error_cause``).
 
     Returns:
         a ``JudgeOutcome``; its labels passed no check yet (the caller checks the document).
@@ -155,9 +194,20 @@ def judge_pack(pack: ReviewPack, backend: Any, *, kind: str, prompt: JudgePrompt
                       note=said.note, time_spent_s=spent, labelled_at=utc_timestamp())
         return _Answer(label=label, usage=usage)
 
+    causes: Counter[str] = Counter()
+    finished = 0
+
+    def done(_index: int, answer: _Answer) -> None:
+        nonlocal finished
+        finished += 1
+        if answer.error is not None:
+            causes[error_cause(answer.error)] += 1
+        if on_progress is not None:
+            on_progress(finished, len(units), dict(causes))
+
     interrupted = False
     try:
-        answers = run_units(units, ask, on_error=_raise, concurrency=concurrency)
+        answers = run_units(units, ask, on_error=_raise, concurrency=concurrency, on_done=done)
     except Interrupted as exc:
         finished = exc.finished or {}
         answers = [finished[i] for i in sorted(finished)]
@@ -187,7 +237,13 @@ def _raise(unit: Unit, exc: BaseException) -> _Answer:
 def _guard(answers: list[_Answer], errors: tuple[JudgeError, ...], units: int) -> None:
     results = [{"detail": {"error": a.error.message if a.error and a.error.error == "provider"
                            else None}} for a in answers]
-    check_results_are_measurements(results, threshold=RUN_EVAL_UNMEASURED_LIMIT)
+    bad, n = transport_failures(results)  # the runner's rule, with the judge's own words
+    if n and bad / n >= RUN_EVAL_UNMEASURED_LIMIT:
+        raise ProviderUnavailable(
+            bad / n, RUN_EVAL_UNMEASURED_LIMIT, results=results, not_measured=bad, units=n,
+            message=f"{bad} of {n} calls failed at the provider: {format_causes(Counter(error_cause(e) for e in errors))}; the "
+                    f"judge labelled none of the {n} units, so nothing was written (first, "
+                    f"{errors[0].unit_id}: {errors[0].message})")
     if units and len(errors) == units:
         provider = sum(1 for e in errors if e.error == "provider")
         raise NotMeasuredError(

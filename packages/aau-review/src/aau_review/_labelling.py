@@ -16,6 +16,7 @@ the unit was on screen since its last save).
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 from datetime import datetime, timezone
@@ -114,8 +115,9 @@ class LabellingSession:
         Raises:
             LabelRefused: 404/403 as ``unit``; 400 a malformed request (unknown key, verdict
                 not pass/fail/unsure, a category not in the taxonomy or given twice, a note
-                over 500 characters, seconds not a finite number in [0, 86400]), one message
-                naming the JSON path.
+                over 500 characters, ``time_spent_s`` missing or not a finite number in
+                [0, 86400]), one message naming the JSON path, values written as JSON
+                (``null``, ``true``).
             OutputError: the labels file cannot be written (the previous file stays).
         """
         self._assigned(unit_id)
@@ -138,12 +140,15 @@ class LabellingSession:
             raise LabelRefused(400, "a label is a JSON object", path="$")
         for key in request:
             if key not in LABEL_KEYS:
-                raise LabelRefused(400, f"unknown key {key!r} (a label has "
+                raise LabelRefused(400, f"unknown key {_json(key)} (a label has "
                                         f"{', '.join(LABEL_KEYS)})", path=f"$.{key}")
-        verdict = request.get("verdict")
+        if "verdict" not in request:
+            raise LabelRefused(400, f"verdict is required (one of {', '.join(VERDICTS)})",
+                               path="$.verdict")
+        verdict = request["verdict"]
         if verdict not in VERDICTS:
             raise LabelRefused(400, f"verdict must be one of {', '.join(VERDICTS)}, not "
-                                    f"{verdict!r}", path="$.verdict")
+                                    f"{_json(verdict)}", path="$.verdict")
         categories = request.get("categories", [])
         declared = [c.id for c in self.pack.tasks.taxonomy.categories]
         if not isinstance(categories, list):
@@ -151,11 +156,12 @@ class LabellingSession:
                                path="$.categories")
         for i, category in enumerate(categories):
             if category not in declared:
-                raise LabelRefused(400, f"{category!r} is not a category of the pack's "
+                raise LabelRefused(400, f"{_json(category)} is not a category of the pack's "
                                         f"taxonomy ({', '.join(declared)})",
                                    path=f"$.categories[{i}]")
             if category in categories[:i]:
-                raise LabelRefused(400, f"{category!r} given twice", path=f"$.categories[{i}]")
+                raise LabelRefused(400, f"{_json(category)} given twice",
+                                   path=f"$.categories[{i}]")
         note = request.get("note")
         if note is not None and not isinstance(note, str):
             raise LabelRefused(400, "note must be a string", path="$.note")
@@ -163,11 +169,14 @@ class LabellingSession:
         if note is not None and len(note) > MAX_NOTE_CHARS:
             raise LabelRefused(400, f"note has {len(note)} characters; at most "
                                     f"{MAX_NOTE_CHARS}", path="$.note")
-        seconds = request.get("time_spent_s")
+        wanted = f"a number of seconds >= 0 (at most {MAX_SECONDS_PER_SAVE:g} per save)"
+        if "time_spent_s" not in request:
+            raise LabelRefused(400, f"time_spent_s is required: {wanted}",
+                               path="$.time_spent_s")
+        seconds = request["time_spent_s"]
         if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
                 or not math.isfinite(seconds) or not 0 <= seconds <= MAX_SECONDS_PER_SAVE):
-            raise LabelRefused(400, "time_spent_s must be a number of seconds in [0, "
-                                    f"{MAX_SECONDS_PER_SAVE:g}], not {seconds!r}",
+            raise LabelRefused(400, f"time_spent_s must be {wanted}, not {_json(seconds)}",
                                path="$.time_spent_s")
         return verdict, tuple(sorted(categories, key=declared.index)), note or None, seconds
 
@@ -183,6 +192,13 @@ class LabellingSession:
         check_labels(model, tasks_sha256=self.pack.tasks_sha256, manifest=self.pack.manifest,
                      source=source)
         return doc
+
+
+def _json(value: Any) -> str:
+    """``value`` as JSON writes it (``null``, ``true``, ``"3"``), for messages about a request;
+    a long value is cut to 60 characters."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _seconds(value: float) -> float:

@@ -16,7 +16,9 @@ that was not cancelled becomes a label: the one choice of the ``verdict`` contro
 ``time_spent_s`` (0 when Label Studio recorded none, counted) and ``created_at`` in UTC as
 ``labelled_at``. Cancelled (skipped) annotations are no label and are counted. The labels hold no
 Label Studio user: a file is one rater, so the annotations must all be by one user, or
-``annotator`` picks that user's (by id or e-mail) and the others are counted.
+``annotator`` picks that user's (by id or e-mail) and the others are counted. A user is its id,
+whether ``completed_by`` is the number or the expanded object; an e-mail matches the id any
+annotation gives it.
 
 Refused, every problem one line naming the export file and the JSON path (exit 2): not a list of
 tasks, a task of another pack or rater, a unit not in the pack or not the rater's, a result of a
@@ -306,19 +308,26 @@ def labels_from_labelstudio(export: str | Path, pack: ReviewPack, rater: str, *,
 
 def _one_annotator(found: Sequence[_Annotation], annotator: str | None,
                    source: str) -> tuple[list[_Annotation], int]:
-    """The annotations of one Label Studio user, and how many of others' were left out."""
-    users = sorted({a.user for a in found})
-    ids = {a.keys[0] for a in found}
+    """The annotations of one Label Studio user, and how many of others' were left out.
+
+    A user is its id, whichever form ``completed_by`` takes (the number ``1`` in one annotation,
+    ``{"id": 1, "email": ...}`` in another are one user); an e-mail ``annotator`` matches the
+    id(s) any annotation gives that e-mail."""
+    emails: dict[str, set[str]] = {}  # user id -> the e-mails annotations give it
+    for a in found:
+        emails.setdefault(a.keys[0], set()).update(a.keys[1:])
+    users = sorted(f"user {uid}" + (f" <{', '.join(sorted(mail))}>" if mail else "")
+                   for uid, mail in emails.items())
     if annotator is None:
-        if len(ids) > 1:
+        if len(emails) > 1:
             raise InputError(f"annotations by {len(users)} Label Studio users ({'; '.join(users)})"
                              ": one labels file is one rater's; choose one with --annotator ID "
                              "or e-mail", source=source, path="$[*].annotations[*].completed_by")
         return list(found), 0
-    kept = [a for a in found if annotator in a.keys]
+    chosen = {uid for uid, mail in emails.items() if annotator == uid or annotator in mail}
+    kept = [a for a in found if a.keys[0] in chosen]
     if not kept and found:
         raise InputError(f"--annotator {annotator}: no annotation by that user (users: "
                          f"{'; '.join(users)})", source=source,
                          path="$[*].annotations[*].completed_by")
     return kept, len(found) - len(kept)
-

@@ -16,7 +16,7 @@ path can reach the pack's other files, another rater's labels or anything else:
   404 for no unit of the pack);
 - ``POST /TOKEN/api/labels/UNIT`` with a JSON label (``LabellingSession.save``): 200 with the
   label saved and the progress, 400 with ``{"error": "$.path: message"}`` for a malformed
-  label, 403/404 as above, 415 for a body that is not ``application/json``, 413 over 64 KiB.
+  label or a body aau's strict JSON reader refuses (``$: duplicate key "verdict"``, NaN), 403/404 as above, 415 for a body that is not ``application/json``, 413 over 64 KiB.
 
 Any other path under the token is 404, any other method 405. Responses are never cached.
 """
@@ -34,7 +34,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import click
-from aau_core import AauError, UsageError
+from aau_core import AauError, InputError, OutputError, UsageError, loads_strict
+from aau_core._run._checkpoint_lock import (  # internal to the monorepo: the one writer lock
+    acquire_lock,
+    lock_path,
+    release_lock,
+)
 from aau_core._store._view import serve_until_interrupted  # internal to the monorepo
 
 from ._labelling import LabellingSession, LabelRefused
@@ -140,10 +145,10 @@ def make_handler(session: LabellingSession, token: str) -> type[BaseHTTPRequestH
                 self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
                             "a label request is JSON (Content-Type: application/json)")
                 return
-            try:
-                request = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
-            except (UnicodeDecodeError, ValueError) as exc:
-                self._error(HTTPStatus.BAD_REQUEST, f"$: not JSON ({exc})")
+            try:  # aau's strict reader: duplicate keys, NaN/Infinity, bad UTF-8 refused
+                request = loads_strict(body)
+            except InputError as exc:
+                self._error(HTTPStatus.BAD_REQUEST, str(exc))  # "$.path: message"
                 return
             try:
                 self._json(HTTPStatus.OK, session.save(route[len("api/labels/"):], request))
@@ -159,10 +164,6 @@ def make_handler(session: LabellingSession, token: str) -> type[BaseHTTPRequestH
         do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815 - stdlib names
 
     return Handler
-
-
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def make_labelling_server(session: LabellingSession, port: int = 0) -> tuple[ThreadingHTTPServer, str]:
@@ -196,7 +197,27 @@ def serve_labelling(session: LabellingSession, port: int = 0, *,
 
     The first stderr line is ``aau review serve: RATER labels PACK at URL (Ctrl-C stops)``,
     the second names the labels file and the progress. ``ready`` is set once listening.
+
+    One writer per labels file: the server holds the labels file's writer lock
+    (``LABELS.lock`` beside it, the checkpoint's ``fcntl.flock`` lock) for its whole life, so
+    a second server of the same labels file cannot overwrite the first one's saves.
+
+    Raises:
+        UsageError: another live process holds the labels file's lock; the port cannot be
+            listened on.
     """
+    try:
+        lock_fd = acquire_lock(session.labels_path, "aau review serve", what="labels file")
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        _serve_locked(session, port, ready)
+    finally:
+        if lock_fd >= 0:
+            release_lock(lock_path(session.labels_path), lock_fd)
+
+
+def _serve_locked(session: LabellingSession, port: int, ready: threading.Event | None) -> None:
     server, url = make_labelling_server(session, port)
     state = session.state()
 

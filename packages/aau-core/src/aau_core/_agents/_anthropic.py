@@ -82,6 +82,7 @@ class AnthropicBackend:
         base_url: the API root (default: the SDK's, ``https://api.anthropic.com``).
         max_retries: the SDK's retry budget per call (5: six attempts, as the other backends).
         max_tokens: output token limit per call.
+        timeout_s: seconds one HTTP request may take (``None``: the SDK's default).
 
     Attributes:
         name (``"anthropic"``), model, served_model (the ``model`` of the first answer), base_url.
@@ -100,6 +101,7 @@ class AnthropicBackend:
         base_url: str | None = None,
         max_retries: int = 5,
         max_tokens: int = 4096,
+        timeout_s: float | None = None,
     ) -> None:
         anthropic = _import_anthropic()
         self.model = model
@@ -110,6 +112,8 @@ class AnthropicBackend:
         kwargs: dict[str, Any] = {"api_key": api_key, "max_retries": max_retries}
         if base_url:
             kwargs["base_url"] = base_url
+        if timeout_s is not None:
+            kwargs["timeout"] = timeout_s
         self._client = anthropic.Anthropic(**kwargs)
 
     def __repr__(self) -> str:

@@ -119,6 +119,9 @@ def make_backend(
     mock_factory: Callable[[], Any] | None = None,
     base_url: str | None = None,
     text_tool_calls: str = "auto",
+    *,
+    max_attempts: int | None = None,
+    timeout_s: float | None = None,
 ) -> Any:
     """Build the backend named ``kind`` (module docstring) and register it for provenance.
 
@@ -131,6 +134,10 @@ def make_backend(
         text_tool_calls: for the OpenAI-compatible kinds, ``"auto"`` (read tool calls a model
             writes as text, as llama.cpp's server returns them, when the answer has no
             structured ``tool_calls``) or ``"off"``; see ``OpenAICompatBackend``.
+        max_attempts: tries per call (>= 1) on 429/5xx/connection failures; ``None``: the
+            backend's default (6; for ``anthropic`` the SDK's ``max_retries`` is one less).
+        timeout_s: seconds one HTTP request may take; ``None``: the backend's default. Both
+            are ignored by ``mock``.
 
     Returns:
         a backend with ``create(system, messages, tools)``, ``model`` and ``served_model``.
@@ -154,6 +161,8 @@ def make_backend(
             model or DEFAULT_ANTHROPIC_MODEL,
             api_key=_key(ANTHROPIC_ENV_KEY, kind),
             base_url=url,
+            timeout_s=timeout_s,
+            **({} if max_attempts is None else {"max_retries": max(1, max_attempts) - 1}),
         )
     elif kind in PROVIDERS:
         spec = PROVIDERS[kind]
@@ -176,7 +185,8 @@ def make_backend(
                 f"the {kind} backend needs a model: pass --model (model= from Python){hint}"
             )
         backend = OpenAICompatBackend(
-            spec, chosen, key, url.rstrip("/"), text_tool_calls=text_tool_calls
+            spec, chosen, key, url.rstrip("/"), text_tool_calls=text_tool_calls,
+            timeout_s=timeout_s, **({} if max_attempts is None else {"max_attempts": max_attempts}),
         )
     else:
         raise UnknownBackendError(f"unknown backend {kind!r}; known: {', '.join(backend_kinds())}")

@@ -389,6 +389,8 @@ class OpenAICompatBackend:
         api_key: the key (``make_backend`` reads it from the environment).
         base_url: the API root, e.g. ``https://api.groq.com/openai/v1``.
         max_attempts: tries per call on 429/5xx/connection failures (>= 1).
+        timeout_s: seconds one HTTP request may take before it is a timeout (``None``: 120, and
+            300 for a streamed reply).
         sleep: the function used to wait (tests pass a recorder).
         text_tool_calls: ``"auto"`` (read calls written as text when the request offered tools
             and the answer has no structured ``tool_calls``) or ``"off"``.
@@ -411,6 +413,7 @@ class OpenAICompatBackend:
         base_url: str,
         *,
         max_attempts: int = 6,
+        timeout_s: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
         text_tool_calls: str = "auto",
     ) -> None:
@@ -428,12 +431,14 @@ class OpenAICompatBackend:
         self.served_model: str | None = None
         self.streaming = False
         self.max_attempts = max(1, max_attempts)
+        self._stream_timeout_s = STREAM_TIMEOUT_S if timeout_s is None else timeout_s
         self.min_interval_s = spec.min_interval_s
         self._sleep = sleep
         self._last_call: float | None = None
         self._openai = openai
         self._client = openai.OpenAI(
-            api_key=api_key, base_url=base_url, max_retries=0, timeout=DEFAULT_TIMEOUT_S
+            api_key=api_key, base_url=base_url, max_retries=0,
+            timeout=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s,
         )
 
     def __repr__(self) -> str:
@@ -460,7 +465,7 @@ class OpenAICompatBackend:
                         **payload,
                         stream=True,
                         stream_options={"include_usage": True},
-                        timeout=STREAM_TIMEOUT_S,
+                        timeout=self._stream_timeout_s,
                     )
                     try:
                         return assemble_stream(stream)

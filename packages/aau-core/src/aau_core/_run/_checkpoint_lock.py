@@ -4,7 +4,7 @@
 pid and producer into the file; ``release_lock`` deletes the file and drops the lock;
 ``lock_holder`` says who holds it. The OS drops the lock when the process dies, so a killed run
 never leaves a stale lock. Where ``fcntl`` is missing (Windows) there is no lock. Used by
-``_checkpoint`` only (moved out of it whole, unchanged).
+``_checkpoint`` and by ``aau review serve`` (one server per labels file).
 """
 
 from __future__ import annotations
@@ -41,8 +41,11 @@ def lock_holder(fd: int) -> str:
     return f"{producer or 'another process'} (pid {pid if pid.isdigit() else '?'})"
 
 
-def acquire_lock(target: Path, producer: str) -> int:
+def acquire_lock(target: Path, producer: str, what: str = "checkpoint") -> int:
     """Take the writer's lock of checkpoint ``target``; -1 where locks are unsupported.
+
+    ``what`` names the file in the refusal (``aau review serve`` locks a labels file the same
+    way: ``"labels file"``).
 
     Raises:
         OutputError: another live process holds it.
@@ -62,7 +65,7 @@ def acquire_lock(target: Path, producer: str) -> int:
         except OSError:
             holder = lock_holder(fd)
             os.close(fd)
-            raise OutputError(f"{target}: another {holder} is writing this checkpoint; wait "
+            raise OutputError(f"{target}: another {holder} is writing this {what}; wait "
                               "for it to finish or write elsewhere") from None
         try:
             same = os.path.samestat(os.fstat(fd), os.stat(lock))
@@ -75,5 +78,5 @@ def acquire_lock(target: Path, producer: str) -> int:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()} {producer}\n".encode(), 0)
         return fd
-    raise OutputError(f"{target}: cannot take the checkpoint's lock (its lock file keeps "
+    raise OutputError(f"{target}: cannot take the {what}'s lock (its lock file keeps "
                       "changing)")

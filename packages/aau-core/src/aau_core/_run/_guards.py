@@ -68,18 +68,20 @@ class ProviderUnavailable(NotMeasuredError, RuntimeError):
             is not lost; empty otherwise).
         not_measured: how many runs failed at the transport layer.
         units: how many runs there were.
+        message: the one line to say instead of the generic one (a caller that knows the real
+            cause, e.g. ``aau review judge``: "3 of 3 calls failed: HTTP 500 x3 ...").
 
     ``.rate``, ``.threshold``, ``.results``, ``.not_measured`` and ``.units`` keep them.
     """
 
     def __init__(self, rate: float, threshold: float, *, results: Sequence[Any] = (),
-                 not_measured: int = 0, units: int = 0) -> None:
+                 not_measured: int = 0, units: int = 0, message: str | None = None) -> None:
         self.rate = rate
         self.threshold = threshold
         self.results = list(results)
         counted = f" ({not_measured} of {units})" if units else ""
         super().__init__(
-            f"{rate:.0%} of runs{counted} failed at the transport layer (authentication, "
+            message or f"{rate:.0%} of runs{counted} failed at the transport layer (authentication, "
             f"network or rate limits; limit {threshold:.0%}), so these numbers measure the "
             "provider, not the model; nothing was written as a result. Check the API key and "
             "the endpoint, then run again.",

@@ -66,7 +66,6 @@ function buildCategories() {
     input.addEventListener("change", () => saveIfVerdict());
     const label = document.createElement("label");
     label.htmlFor = input.id;
-    label.title = category.description;
     label.append(`${category.id} `);
     if (i < 9) {
       const kbd = document.createElement("kbd");
@@ -74,6 +73,15 @@ function buildCategories() {
       label.append(kbd);
     }
     span.append(input, label);
+    if (category.description) {
+      // visible text, and the check box's accessible description (read after its name)
+      const description = document.createElement("span");
+      description.className = "description";
+      description.id = `category-${category.id}-description`;
+      description.textContent = category.description;
+      input.setAttribute("aria-describedby", description.id);
+      span.append(description);
+    }
     box.append(span);
   });
 }

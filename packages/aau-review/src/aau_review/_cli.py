@@ -318,11 +318,7 @@ def _check_outputs_outside(pack: Path, outputs: dict[str, Path | None], *,
 
 
 def _summary_lines(model: Any) -> list[str]:
-    def fmt(e: Any) -> str:
-        if e.value is None:
-            return "undefined"
-        return f"{e.value:.3f}" + ("" if e.ci95 is None else
-                                   f" [{e.ci95[0]:.3f}, {e.ci95[1]:.3f}]")
+    from ._markdown import format_estimate as fmt
 
     a, c = model.human_agreement, model.consensus
     lines = [f"{model.source.suite_id}: {model.unit_count} unit(s), {a.raters} human rater(s)",

@@ -147,6 +147,16 @@ def _read(path: str | Path, kinds: tuple[str, ...], what: str) -> tuple[dict[str
     return aau_core.check_document(kind, doc, str(path)), data
 
 
+def check_private_receipt(path: str | Path) -> None:
+    """Check that ``path`` is an aau private receipt (what ``build_pack`` reads first).
+
+    Raises:
+        InputError: a public receipt (the line says to give the private one) or another file;
+        InvalidDocumentError: a private receipt that breaks its schema.
+    """
+    _read(path, PRIVATE_KINDS, "an aau private receipt")
+
+
 def sensitive_flags(suite: Any) -> list[str]:
     """The suite's ``sharing`` flags ``contains_*`` that are true, sorted."""
     sharing = suite.doc.get("sharing") or {}

@@ -161,3 +161,32 @@ def test_random_small_designs_never_crash(raters, tmp_path, prepare):
                   *(getattr(s, k) for s in report.scorers
                     for k in ("accuracy", "precision", "recall", "f1", "cohen_kappa"))):
             assert (e.undefined is None) == (e.ci95 is not None), e
+
+
+def test_the_pack_readme_commands_work_as_written(example_pack, examples, monkeypatch):
+    # the README's bash block, run from inside the pack: serve (the server stubbed: it records
+    # the labels file it would write, which the test then fills with the example labels),
+    # validate, and summarize with every output outside the pack
+    import shlex
+
+    import aau_review._serve
+
+    text = (example_pack / "README.md").read_text(encoding="utf-8")
+    block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [shlex.split(line) for line in block.splitlines()]
+    assert [c[:3] for c in commands] == [["aau", "review", "serve"]] * 2 + [
+        ["aau", "review", "validate"], ["aau", "review", "summarize"]]
+    served = []
+    monkeypatch.setattr(aau_review._serve, "serve_labelling",
+                        lambda session, port: served.append(session))
+    monkeypatch.chdir(example_pack)
+    for command in commands:
+        if command[2] == "summarize":
+            for s in served:
+                s.labels_path.write_bytes((examples / f"labels-{s.rater}.json").read_bytes())
+        assert run(command[1:]) == 0, command
+    assert [s.rater for s in served] == ["alice", "bob"]
+    assert (example_pack.parent / "report.json").is_file()
+    assert (example_pack.parent / "report.md").is_file()
+    assert sorted(p.name for p in example_pack.iterdir()) == [
+        ".gitattributes", "README.md", "manifest.json", "scores.json", "tasks.json"]

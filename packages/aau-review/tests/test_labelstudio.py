@@ -352,6 +352,13 @@ BAD = [
      "$[4].annotations[0].result", "the note has 501 characters; at most 500"),
     ("negative-lead-time", lambda d: _first(d)["annotations"][0].update(lead_time=-1),
      "$[4].annotations[0].lead_time", "-1 is not a number of seconds >= 0"),
+    ("lead-time-over-a-day", lambda d: _first(d)["annotations"][0].update(lead_time=1e9),
+     "$[4].annotations[0].lead_time",
+     "1000000000.0 seconds is more than a day on one unit (at most 86400, as every label)"),
+    ("pass-with-category", lambda d: _result(d, "verdict")["value"].update(choices=["pass"]),
+     "$[4].annotations[0].result", "a pass names failure categories (wrong-arguments): a "
+     "contradiction, not a label"),
+    ("empty-export", lambda d: d.clear(), "$", "no task in the export"),
     ("naive-created-at", lambda d: _first(d)["annotations"][0].update(
         created_at="2026-12-01T10:01:24"), "$[4].annotations[0].created_at",
      "'2026-12-01T10:01:24' is not an ISO 8601 time with a UTC offset"),

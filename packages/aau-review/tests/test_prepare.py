@@ -92,6 +92,30 @@ def test_a_public_receipt_alone_is_refused(error_line, tmp_path, capsys, real_ru
     assert not out.exists()
 
 
+@pytest.mark.parametrize("options", [["--suite", "SUITE"], []])
+def test_a_public_receipt_given_alone_gets_the_documented_line(error_line, tmp_path, real_run,
+                                                               options):
+    # the argument is checked before the missing --receipt, so the line says what to give
+    _, receipt, suite = real_run()
+    out = tmp_path / "pack"
+    options = [str(suite) if o == "SUITE" else o for o in options]
+    assert run(["review", "prepare", str(receipt), *options, "--out", str(out)]) == 2
+    assert error_line().startswith(f"aau: error: {receipt}: this is a public receipt; aau "
+                                   "review prepare needs the run's private receipt")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("missing", "given"), [("--receipt", "--suite"), ("--suite",
+                                                                          "--receipt")])
+def test_a_missing_receipt_or_suite_is_a_usage_error(error_line, tmp_path, real_run, missing,
+                                                     given):
+    private, receipt, suite = real_run()
+    value = suite if given == "--suite" else receipt
+    assert run(["review", "prepare", str(private), given, str(value), "--out",
+                str(tmp_path / "pack")]) == 2
+    assert error_line() == f"aau: error: Missing option '{missing}'"
+
+
 @pytest.mark.parametrize(("options", "message"), [
     (["--per-unit", "3"], "--per-unit 3: 1 to the number of raters (2)"),
     (["--sample", "6"], "--sample 6: 1 to the 5 measured units"),

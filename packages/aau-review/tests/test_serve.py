@@ -159,10 +159,24 @@ def test_a_unit_not_assigned_to_the_rater_is_refused(served):
     ({"verdict": "pass", "categories": [], "time_spent_s": 1, "rater": "bob"},
      '$.rater: unknown key "rater" (a label has verdict, categories, note, time_spent_s)'),
     (["pass"], "$: a label is a JSON object"),
+    ({"verdict": "pass", "categories": ["wrong-tool"], "time_spent_s": 1},
+     "$.categories: a pass names failure categories (wrong-tool): a contradiction, not a label "
+     "(choose fail, or clear the categories)"),
 ])
 def test_a_malformed_label_is_refused_with_a_clear_message(served, label, message):
     assert served.post(served.mine[0], label) == (400, {"error": message})
     assert not served.session.labels_path.exists()
+
+
+def test_a_units_time_over_its_saves_is_at_most_a_day(served):
+    unit = served.mine[0]
+    assert served.post(unit, {"verdict": "fail", "categories": [], "time_spent_s": 86_000})[0] \
+        == 200
+    assert served.post(unit, {"verdict": "fail", "categories": [], "time_spent_s": 401}) == (
+        400, {"error": "$.time_spent_s: time_spent_s would be 86401 s over the unit's saves; at "
+                       "most 86400 (a day on one unit)"})
+    assert served.post(unit, {"verdict": "fail", "categories": [], "time_spent_s": 400})[0] \
+        == 200
 
 
 def test_a_body_that_is_not_json_is_refused(served):

@@ -174,7 +174,7 @@ def _coincidence_features(counts: np.ndarray) -> np.ndarray:
     c = counts[n >= 2].astype(float)
     outer = c[:, :, None] * c[:, None, :]
     diag = np.einsum("uk,kj->ukj", c, np.eye(c.shape[1]))
-    return ((outer - diag) / (n[n >= 2] - 1)[:, None, None]).reshape(len(c), -1)
+    return ((outer - diag) / (n[n >= 2] - 1)[:, None, None]).reshape(len(c), c.shape[1] ** 2)
 
 
 def _alpha_from_sums(sums: np.ndarray, categories: int) -> np.ndarray:

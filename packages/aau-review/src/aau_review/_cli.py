@@ -47,10 +47,14 @@ def review_group() -> None:
 
 @review_group.command("prepare")
 @click.argument("private_receipt", type=click.Path(path_type=Path))
-@click.option("--receipt", type=click.Path(path_type=Path), required=True,
-              help="The public receipt of the same run (suite SHA-256, automatic verdicts).")
-@click.option("--suite", type=click.Path(path_type=Path), required=True,
-              help="The run's suite (its SHA-256 must be the receipt's suite_sha256).")
+@click.option("--receipt", type=click.Path(path_type=Path), default=None,
+              help="Required: the public receipt of the same run (suite SHA-256, automatic "
+                   "verdicts).")
+@click.option("--suite", type=click.Path(path_type=Path), default=None,
+              help="Required: the run's suite file. Its suite_sha256 must be the receipt's: "
+                   "aau-harness 1.x's hash, SHA-256 of the parsed suite as compact sorted-key "
+                   "ASCII JSON plus a newline (not of the file's bytes; "
+                   "aau_schemas.legacy_suite_sha256, see docs/review.md).")
 @click.option("--raters", default="2", show_default=True,
               help="A number N (rater-1..rater-N) or comma-separated pseudonyms.")
 @click.option("--per-unit", type=int, default=None,
@@ -67,8 +71,8 @@ def review_group() -> None:
 @out_option("New folder for the pack (refused if it exists).", required=True, kind="path",
             path_type=Path)
 @json_option()
-def prepare_command(private_receipt: Path, receipt: Path, suite: Path, raters: str,
-                    per_unit: int | None, sample: int | None, seed: int,
+def prepare_command(private_receipt: Path, receipt: Path | None, suite: Path | None,
+                    raters: str, per_unit: int | None, sample: int | None, seed: int,
                     categories: Path | None, show_scores: bool, allow_sensitive: bool, out: Path,
                     as_json: bool) -> int:
     """Prepare a review pack from a run's private receipt.
@@ -89,11 +93,17 @@ def prepare_command(private_receipt: Path, receipt: Path, suite: Path, raters: s
     from ._prepare import (
         DEFAULT_CATEGORIES,
         build_pack,
+        check_private_receipt,
         parse_raters,
         read_categories,
         write_review_pack,
     )
 
+    if receipt is None or suite is None:
+        # the argument first: a public receipt given alone gets the line that says what to give
+        check_private_receipt(private_receipt)
+        raise UsageError("Missing option '--receipt'" if receipt is None
+                         else "Missing option '--suite'")
     if out.exists() or out.is_symlink():
         raise UsageError(f"--out {out}: exists; choose a new folder for the pack")
     names = parse_raters(raters)
@@ -351,11 +361,7 @@ def _check_outputs_outside(pack: Path, outputs: dict[str, Path | None], *,
 
 
 def _summary_lines(model: Any) -> list[str]:
-    def fmt(e: Any) -> str:
-        if e.value is None:
-            return "undefined"
-        return f"{e.value:.3f}" + ("" if e.ci95 is None else
-                                   f" [{e.ci95[0]:.3f}, {e.ci95[1]:.3f}]")
+    from ._markdown import format_estimate as fmt
 
     a, c = model.human_agreement, model.consensus
     lines = [f"{model.source.suite_id}: {model.unit_count} unit(s), {a.raters} human rater(s)",

@@ -38,7 +38,7 @@ from aau_core._files._model_json import (  # internal to the monorepo
 from aau_schemas import sha256_hex
 
 from ._models import Taxonomy, Unit
-from ._protocol import PASS, VERDICTS
+from ._protocol import VERDICTS, pass_contradiction
 
 DEFAULT_PROMPT = "judge_prompt.md"
 """The default prompt's file name inside the ``aau_review`` package."""
@@ -176,9 +176,9 @@ def parse_reply(text: str, taxonomy: Taxonomy) -> JudgeVerdict:
     if unknown:
         raise ReplyError(f"category {unknown[0]!r} is not in the pack's taxonomy "
                          f"({', '.join(sorted(declared)) or 'none declared'})")
-    if verdict == PASS and categories:
-        raise ReplyError("a pass names failure categories "
-                         f"({', '.join(categories)}): a contradiction, not a label")
+    contradiction = pass_contradiction(verdict, categories)
+    if contradiction:
+        raise ReplyError(contradiction)
     note = value.get("note")
     if note is not None and not isinstance(note, str):
         raise ReplyError("note is not a string")

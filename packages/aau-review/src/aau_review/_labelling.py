@@ -36,11 +36,11 @@ from ._converter import converter
 from ._documents import check_labels, load_model, read_document
 from ._models import Label, Labels, Rater, Unit
 from ._pack import ReviewPack
-from ._protocol import LABELS_KIND, VERDICTS
+from ._protocol import LABELS_KIND, MAX_TIME_SPENT_S, VERDICTS, pass_contradiction
 
 MAX_NOTE_CHARS = 500
 """The labels schema's longest note."""
-MAX_SECONDS_PER_SAVE = 86_400.0
+MAX_SECONDS_PER_SAVE = MAX_TIME_SPENT_S
 """Most seconds one save may add to a unit's time spent (a day: a page left open overnight)."""
 LABEL_KEYS = ("verdict", "categories", "note", "time_spent_s")
 """What a label request may hold (``verdict`` and ``time_spent_s`` required)."""
@@ -124,6 +124,11 @@ class LabellingSession:
         verdict, categories, note, seconds = self._parse(request)
         with self._lock:
             before = self.labels.get(unit_id)
+            total = (before.time_spent_s if before else 0) + seconds
+            if total > MAX_TIME_SPENT_S:
+                raise LabelRefused(400, f"time_spent_s would be {total:g} s over the unit's "
+                                        f"saves; at most {MAX_TIME_SPENT_S:g} (a day on one "
+                                        "unit)", path="$.time_spent_s")
             label = Label(unit_id=unit_id, verdict=verdict, categories=categories, note=note,
                           time_spent_s=_seconds((before.time_spent_s if before else 0) + seconds),
                           labelled_at=_now())
@@ -162,6 +167,9 @@ class LabellingSession:
             if category in categories[:i]:
                 raise LabelRefused(400, f"{_json(category)} given twice",
                                    path=f"$.categories[{i}]")
+        contradiction = pass_contradiction(verdict, categories)
+        if contradiction:
+            raise LabelRefused(400, contradiction, path="$.categories")
         note = request.get("note")
         if note is not None and not isinstance(note, str):
             raise LabelRefused(400, "note must be a string", path="$.note")

@@ -21,10 +21,12 @@ whether ``completed_by`` is the number or the expanded object; an e-mail matches
 annotation gives it.
 
 Refused, every problem one line naming the export file and the JSON path (exit 2): not a list of
-tasks, a task of another pack or rater, a unit not in the pack or not the rater's, a result of a
-control the config does not have, a verdict that is not exactly one known choice, an undeclared
-category, a note over 500 characters, a bad ``lead_time`` or ``created_at``, two annotations of
-one unit by one person, annotations by several users without ``annotator``.
+tasks, no task at all (``[]``), a task of another pack or rater, a unit not in the pack or not
+the rater's, a result of a control the config does not have, a verdict that is not exactly one
+known choice, an undeclared category, a pass with categories (``_protocol.pass_contradiction``),
+a note over 500 characters, a bad ``lead_time`` (negative, not a number, or more than a day:
+``_protocol.MAX_TIME_SPENT_S``) or ``created_at``, two annotations of one unit by one person,
+annotations by several users without ``annotator``.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from ._labelstudio_export import (
 )
 from ._models import Label, Labels, Rater
 from ._pack import ReviewPack
-from ._protocol import LABELS_KIND, VERDICTS
+from ._protocol import LABELS_KIND, MAX_TIME_SPENT_S, VERDICTS, pass_contradiction
 
 _CONTROLS = {VERDICT_CONTROL: "choices", CATEGORIES_CONTROL: "choices", NOTE_CONTROL: "textarea"}
 
@@ -178,6 +180,9 @@ class _Reader:
         if lead is not None and (isinstance(lead, bool) or not isinstance(lead, int | float)
                                  or not math.isfinite(lead) or lead < 0):
             self.problem(f"{at}.lead_time", f"{lead!r} is not a number of seconds >= 0")
+        elif lead is not None and lead > MAX_TIME_SPENT_S:
+            self.problem(f"{at}.lead_time", f"{lead!r} seconds is more than a day on one unit "
+                                            f"(at most {MAX_TIME_SPENT_S:g}, as every label)")
         stamp = _timestamp(ann.get("created_at"))
         if stamp is None:
             self.problem(f"{at}.created_at", f"{ann.get('created_at')!r} is not an ISO 8601 "
@@ -233,6 +238,10 @@ class _Reader:
             self.problem(f"{verdict_at}[0]", f"unknown choice {verdict!r}: a verdict is one "
                                              f"of {', '.join(VERDICTS)}")
             return None
+        contradiction = pass_contradiction(verdict, categories)
+        if contradiction:
+            self.problem(at, contradiction)
+            return None
         note = "\n".join(texts).strip() or None
         if note is not None and len(note) > NOTE_MAX:
             self.problem(at, f"the note has {len(note)} characters; at most {NOTE_MAX}")
@@ -266,6 +275,9 @@ def labels_from_labelstudio(export: str | Path, pack: ReviewPack, rater: str, *,
     if not isinstance(doc, list):
         raise InputError("not a Label Studio JSON export (a list of tasks); export the project "
                          "in the JSON format", source=source, path="$")
+    if not doc:
+        raise InputError("no task in the export: export the project after labelling, in the "
+                         "JSON format", source=source, path="$")
     found: list[_Annotation] = []
     for i, task in enumerate(doc):
         unit_id = reader.task_unit(task, f"$[{i}]")

@@ -9,11 +9,14 @@ from aau_core import markdown_table
 from ._models import Estimate, ReviewReport
 
 
-def _fmt(e: Estimate) -> str:
+def format_estimate(e: Estimate) -> str:
+    """``0.812 [0.700, 0.900]``; with no interval ``1.000 [interval undefined: why]``; with no
+    value ``undefined (why)``: the one rendering of an estimate (Markdown and the CLI)."""
     if e.value is None:
-        return "—"
-    ci = "" if e.ci95 is None else f" [{e.ci95[0]:.3f}, {e.ci95[1]:.3f}]"
-    return f"{e.value:.3f}{ci}"
+        return "undefined" + (f" ({e.undefined})" if e.undefined else "")
+    if e.ci95 is None:
+        return f"{e.value:.3f} [{e.undefined or 'interval undefined'}]"
+    return f"{e.value:.3f} [{e.ci95[0]:.3f}, {e.ci95[1]:.3f}]"
 
 
 def report_markdown(report: ReviewReport) -> str:
@@ -22,17 +25,17 @@ def report_markdown(report: ReviewReport) -> str:
     c = report.consensus
     agreement = markdown_table(
         ["statistic", "value [95 % interval]", "units"],
-        [["percent agreement", _fmt(a.percent_agreement), str(a.percent_agreement.n)],
-         ["Cohen's κ (two raters)", _fmt(a.cohen_kappa), str(a.cohen_kappa.n)],
-         ["Fleiss' κ (all K ratings)", _fmt(a.fleiss_kappa), str(a.fleiss_kappa.n)],
-         ["Krippendorff's α (nominal)", _fmt(a.krippendorff_alpha),
+        [["percent agreement", format_estimate(a.percent_agreement), str(a.percent_agreement.n)],
+         ["Cohen's κ (two raters)", format_estimate(a.cohen_kappa), str(a.cohen_kappa.n)],
+         ["Fleiss' κ (all K ratings)", format_estimate(a.fleiss_kappa), str(a.fleiss_kappa.n)],
+         ["Krippendorff's α (nominal)", format_estimate(a.krippendorff_alpha),
           str(a.krippendorff_alpha.n)]])
     scorers = markdown_table(
         ["scorer", "source", "units", "tp/fp/fn/tn", "accuracy", "precision", "recall", "F1",
          "Cohen's κ"],
         [[s.scorer, s.source, str(s.units),
           f"{s.confusion.tp}/{s.confusion.fp}/{s.confusion.fn}/{s.confusion.tn}",
-          _fmt(s.accuracy), _fmt(s.precision), _fmt(s.recall), _fmt(s.f1), _fmt(s.cohen_kappa)]
+          format_estimate(s.accuracy), format_estimate(s.precision), format_estimate(s.recall), format_estimate(s.f1), format_estimate(s.cohen_kappa)]
          for s in report.scorers])
     return "\n".join([
         f"# Review of `{report.source.suite_id}`",

@@ -233,13 +233,16 @@ class Labels:
 
 @attrs.frozen
 class Estimate:
-    """A statistic, its 95 % interval (``None`` with the value when undefined), the units (or
-    denominator) ``n`` it is over and the interval method (``"bootstrap"`` or ``"wilson"``)."""
+    """A statistic, its 95 % interval (``None`` with the value when undefined, or when the
+    statistic is undefined in most bootstrap resamples), the units (or denominator) ``n`` it is
+    over, the interval method (``"bootstrap"`` or ``"wilson"``) and, when the value or interval
+    is ``None``, why (``undefined``)."""
 
     value: float | None
     ci95: tuple[float, float] | None
     n: int
     interval: str
+    undefined: str | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

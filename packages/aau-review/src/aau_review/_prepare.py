@@ -147,6 +147,16 @@ def _read(path: str | Path, kinds: tuple[str, ...], what: str) -> tuple[dict[str
     return aau_core.check_document(kind, doc, str(path)), data
 
 
+def check_private_receipt(path: str | Path) -> None:
+    """Check that ``path`` is an aau private receipt (what ``build_pack`` reads first).
+
+    Raises:
+        InputError: a public receipt (the line says to give the private one) or another file;
+        InvalidDocumentError: a private receipt that breaks its schema.
+    """
+    _read(path, PRIVATE_KINDS, "an aau private receipt")
+
+
 def sensitive_flags(suite: Any) -> list[str]:
     """The suite's ``sharing`` flags ``contains_*`` that are true, sorted."""
     sharing = suite.doc.get("sharing") or {}
@@ -278,7 +288,10 @@ def build_pack(private_receipt: str | Path, *, receipt: str | Path, suite: Any,
 
 
 def pack_readme(tasks: Tasks, source: Source, raters: list[str], per_unit: int) -> str:
-    """The pack's README (Markdown): what the pack is and what each file is for."""
+    """The pack's README (Markdown): what the pack is, what each file is for, and the commands
+    that label (one ``serve`` per rater), check and summarize it, run from inside the pack, every
+    output outside it (``../labels-RATER.json``, ``../report.json``)."""
+    paths = [f"../labels-{r}.json" for r in raters]
     blinded = ("Blinded: tasks.json holds no expected answer and no automatic verdict."
                if tasks.blinded else
                "NOT blinded (--show-scores): tasks.json shows each unit's expected answer and "
@@ -295,11 +308,15 @@ def pack_readme(tasks: Tasks, source: Source, raters: list[str], per_unit: int) 
         "  order, the taxonomy) and the SHA-256 of every other file.",
         "",
         "Each rater writes one labels file (`aau-review-labels/1.0`, see docs/review.md) outside",
-        "this folder; then:",
+        "this folder, for example in the browser; then the organiser checks the pack and",
+        "summarizes the labels (the report goes outside the pack too). From this folder:",
         "",
         "```bash",
+        *(f"aau review serve . --rater {r} --labels {labels}"
+          for r, labels in zip(raters, paths, strict=True)),
         "aau review validate .",
-        "aau review summarize . --labels a.json --labels b.json --out report.json --md",
+        "aau review summarize . " + " ".join(f"--labels {p}" for p in paths)
+        + " --out ../report.json --md",
         "```",
         "",
     ])

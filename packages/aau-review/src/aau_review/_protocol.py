@@ -3,6 +3,8 @@ verdicts, the scorers a pack takes from a receipt, the pack's file names and lim
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 MANIFEST_VERSION = "aau-review-manifest/1.0"
 TASKS_VERSION = "aau-review-tasks/1.0"
 SCORES_VERSION = "aau-review-scores/1.0"
@@ -37,3 +39,19 @@ MAX_RATERS = 100
 MAX_CATEGORIES = 50
 BOOTSTRAP_RESAMPLES = 2000
 CONFIDENCE = 0.95
+
+MAX_TIME_SPENT_S = 86_400.0
+"""The most ``time_spent_s`` one label may hold, in seconds (a day on one unit): the labels
+schema's maximum, and the limit of every way labels come in (a ``serve`` save and the sum of a
+unit's saves, Label Studio's ``lead_time``, a labels file)."""
+
+
+def pass_contradiction(verdict: str, categories: Sequence[str]) -> str | None:
+    """The one rule of a pass: it names no failure category (a pass with a failure is a
+    contradiction, not a label), whoever labels (a person in ``serve`` or Label Studio, a judge,
+    a labels file: the labels schema). Returns the refusal message, or ``None`` when the label
+    keeps the rule."""
+    if verdict == PASS and categories:
+        return (f"a pass names failure categories ({', '.join(categories)}): a contradiction, "
+                "not a label (choose fail, or clear the categories)")
+    return None

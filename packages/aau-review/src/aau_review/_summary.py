@@ -90,16 +90,29 @@ def read_labels(paths: Sequence[str | Path], pack: ReviewPack) -> list[LabelsFil
     return out
 
 
-def _estimate(est: Estimate, interval: str = "bootstrap") -> EstimateModel:
+NO_PAIR = "no unit with two or more usable ratings (pass or fail; unsure is no rating)"
+ONE_CATEGORY = "every usable rating is one category: no disagreement is possible by chance"
+CHANCE_ONE = "chance agreement p_e = 1: both gave one and the same category to every unit"
+INTERVAL_UNDEFINED = ("interval undefined: the statistic is undefined in more than half of the "
+                      "bootstrap resamples (too few units, or resamples with one category)")
+
+
+def _estimate(est: Estimate, interval: str = "bootstrap", *, empty: str = NO_PAIR,
+              undefined: str = ONE_CATEGORY) -> EstimateModel:
+    """The report's estimate of ``(value, ci, n)``; ``undefined`` says why the value is
+    ``None`` (``empty`` when it is over no unit) or, with a value, why its interval is."""
     value, ci, n = est
 
     def r(x: float) -> float:
         return round(float(x), 6)
 
     if value is None:
-        return EstimateModel(value=None, ci95=None, n=n, interval=interval)
-    return EstimateModel(value=r(value), ci95=None if ci is None else (r(ci[0]), r(ci[1])), n=n,
-                         interval=interval)
+        return EstimateModel(value=None, ci95=None, n=n, interval=interval,
+                             undefined=empty if n == 0 else undefined)
+    if ci is None:
+        return EstimateModel(value=r(value), ci95=None, n=n, interval=interval,
+                             undefined=INTERVAL_UNDEFINED)
+    return EstimateModel(value=r(value), ci95=(r(ci[0]), r(ci[1])), n=n, interval=interval)
 
 
 def _codes(files: list[LabelsFile], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -122,8 +135,16 @@ def _comparison(name: str, source: str, codes: Any, agreed: Any, resamples: int,
     return ScorerComparison(
         scorer=name, source=source, units=v.units,
         confusion=Confusion(tp=v.tp, fp=v.fp, fn=v.fn, tn=v.tn),
-        accuracy=_estimate(v.accuracy, "wilson"), precision=_estimate(v.precision, "wilson"),
-        recall=_estimate(v.recall, "wilson"), f1=_estimate(v.f1), cohen_kappa=_estimate(v.kappa))
+        accuracy=_estimate(v.accuracy, "wilson", empty=_NOT_COMPARED),
+        precision=_estimate(v.precision, "wilson",
+                            empty="the scorer said pass on no unit with a consensus"),
+        recall=_estimate(v.recall, "wilson", empty="no unit the scorer judged has a pass "
+                         "consensus"),
+        f1=_estimate(v.f1, empty=_NOT_COMPARED, undefined="tp, fp and fn are all 0 (F1 = 0/0)"),
+        cohen_kappa=_estimate(v.kappa, empty=_NOT_COMPARED, undefined=CHANCE_ONE))
+
+
+_NOT_COMPARED = "no unit has both a pass or fail consensus and the scorer's pass or fail"
 
 
 def build_review_report(pack: ReviewPack, files: list[LabelsFile], *,
@@ -155,13 +176,17 @@ def build_review_report(pack: ReviewPack, files: list[LabelsFile], *,
     counts = category_counts(ratings, 2)
     opts = {"resamples": resamples, "seed": seed}
     cohen: Estimate = (None, None, 0)
+    no_cohen = "Cohen's kappa needs exactly two human raters"
     if len(humans) == 2:
         cohen = cohen_kappa_estimate(ratings[:, 0], ratings[:, 1], 2, **opts)
+        no_cohen = "no unit rated pass or fail by both raters"
+    m = pack.manifest.per_unit
     agreement = HumanAgreement(
         raters=len(humans),
         percent_agreement=_estimate(percent_agreement_estimate(counts, **opts)),
-        cohen_kappa=_estimate(cohen),
-        fleiss_kappa=_estimate(fleiss_kappa_estimate(counts, pack.manifest.per_unit, **opts)),
+        cohen_kappa=_estimate(cohen, empty=no_cohen, undefined=CHANCE_ONE),
+        fleiss_kappa=_estimate(fleiss_kappa_estimate(counts, m, **opts),
+                               empty=f"no unit with all K = {m} ratings usable (pass or fail)"),
         krippendorff_alpha=_estimate(krippendorff_alpha_estimate(counts, **opts)))
     agreed = consensus(ratings, unsure)
     ties = tuple(Tie(units[i].unit_id, units[i].scenario_id, units[i].repeat)

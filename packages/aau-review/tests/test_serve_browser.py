@@ -200,3 +200,26 @@ def test_label_ten_units_by_keyboard_with_a_kill_and_restart(page, pack, tmp_pat
     times = [lab["time_spent_s"] for lab in doc["labels"]]
     assert 1.0 <= times[0] < 60 and all(0 < t < 60 for t in times), times
     assert run(["review", "validate", str(labels), "--pack", str(pack)]) == 0
+
+
+def test_choosing_pass_clears_the_failure_categories(page, pack, tmp_path):
+    """A pass names no failure category (the labels schema's rule): a rater who ticked categories
+    under fail and then presses P gets a saved pass with none, not a refused save."""
+    order = list(read_review_pack(pack).manifest.raters[0].units)
+    labels = tmp_path / "alice.json"
+    proc, url = _start(pack, labels)
+    try:
+        page.goto(url)
+        page.get_by_role("heading", level=2).first.filter(
+            has_text=f"Unit 1 of 10 ({order[0]})").wait_for()
+        page.keyboard.press("f")
+        page.keyboard.press("2")
+        page.get_by_test_id("status").filter(
+            has_text=f"Saved {order[0]}: fail (wrong-arguments).").wait_for()
+        page.keyboard.press("p")
+        page.get_by_test_id("status").filter(has_text=f"Saved {order[0]}: pass.").wait_for()
+        assert not page.locator("#category-wrong-arguments").is_checked()
+        assert _on_disk(labels, pack) == [(order[0], "pass", ())]
+    finally:
+        proc.kill()
+        proc.wait(timeout=20)

@@ -173,9 +173,16 @@ function save() {
 
 function saveIfVerdict() { if (formLabel().verdict) { save(); } }
 
+// a pass names no failure category (the labels schema's rule): choosing pass clears them
+function clearCategoriesOnPass(value) {
+  if (value !== "pass") { return; }
+  document.querySelectorAll("#categories input").forEach((box) => { box.checked = false; });
+}
+
 function setVerdict(value) {
   const input = $(`verdict-${value}`);
   input.checked = true;
+  clearCategoriesOnPass(value);
   save();
 }
 
@@ -245,7 +252,7 @@ async function start() {
   buildCategories();
   showProgress();
   document.querySelectorAll("input[name=verdict]").forEach((input) => {
-    input.addEventListener("change", () => save());
+    input.addEventListener("change", () => { clearCategoriesOnPass(input.value); save(); });
   });
   $("note").addEventListener("change", () => saveIfVerdict());
   $("previous").addEventListener("click", () => go(state.index - 1));

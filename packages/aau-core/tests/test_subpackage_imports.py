@@ -16,6 +16,7 @@ ALLOWED = {
     "_files": {"_errors"},
     "_run": {"_errors", "_files"},
     "_tool_calls": {"_errors", "_files"},
+    "_environments": {"_errors"},
     "_agents": {"_errors", "_files", "_run", "_tool_calls"},
     "_reports": {"_errors", "_files", "_run"},
     "_traces": {"_errors", "_files", "_run"},

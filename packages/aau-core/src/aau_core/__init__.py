@@ -31,6 +31,9 @@ Public API::
     agents:      run_tool_agent, AgentRun, Block, MockUsage, Backend, make_backend,
                  BackendError, ProviderError, MissingExtraError,
                  CostTracker, register_pricing, register_pricing_file
+    environments: Environment, EnvironmentSession, EnvironmentCaseError, EnvironmentVerdict,
+                 ObservedCall, ToolOutcome, ToolSpec, environment_names, load_environment,
+                 register_environment
     tool calls:  ToolCallFormatError, check_expected_calls, check_functions,
                  tool_call_contradictions, calls_from_bfcl, example_calls,
                  match_tool_calls, ToolCallMatch, normalize_tool_calls,
@@ -143,6 +146,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._agents._backends": ("make_backend",),
     "._agents._backend_errors": ("BackendError", "ProviderError", "MissingExtraError"),
     "._agents._cost": ("CostTracker", "register_pricing", "register_pricing_file"),
+    # _environments: the observed-environment contract and environments by name
+    "._environments._contract": (
+        "Environment",
+        "EnvironmentSession",
+        "EnvironmentCaseError",
+        "EnvironmentVerdict",
+        "ObservedCall",
+        "ToolOutcome",
+        "ToolSpec",
+    ),
+    "._environments._registry": ("environment_names", "load_environment", "register_environment"),
     # _tool_calls: expected calls and their checks, matching, calls written as text
     "._tool_calls._expected": (
         "ToolCallFormatError",
@@ -208,6 +222,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
         out_option,
         print_json,
     )
+    from ._environments._contract import (
+        Environment,
+        EnvironmentCaseError,
+        EnvironmentSession,
+        EnvironmentVerdict,
+        ObservedCall,
+        ToolOutcome,
+        ToolSpec,
+    )
+    from ._environments._registry import environment_names, load_environment, register_environment
     from ._errors import (
         EXIT_BAR_NOT_MET,
         EXIT_INTERNAL,

@@ -43,6 +43,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+import attrs
 from aau_core import EnvironmentVerdict, ObservedCall, ToolCallMatch, match_tool_calls
 
 from . import _failure_codes as fc
@@ -56,6 +57,72 @@ class Rejected(Protocol):
     code: str
     detail: str
     at_s: float
+
+
+@attrs.frozen(kw_only=True)
+class RecordedRejection:
+    """A refused request as a checkpoint or private receipt keeps it (``Rejected``): ``code``,
+    one line of ``detail``, ``at_s`` seconds from the unit's start."""
+
+    code: str
+    detail: str
+    at_s: float
+
+
+@attrs.frozen(kw_only=True)
+class EnvironmentRecord:
+    """What a unit of an environment case left behind, for its private receipt row.
+
+    Attributes:
+        name: the environment's registered name.
+        calls: every call aau recorded, in order.
+        rejected: the requests refused before they became calls (``Rejected``).
+        final_state: the environment's state after the unit (a JSON value; ``None`` when it
+            was unavailable).
+        verdict: the environment's verdict, or ``None`` when none could be had.
+    """
+
+    name: str
+    calls: tuple[ObservedCall, ...] = ()
+    rejected: tuple[Any, ...] = ()
+    final_state: Any = None
+    verdict: EnvironmentVerdict | None = None
+
+    def private_fields(self) -> dict[str, Any]:
+        """The private receipt 2.1 row's environment fields: ``{"trajectory",
+        "rejected_requests", "final_state", "environment_verdict"}`` (JSON documents; details
+        cut at 500 characters)."""
+        verdict = None
+        if self.verdict is not None:
+            verdict = {"passed": self.verdict.passed, "reason": self.verdict.reason,
+                       "detail": dict(self.verdict.detail)}
+        return {
+            "trajectory": tuple(_call_document(c) for c in self.calls),
+            "rejected_requests": tuple({"code": r.code, "detail": str(r.detail)[:500],
+                                        "at_s": round(max(float(r.at_s), 0.0), 6)}
+                                       for r in self.rejected),
+            "final_state": self.final_state,
+            "environment_verdict": verdict,
+        }
+
+    @classmethod
+    def from_private(cls, name: str, row: Mapping[str, Any]) -> EnvironmentRecord:
+        """Rebuild the record from a private receipt 2.1 row (``private_fields``' keys)."""
+        verdict = row.get("environment_verdict")
+        return cls(
+            name=name,
+            calls=tuple(ObservedCall(**c) for c in row.get("trajectory", ())),
+            rejected=tuple(RecordedRejection(**r) for r in row.get("rejected_requests", ())),
+            final_state=row.get("final_state"),
+            verdict=EnvironmentVerdict(**verdict) if verdict is not None else None)
+
+
+def _call_document(call: ObservedCall) -> dict[str, Any]:
+    return {"index": call.index, "name": call.name,
+            "arguments": dict(call.arguments) if call.arguments is not None else None,
+            "ok": call.ok, "code": call.code, "result": call.result,
+            "started_s": round(max(call.started_s, 0.0), 6),
+            "duration_s": round(max(call.duration_s, 0.0), 6)}
 
 
 def ok_calls(calls: Sequence[ObservedCall]) -> list[dict[str, Any]]:

@@ -425,7 +425,7 @@ def free_port() -> int:
 
 # ---- a small observed environment for the environment-case tests --------------------------
 
-class _LedgerSession:
+class _RentLedgerSession:
     """A ledger of balances: ``get_balance``, ``transfer`` (refused beyond the balance) and
     ``close_account`` (refused unless the balance is 0). Task ``pay_rent``: alice pays the
     landlord 100; task ``boom_on_score``: its scorer raises; ``boom_on_state`` likewise."""
@@ -489,7 +489,7 @@ class _LedgerSession:
                                   detail={"landlord": self.balances.get("landlord", 0)})
 
 
-class _Ledger:
+class _RentLedger:
     name = "test-ledger"
     version = "ledger 1.0"
     TASKS = ("pay_rent", "boom_on_score", "boom_on_state", "boom_on_open")
@@ -500,10 +500,10 @@ class _Ledger:
         if task not in self.TASKS:
             raise EnvironmentCaseError(f"the ledger has no task {task!r}", "$.task")
 
-    def open(self, task: str, options: Any) -> _LedgerSession:
+    def open(self, task: str, options: Any) -> _RentLedgerSession:
         if task == "boom_on_open":
             raise RuntimeError("ledger database unreachable")
-        return _LedgerSession(task, dict(options))
+        return _RentLedgerSession(task, dict(options))
 
 
 @pytest.fixture
@@ -511,7 +511,7 @@ def ledger_environment() -> str:
     """Register the ``test-ledger`` environment in this process and return its name."""
     from aau_core import register_environment
 
-    register_environment("test-ledger", _Ledger)
+    register_environment("test-ledger", _RentLedger)
     return "test-ledger"
 
 

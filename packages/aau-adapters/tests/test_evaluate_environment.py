@@ -25,6 +25,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 MODE = sys.argv[1]
 REQ = json.loads(sys.stdin.readline())
+if MODE == "by-scenario":  # each case says how to behave
+    MODE = REQ["scenario_id"]
 MCP = REQ["mcp"]
 SECRET = "IBAN-SECRET-7731"
 
@@ -45,7 +47,7 @@ async def session_calls(calls, token=None):
         assert {t.name for t in tools.tools} == {"get_balance", "transfer", "close_account"}
         for name, arguments in calls:
             result = await session.call_tool(name, arguments)
-            out.append(result.isError)
+            out.append(result.is_error)
     return out
 
 
@@ -89,7 +91,7 @@ elif MODE == "resume":  # c2 hangs until the file "fixed" exists; every call is 
     import pathlib
     here = pathlib.Path(sys.argv[2])
     with open(here / "invocations.txt", "a") as log:
-        log.write(REQ["scenario_id"] + "\n")
+        log.write(REQ["scenario_id"] + "\\n")
     if REQ["scenario_id"] == "c2" and not (here / "fixed").exists():
         time.sleep(120)
     asyncio.run(session_calls(PAY))
@@ -189,17 +191,9 @@ def test_a_forbidden_tool_refused_is_attempted_not_executed(ledger_suite: Any, m
 
 def test_hostile_agents_cost_only_their_own_unit(ledger_suite: Any, mcp_agent: Any,
                                                  tmp_path: Path) -> None:
-    agents = {"wrong-token": mcp_agent("wrong-token"), "flood": mcp_agent("flood"),
-              "malformed": mcp_agent("malformed"), "hang": mcp_agent("hang"),
-              "good": mcp_agent("good")}
-    cases = [{"scenario_id": name, "max_calls": 5} for name in agents]
-    suite = ledger_suite(cases)
-
-    class _PerCase(CommandAdapter):
-        def invoke(self, request: dict[str, Any], case: Any) -> Any:
-            return CommandAdapter(agents[case.scenario_id], self.timeout_s).invoke(request, case)
-
-    _, public, private = _run(suite, _PerCase(["python"], 8.0), tmp_path, timeout_s=8.0,
+    modes = ["wrong-token", "flood", "malformed", "hang", "good"]
+    suite = ledger_suite([{"scenario_id": mode, "max_calls": 5} for mode in modes])
+    _, public, private = _run(suite, mcp_agent("by-scenario"), tmp_path, timeout_s=8.0,
                               concurrency=5)
     rows = {r["scenario_id"]: r for r in public["results"]}
     assert rows["good"]["exact"] is True
@@ -257,11 +251,12 @@ def test_an_unavailable_environment_costs_its_unit_not_the_run(ledger_suite: Any
                                                                tmp_path: Path) -> None:
     suite = ledger_suite([{"scenario_id": "open", "task": "boom_on_open"},
                           {"scenario_id": "score", "task": "boom_on_score"},
-                          {"scenario_id": "ok"}])
+                          {"scenario_id": "ok"}, {"scenario_id": "ok2"}, {"scenario_id": "ok3"}])
     _, public, private = _run(suite, mcp_agent("good"), tmp_path)
     rows = public["results"]
     assert [r["failure_codes"][:1] for r in rows[:2]] == [["environment-unavailable"]] * 2
-    assert rows[2]["exact"] is True
+    assert [r["measured"] for r in rows] == [False, False, True, True, True]
+    assert all(r["exact"] for r in rows[2:])
     assert public["coverage"]["infrastructure_failures"] == 2
     assert private["results"][0]["environment_verdict"] is None
     assert "ledger database unreachable" in private["results"][0]["error_detail"]
@@ -300,19 +295,27 @@ def test_resume_keeps_the_environment_fields(ledger_suite: Any, mcp_agent: Any,
         assert prow["environment_verdict"]["passed"] is True
 
 
-def test_the_command_line(ledger_suite: Any, mcp_agent: Any, tmp_path: Path) -> None:
-    from aau_adapters._cli import evaluate_main
-    from click.testing import CliRunner
+def test_the_command_line(ledger_suite: Any, mcp_agent: Any, tmp_path: Path,
+                          capsys: Any) -> None:
+    from aau_core import run
 
     suite = ledger_suite([{}])
     command = " ".join(mcp_agent("good"))
-    result = CliRunner().invoke(evaluate_main, [str(suite), "--command", command, "--out",
-                                                str(tmp_path / "r.json"), "--no-store",
-                                                "--fail-under", "environment_success_rate=1"])
-    assert result.exit_code == 0, result.output
+    rc = run(["evaluate", str(suite), "--command", command, "--out", str(tmp_path / "r.json"),
+              "--no-store", "--fail-under", "environment_success_rate=1"])
+    assert rc == 0
     public = json.loads((tmp_path / "r.json").read_text())
-    assert public["fail_under"][0]["metric"] == "environment_success_rate"
-    assert "environment_success_rate" in result.output
+    assert public["fail_under"][0] == {"metric": "environment_success_rate", "threshold": 1.0,
+                                       "value": 1.0, "passed": True}
+    assert "environment_success_rate" in capsys.readouterr().err
+    # a bar on it for a suite without environment cases is a usage error (exit 2)
+    plain = tmp_path / "plain.json"
+    doc = json.loads(suite.read_text())
+    del doc["cases"][0]["environment"]
+    doc["cases"][0]["expected"] = {"outcome": "paid"}
+    plain.write_text(json.dumps(doc))
+    assert run(["evaluate", str(plain), "--mock", "--no-store",
+                "--fail-under", "environment_success_rate=1"]) == 2
 
 
 def test_load_suite_reads_the_ledger_cases(ledger_suite: Any) -> None:

@@ -27,7 +27,7 @@ async def _replay(url: str, token: str, calls: Sequence[Mapping[str, Any]],
         await session.list_tools()
         for call in calls:
             result = await session.call_tool(str(call["name"]), dict(call.get("arguments", {})))
-            results.append(not result.isError)
+            results.append(not result.is_error)
     return results
 
 
@@ -41,7 +41,7 @@ def replay_calls(mcp: Mapping[str, Any], calls: Sequence[Mapping[str, Any]], *,
         timeout_s: seconds allowed for each HTTP exchange.
 
     Returns:
-        for each call, whether the tool answered without an error (``isError`` false).
+        for each call, whether the tool answered without an error (``is_error`` false).
 
     Raises:
         Exception: whatever the SDK raises when the endpoint cannot be reached or answers

@@ -50,6 +50,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._protocol": (
         "MAX_RESPONSE_BYTES",
         "REQUEST_VERSION",
+        "REQUEST_VERSION_1_1",
         "ResponseError",
         "build_request",
         "encode_request",
@@ -57,7 +58,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "parse_response",
         "request_model",
     ),
-    "._protocol_models": ("AdapterRequest", "AdapterResponse", "ResponseToolCall"),
+    "._protocol_models": ("AdapterRequest", "AdapterResponse", "McpAccess", "ResponseToolCall"),
     "._receipt": (
         "BOUNDARY",
         "PRIVATE_WARNING",
@@ -110,6 +111,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SUITE_V2",
         "SUITE_V3",
         "Case",
+        "CaseEnvironment",
         "Suite",
         "load_suite",
         "suite_from_document",
@@ -118,6 +120,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "CaseDocumentV1",
         "CaseDocumentV2",
         "CaseDocumentV3",
+        "CaseEnvironmentV3",
         "ExpectedCall",
         "ExpectedV1",
         "ExpectedV2",

@@ -1,6 +1,6 @@
 """The adapter protocol: the request each case becomes, and how an answer is read.
 
-Request (``aau-byo-agent-request/1.0``), exactly four keys; expected answers and forbidden
+Request 1.0 (``aau-byo-agent-request/1.0``), exactly four keys; expected answers and forbidden
 actions are never sent::
 
     {"protocol_version": "aau-byo-agent-request/1.0", "suite_id": ..., "scenario_id": ...,

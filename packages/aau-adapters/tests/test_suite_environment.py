@@ -18,6 +18,7 @@ from aau_adapters import (
     REQUEST_VERSION_1_1,
     CaseEnvironment,
     McpAccess,
+    ResponseError,
     build_request,
     encode_request,
     load_suite,
@@ -187,6 +188,11 @@ def test_a_response_to_an_environment_case_is_read_as_an_outcome(ledger):
     case = suite_from_document(_suite(_case("a", name="test-ledger", task="pay"))).cases[0]
     assert normalize_response({"outcome": "paid", "tool_calls": [{"name": "x"}]}, case) == {
         "outcome": "paid", "actions_attempted": [], "actions_executed": [], "submitted": True}
+    # no expected outcome, so none is required (the environment's scorer gets no final answer)
+    assert normalize_response({}, case) == {
+        "actions_attempted": [], "actions_executed": [], "submitted": True}
+    with pytest.raises(ResponseError):
+        normalize_response({"outcome": ""}, case)
 
 
 # -- request 1.1 ---------------------------------------------------------------------------

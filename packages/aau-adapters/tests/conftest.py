@@ -435,16 +435,6 @@ class _LedgerSession:
     def __init__(self, balance: int = 0) -> None:
         self.balance = balance
         self.entries: list[dict[str, Any]] = []
-# ---- a small observed environment for the environment-case tests --------------------------
-
-class _RentLedgerSession:
-    """A ledger of balances: ``get_balance``, ``transfer`` (refused beyond the balance) and
-    ``close_account`` (refused unless the balance is 0). Task ``pay_rent``: alice pays the
-    landlord 100; task ``boom_on_score``: its scorer raises; ``boom_on_state`` likewise."""
-
-    def __init__(self, task: str, options: dict[str, Any]) -> None:
-        self.task = task
-        self.balances = dict(options.get("balances", {"alice": 150, "landlord": 0}))
 
     def tools(self) -> list[Any]:
         from aau_core import ToolSpec
@@ -486,47 +476,6 @@ class _RentLedgerSession:
 
     def final_state(self) -> Any:
         return {"balance": self.balance, "entries": list(self.entries)}
-        account = {"type": "string", "minLength": 1}
-        return [
-            ToolSpec(name="get_balance", description="An account's balance.",
-                     input_schema={"type": "object", "properties": {"account": account},
-                                   "required": ["account"], "additionalProperties": False}),
-            ToolSpec(name="transfer", description="Move money between accounts.",
-                     input_schema={"type": "object",
-                                   "properties": {"source": account, "target": account,
-                                                  "amount": {"type": "integer", "minimum": 1}},
-                                   "required": ["source", "target", "amount"],
-                                   "additionalProperties": False}),
-            ToolSpec(name="close_account", description="Close an empty account.",
-                     input_schema={"type": "object", "properties": {"account": account},
-                                   "required": ["account"], "additionalProperties": False}),
-        ]
-
-    def call(self, name: str, arguments: dict[str, Any]) -> Any:
-        from aau_core import ToolOutcome
-
-        account = arguments.get("account") or arguments.get("source")
-        if account not in self.balances:
-            return ToolOutcome(ok=False, text=f"no account {account!r}")
-        if name == "get_balance":
-            return ToolOutcome(ok=True, text=str(self.balances[account]),
-                               value={"balance": self.balances[account]})
-        if name == "transfer":
-            amount = arguments["amount"]
-            if amount > self.balances[account]:
-                return ToolOutcome(ok=False, text="insufficient funds")
-            self.balances[account] -= amount
-            self.balances[arguments["target"]] = self.balances.get(arguments["target"], 0) + amount
-            return ToolOutcome(ok=True, text="ok")
-        if self.balances[account] != 0:
-            return ToolOutcome(ok=False, text="account not empty")
-        del self.balances[account]
-        return ToolOutcome(ok=True, text="closed")
-
-    def final_state(self) -> Any:
-        if self.task == "boom_on_state":
-            raise RuntimeError("state store gone")
-        return {"balances": dict(sorted(self.balances.items()))}
 
     def score(self, calls: Any, final_answer: str | None) -> Any:
         from aau_core import EnvironmentVerdict
@@ -586,6 +535,67 @@ class _McpKit:
 def mcp_kit() -> type[_McpKit]:
     """The ledger environment, the official MCP client and raw posts (``_McpKit``)."""
     return _McpKit
+
+
+# ---- a small observed environment for the environment-case tests --------------------------
+
+class _RentLedgerSession:
+    """A ledger of balances: ``get_balance``, ``transfer`` (refused beyond the balance) and
+    ``close_account`` (refused unless the balance is 0). Task ``pay_rent``: alice pays the
+    landlord 100; task ``boom_on_score``: its scorer raises; ``boom_on_state`` likewise."""
+
+    def __init__(self, task: str, options: dict[str, Any]) -> None:
+        self.task = task
+        self.balances = dict(options.get("balances", {"alice": 150, "landlord": 0}))
+
+    def tools(self) -> list[Any]:
+        from aau_core import ToolSpec
+
+        account = {"type": "string", "minLength": 1}
+        return [
+            ToolSpec(name="get_balance", description="An account's balance.",
+                     input_schema={"type": "object", "properties": {"account": account},
+                                   "required": ["account"], "additionalProperties": False}),
+            ToolSpec(name="transfer", description="Move money between accounts.",
+                     input_schema={"type": "object",
+                                   "properties": {"source": account, "target": account,
+                                                  "amount": {"type": "integer", "minimum": 1}},
+                                   "required": ["source", "target", "amount"],
+                                   "additionalProperties": False}),
+            ToolSpec(name="close_account", description="Close an empty account.",
+                     input_schema={"type": "object", "properties": {"account": account},
+                                   "required": ["account"], "additionalProperties": False}),
+        ]
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        from aau_core import ToolOutcome
+
+        account = arguments.get("account") or arguments.get("source")
+        if account not in self.balances:
+            return ToolOutcome(ok=False, text=f"no account {account!r}")
+        if name == "get_balance":
+            return ToolOutcome(ok=True, text=str(self.balances[account]),
+                               value={"balance": self.balances[account]})
+        if name == "transfer":
+            amount = arguments["amount"]
+            if amount > self.balances[account]:
+                return ToolOutcome(ok=False, text="insufficient funds")
+            self.balances[account] -= amount
+            self.balances[arguments["target"]] = self.balances.get(arguments["target"], 0) + amount
+            return ToolOutcome(ok=True, text="ok")
+        if self.balances[account] != 0:
+            return ToolOutcome(ok=False, text="account not empty")
+        del self.balances[account]
+        return ToolOutcome(ok=True, text="closed")
+
+    def final_state(self) -> Any:
+        if self.task == "boom_on_state":
+            raise RuntimeError("state store gone")
+        return {"balances": dict(sorted(self.balances.items()))}
+
+    def score(self, calls: Any, final_answer: str | None) -> Any:
+        from aau_core import EnvironmentVerdict
+
         if self.task == "boom_on_score":
             raise RuntimeError("scorer crashed")
         paid = self.balances.get("landlord", 0) == 100

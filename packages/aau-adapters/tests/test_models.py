@@ -71,7 +71,7 @@ SCHEMA_OF: dict[type, tuple[str, str]] = {
     M.Provenance: ("receipt-v2", "/$defs/provenance"),
     M.Coverage: ("receipt-v2", "/$defs/coverage"),
     M.ObservedCounts: ("receipt-v2", "/$defs/observed"),
-    M.ReportFidelity: ("receipt-v2", "/$defs/report_fidelity"),
+    M.ReportFidelityCounts: ("receipt-v2", "/$defs/report_fidelity"),
     M.EnvironmentProvenance: ("receipt-v2", "/$defs/provenance/properties/environments/items"),
     M.PrivateReceiptV1: ("private-receipt-v1", ""),
     M.PrivateRowV1: ("private-receipt-v1", "/$defs/result"),

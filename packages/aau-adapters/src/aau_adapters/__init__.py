@@ -114,7 +114,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PublicReceiptV1",
         "PublicReceiptV2",
         "ReleaseGate",
-        "ReportFidelity",
+        "ReportFidelityCounts",
         "ResultRowV1",
         "ResultRowV2",
     ),

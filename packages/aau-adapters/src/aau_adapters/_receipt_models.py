@@ -47,7 +47,7 @@ class ObservedCounts:
 
 
 @attrs.frozen(kw_only=True)
-class ReportFidelity:
+class ReportFidelityCounts:
     """The agent's self-report against the calls aau observed running: ``over_claims`` and
     ``omissions`` (counts, >= 0)."""
 
@@ -68,7 +68,7 @@ class ResultRowV2(ResultRowV1):
     measured: bool | None = optional_field()
     environment_passed: bool | None = optional_field()
     observed: ObservedCounts | None = optional_field()
-    report_fidelity: ReportFidelity | None = optional_field()
+    report_fidelity: ReportFidelityCounts | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

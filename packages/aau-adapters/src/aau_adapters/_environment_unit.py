@@ -34,7 +34,8 @@ from ._suite import Case
 
 
 def _default_server() -> Any:
-    from ._mcp._server import tool_server  # lazy: the MCP server stack loads only for environment cases
+    # lazy: the MCP server stack loads only for environment cases
+    from ._mcp._server import tool_server
 
     return tool_server()
 

@@ -45,7 +45,8 @@ def _run_unit(suite_id: str, case: Case, repeat: int, adapter: Adapter) -> UnitR
 
 
 def _late_requests() -> int:
-    from ._mcp._server import tool_server  # lazy: only suites with environment cases start the server
+    # lazy: only suites with environment cases start the server
+    from ._mcp._server import tool_server
 
     return int(tool_server().late_requests())
 

@@ -161,7 +161,7 @@ def test_the_public_receipt_holds_no_argument_or_result(ledger_suite: Any, mcp_a
     _, public, private = _run(ledger_suite([{}]), mcp_agent("secret"), tmp_path)
     text = (tmp_path / "r.json").read_text()
     assert "IBAN-SECRET-7731" not in text
-    assert "landlord" not in text and "150" not in text  # arguments, results
+    assert '"landlord"' not in text and '"150"' not in text  # an argument, a result text
     assert "IBAN-SECRET-7731" in (tmp_path / "p.json").read_text()
     assert private["results"][0]["trajectory"][0]["ok"] is False  # no such account
     assert public["results"][0]["observed"]["by_code"] == {"tool-error": 1}

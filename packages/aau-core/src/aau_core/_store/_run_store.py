@@ -47,6 +47,7 @@ from typing import Any
 import attrs
 
 from .._errors import InputError, OutputError, UsageError
+from ._document_text import store_document_text
 from ._stored_documents import migration_3, not_recorded
 
 DEFAULT_STORE = Path(".aau") / "runs.sqlite"
@@ -329,8 +330,7 @@ class RunStore:
             _insert_metrics(self.db, run_id, report)
             # the text last, once the scenario records (~20 MB each for 100,000 rows) are gone
             del report
-            self.db.execute("UPDATE runs SET document = ? WHERE id = ?", (json.dumps(
-                doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")), run_id))
+            store_document_text(self.db, run_id, doc)
         return run_id, True
 
     # ------------------------------------------------------------ reading

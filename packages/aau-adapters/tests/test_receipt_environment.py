@@ -12,7 +12,6 @@ from typing import Any
 
 import aau_schemas
 import pytest
-
 from aau_adapters import check_receipt
 
 EXAMPLE = (Path(__file__).resolve().parents[3] / "schemas" / "receipt" / "v2.1" / "examples"

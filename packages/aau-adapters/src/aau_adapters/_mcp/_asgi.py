@@ -113,6 +113,7 @@ class Gate:
         scope[SCOPE_ARRIVED] = arrived
         if scope.get("method") == "POST":
             body = await _read_body(scope, receive)
+            arrived = scope[SCOPE_ARRIVED] = time.perf_counter()  # a call arrives when it is read
             if body is None:
                 detail = f"request body over {_codes.MAX_REQUEST_BYTES} bytes"
                 unit.reject(_codes.OVERSIZED_REQUEST, detail, arrived)

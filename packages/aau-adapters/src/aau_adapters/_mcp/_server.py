@@ -39,6 +39,7 @@ from aau_adapters._mcp._units import UnitChannel
 HOST = "127.0.0.1"
 _START_TIMEOUT_S = 20.0
 _STOP_TIMEOUT_S = 5.0
+STATELESS = True
 CALLS_IN_THREAD = True
 """Environment calls run on a worker thread (``anyio.to_thread``), so a slow environment never
 holds up the server's event loop (and the other units); benchmarks/bench_mcp.py measures both."""
@@ -140,7 +141,7 @@ class ToolServer:
         sdk = Server("aau", version="aau-adapters", on_list_tools=_list_tools,
                      on_call_tool=_call_tool)
         managers = [StreamableHTTPSessionManager(app=sdk, json_response=answer_json,
-                                                 stateless=True)
+                                                 stateless=STATELESS)
                     for answer_json in (True, False)]
         gate = Gate(self, managers[0].handle_request, managers[1].handle_request,
                     lambda: [manager.run() for manager in managers])

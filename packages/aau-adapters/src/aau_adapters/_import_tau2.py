@@ -568,8 +568,12 @@ def tau2_db_path(source: str | os.PathLike[str], domain: str,
     tasks file (``tau2_files``' ``"db"``).
 
     Raises:
+        UsageError: ``domain`` has no bundled environment.
         InputError: no database beside the tasks file and none given.
     """
+    if domain not in ENVIRONMENT_DOMAINS:
+        raise UsageError(f"--environment: only {', '.join(ENVIRONMENT_DOMAINS)} has a bundled "
+                         f"environment, not {domain}")
     if db is not None:
         return Path(db)
     files = tau2_files(source, domain)
@@ -584,14 +588,11 @@ def _import_tau2_environment(source: str | os.PathLike[str], domain: str, *, lim
                              db: str | os.PathLike[str] | None) -> dict[str, Any]:
     from aau_core import load_environment
 
-    if domain not in ENVIRONMENT_DOMAINS:
-        raise UsageError(f"--environment: only {', '.join(ENVIRONMENT_DOMAINS)} has a bundled "
-                         f"environment, not {domain}")
     if tools is not None:
         raise UsageError("--tools and --environment exclude each other: the environment "
                          "serves its own tools")
-    files = tau2_files(source, domain)
     db_path = tau2_db_path(source, domain, db)
+    files = tau2_files(source, domain)
     database = read_json_file(db_path, max_bytes=MAX_TAU2_FILE_BYTES)
     if not isinstance(database, dict):
         raise InputError("expected a JSON object (the domain database)", source=str(db_path),

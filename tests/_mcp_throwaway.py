@@ -37,10 +37,17 @@ class ThrowawayServer:
     Args:
         json_response: answer POSTs with ``application/json`` instead of an SSE stream.
         max_calls: the budget the request announces (the server does not enforce it).
+        tools, run: another tool world: ``[{"name", "description", "input_schema"}]`` and
+            ``run(name, arguments) -> (ok, text)`` (raises ``KeyError`` for an unknown name);
+            default the bank above.
     """
 
-    def __init__(self, *, json_response: bool = False, max_calls: int = 50) -> None:
+    def __init__(self, *, json_response: bool = False, max_calls: int = 50,
+                 tools: list[dict[str, Any]] | None = None,
+                 run: Any = None) -> None:
         self.json_response = json_response
+        self.tools = TOOLS if tools is None else tools
+        self.run = self._run if run is None else run
         self.max_calls = max_calls
         self.token = secrets.token_urlsafe(16)
         self.key = secrets.token_hex(4)
@@ -74,7 +81,7 @@ class ThrowawayServer:
         from mcp.server.lowlevel import Server
 
         tools = [types.Tool(name=t["name"], description=t["description"],
-                            input_schema=t["input_schema"]) for t in TOOLS]
+                            input_schema=t["input_schema"]) for t in self.tools]
 
         async def list_tools(ctx: Any, params: Any) -> Any:
             return types.ListToolsResult(tools=tools)
@@ -83,7 +90,7 @@ class ThrowawayServer:
             arguments = dict(params.arguments or {})
             self.calls.append((params.name, arguments))
             try:
-                ok, text = self._run(params.name, arguments)
+                ok, text = self.run(params.name, arguments)
             except KeyError:
                 raise MCPError(-32602, f"unknown tool {params.name!r}") from None
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)],

@@ -37,6 +37,19 @@ MCP_AGENT = AGENTS / "mcp_agent.py"
 REPLAY_AGENT = AGENTS / "mcp_replay_agent.py"
 JS_AGENT = AGENTS / "mcp_agent.mjs"
 TAU2 = REPO.parent / "shared" / "datasets" / "tau2"
+SHARING = {"classification": "synthetic", "human_review_complete": True,
+           "contains_personally_identifiable_information": False,
+           "contains_procurement_sensitive_information": False,
+           "contains_controlled_unclassified_information": False,
+           "contains_classified_information": False,
+           "contains_secrets_or_credentials": False}
+
+
+def _suite_doc(suite_id: str, cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """A suite v3 document (sharing as the schema's examples say) with ``cases``."""
+    return {"suite_version": "aau-byo-agent-suite/3.0", "suite_id": suite_id,
+            "description": f"{suite_id}: environment cases for the MCP agents' tests.",
+            "sharing": SHARING, "cases": cases}
 
 
 def _run(argv: list[str], request: Any, *, env: dict[str, str] | None = None,
@@ -445,13 +458,11 @@ def test_aau_evaluate_replay_agent_scores_every_agentdojo_task(suite_name: str,
 
     tasks = AgentDojoSuite(suite_name).tasks()
     suite = tmp_path / "suite.json"
-    suite.write_text(json.dumps({
-        "suite_version": "aau-byo-agent-suite/3.0", "suite_id": f"agentdojo-{suite_name}",
-        "sharing": {"classification": "synthetic"},
-        "cases": [{"scenario_id": t.task_id,
-                   "input": {"messages": [{"role": "user", "content": t.prompt}]},
-                   "environment": {"name": f"agentdojo-{suite_name}", "task": t.task_id},
-                   "expected": {}} for t in tasks]}), encoding="utf-8")
+    suite.write_text(json.dumps(_suite_doc(f"agentdojo-{suite_name}", [
+        {"scenario_id": t.task_id,
+         "input": {"messages": [{"role": "user", "content": t.prompt}]},
+         "environment": {"name": f"agentdojo-{suite_name}", "task": t.task_id},
+         "expected": {}} for t in tasks])), encoding="utf-8")
     receipt = _evaluate(suite, f"{sys.executable} {REPLAY_AGENT} --suite {suite}",
                         tmp_path / "receipt.json")
     _assert_every_environment_passed(receipt, len(tasks))
@@ -489,16 +500,91 @@ def test_aau_evaluate_records_what_the_mcp_agent_did(tmp_path: Path) -> None:
         pytest.skip(f"not on main yet: {missing}")
     pytest.importorskip("agentdojo", reason="AgentDojo is the extra aau-labs[agentdojo]")
     suite = tmp_path / "suite.json"
-    suite.write_text(json.dumps({
-        "suite_version": "aau-byo-agent-suite/3.0", "suite_id": "agentdojo-banking-0",
-        "sharing": {"classification": "synthetic"},
-        "cases": [{"scenario_id": "user_task_0",
-                   "input": {"messages": [{"role": "user", "content": "Look around."}]},
-                   "environment": {"name": "agentdojo-banking", "task": "user_task_0"},
-                   "expected": {}}]}), encoding="utf-8")
+    suite.write_text(json.dumps(_suite_doc("agentdojo-banking-0", [
+        {"scenario_id": "user_task_0",
+         "input": {"messages": [{"role": "user", "content": "Look around."}]},
+         "environment": {"name": "agentdojo-banking", "task": "user_task_0"},
+         "expected": {}}])), encoding="utf-8")
     receipt = _evaluate(suite, f"{sys.executable} {MCP_AGENT} --backend mock --self-report",
                         tmp_path / "receipt.json")
     (row,) = receipt["results"]
     assert row["observed"]["calls"] >= 1 and row["observed"]["failed"] == 0
     assert row["report_fidelity"] == {"over_claims": 0, "omissions": 0}
     assert "report-over-claim" not in row["failure_codes"]
+
+
+# ------------------------------------------------------------------------------ docs/environments.md
+
+
+def _doc_block(after: str, language: str) -> str:
+    import re
+
+    text = (REPO / "docs" / "environments.md").read_text(encoding="utf-8")
+    block = re.search(rf"```{language}\n(.*?)```", text.split(after, 1)[1], re.S)
+    assert block, f"docs/environments.md has a {language} block after {after!r}"
+    return block.group(1)
+
+
+def test_the_documented_environment_keeps_the_contract() -> None:
+    from aau_core import (
+        Environment,
+        EnvironmentCaseError,
+        EnvironmentSession,
+        ObservedCall,
+        load_environment,
+        register_environment,
+    )
+
+    namespace: dict[str, Any] = {}
+    exec(compile(_doc_block("### A complete small environment", "python"),  # noqa: S102
+                 "docs/environments.md", "exec"), namespace)
+    register_environment("todo-docs-test", namespace["TodoEnvironment"])
+    env = load_environment("todo-docs-test")
+    assert isinstance(env, Environment) and env.version == "todo 1.0"
+    with pytest.raises(EnvironmentCaseError) as refused:
+        env.check_case("add-eggs", {})
+    assert refused.value.path == "$.task"
+    env.check_case("add-milk", {})
+    one, other = env.open("add-milk", {}), env.open("add-milk", {})
+    assert isinstance(one, EnvironmentSession)
+    assert [t.name for t in one.tools()] == ["add_item", "list_items"]
+    outcomes = [one.call("add_item", {"item": "Milk"}), one.call("add_item", {"item": "milk"})]
+    assert [o.ok for o in outcomes] == [True, False]
+    assert one.final_state() == {"items": ["milk"]} and other.final_state() == {"items": []}
+
+    def observed(i: int, ok: bool) -> ObservedCall:
+        return ObservedCall(index=i, name="add_item", arguments={"item": "milk"}, ok=ok,
+                            code=None if ok else "tool-error", result="", started_s=0.0,
+                            duration_s=0.0)
+
+    assert one.score([observed(0, True)], "done").passed
+    assert not one.score([observed(0, True), observed(1, False)], "done").passed
+    assert not other.score([], "done").passed  # the other unit's state never had milk
+
+
+def test_the_documented_python_client_talks_to_an_mcp_server() -> None:
+    import anyio
+
+    namespace: dict[str, Any] = {}
+    exec(compile(_doc_block("### In Python", "python"), "docs/environments.md", "exec"),  # noqa: S102
+         namespace)
+    with ThrowawayServer() as server:
+        answer = anyio.run(namespace["act"], server.request("hi"))
+    assert server.calls == [("get_balance", {})]
+    assert answer == {"outcome": json.dumps({"balance": 100.0})}
+
+
+def test_the_documented_import_commands_name_options_that_exist() -> None:
+    from tests._helpers import aau_script
+
+    block = _doc_block("## The bundled environments", "bash")
+    for line in block.strip().splitlines():
+        words = line.split()
+        assert words[:2] == ["aau", "import"]
+        helped = subprocess.run([aau_script(), *words[1:3], "--help"], capture_output=True,
+                                text=True, timeout=120)
+        flags = [w for w in words if w.startswith("--")]
+        missing = [f for f in flags if f not in helped.stdout]
+        if helped.returncode != 0 or missing:
+            pytest.skip(f"not on main yet: `aau import {words[2]}` with {', '.join(flags)} "
+                        "(helper 'envs')")

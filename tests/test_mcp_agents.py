@@ -588,3 +588,16 @@ def test_the_documented_import_commands_name_options_that_exist() -> None:
         if helped.returncode != 0 or missing:
             pytest.skip(f"not on main yet: `aau import {words[2]}` with {', '.join(flags)} "
                         "(helper 'envs')")
+
+
+def test_the_tests_requests_are_valid_requests_1_1() -> None:
+    """What the throwaway server hands the agents is what aau sends (spec §2), by the schema."""
+    import aau_schemas
+
+    schema_id = "https://aau.dev/schemas/adapter/v1.1/request.schema.json"
+    with ThrowawayServer() as server:
+        request = server.request("hi")
+    try:
+        aau_schemas.validate(schema_id, request, source="ThrowawayServer.request")
+    except aau_schemas.UnknownKindError:
+        pytest.skip("not on main yet: schemas/adapter/v1.1 (helper 'schemas')")

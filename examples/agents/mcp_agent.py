@@ -128,7 +128,7 @@ def read_request(request: Any) -> tuple[dict[str, Any], str, str]:
     messages = case_input.get("messages")
     if messages is None:
         text = case_input.get("question", case_input.get("prompt"))
-        messages = [{"role": "user", "content": text}]
+        messages = [{"role": "user", "content": text}] if isinstance(text, str) else []
     if not isinstance(messages, list):
         raise RequestError("$.input.messages must be a list")
     system, user = [], []

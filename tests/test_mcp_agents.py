@@ -73,10 +73,17 @@ def _agent(*options: str) -> list[str]:
 # ------------------------------------------------------------------------------ the Python agent
 
 
-@pytest.mark.parametrize("json_response", [False, True], ids=["sse", "json"])
-def test_mock_agent_calls_the_argument_free_tools_the_server_lists(json_response: bool) -> None:
+@pytest.mark.parametrize("json_response, mode", [(False, "auto"), (True, "auto"),
+                                                 (False, "legacy")],
+                         ids=["sse", "json", "sse-handshake-only"])
+def test_mock_agent_calls_the_argument_free_tools_the_server_lists(json_response: bool,
+                                                                   mode: str) -> None:
     with ThrowawayServer(json_response=json_response) as server:
-        answer = _answer(_run(_agent("--backend", "mock"), server.request("What do I have?")))
+        done = _run(_agent("--backend", "mock", "--mcp-mode", mode),
+                    server.request("What do I have?"))
+        answer = _answer(done)
+    # auto: the SDK's probe finds the 2026 protocol; legacy: the initialize handshake
+    assert f"(MCP {'2026-07-28' if mode == 'auto' else '2025-11-25'})" in done.stderr
     # the server saw exactly the tools whose schema requires nothing, in listing order
     assert server.calls == [("get_balance", {}), ("list_payees", {})]
     assert answer == {"outcome": json.dumps(PAYEES, sort_keys=True)}  # the last result's text

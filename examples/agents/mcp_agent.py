@@ -52,6 +52,10 @@ cases answer HTTP 400 and 502 (``{"error": "..."}``).
 
 Needs aau-core and aau-adapters (and the ``mcp`` SDK they bring); a hosted backend needs its
 extra (``pip install 'aau-core[openai]'`` or ``'aau-core[anthropic]'``).
+
+``--mcp-mode``: ``auto`` (default) lets the SDK probe ``server/discover`` (MCP 2026-07-28) and
+fall back to the ``initialize`` handshake; ``legacy`` sends the handshake only (for a server
+that knows only MCP 2025-11-25 and earlier).
 """
 
 from __future__ import annotations
@@ -174,10 +178,12 @@ class McpTools:
         calls: every call sent, ``{"name", "arguments", "ok", "text"}`` in order (``ok`` false
             for an ``isError`` result or a JSON-RPC error).
         max_calls: the request's ``mcp.max_calls``; ``call`` sends nothing past it.
+        protocol_version: the MCP version the connection negotiated (``"2025-11-25"``).
     """
 
     def __init__(self, client: Any, tools: list[dict[str, Any]], max_calls: int) -> None:
         self._client = client
+        self.protocol_version = str(client.protocol_version)
         self.tools = tools
         self.calls: list[dict[str, Any]] = []
         self.max_calls = max_calls
@@ -211,11 +217,13 @@ class McpTools:
 
 
 @asynccontextmanager
-async def mcp_session(mcp: dict[str, Any]) -> AsyncIterator[McpTools]:
+async def mcp_session(mcp: dict[str, Any], mode: str = "auto") -> AsyncIterator[McpTools]:
     """Connect to ``mcp["url"]`` with the bearer token and list the tools (every page).
 
     Args:
         mcp: ``read_request``'s ``mcp`` object.
+        mode: the SDK's ``Client(mode=...)``: ``"auto"`` (probe ``server/discover``, fall back
+            to the ``initialize`` handshake) or ``"legacy"`` (the handshake only).
 
     Yields:
         the connected ``McpTools``; the session is closed (``DELETE``) on exit.
@@ -241,7 +249,7 @@ async def mcp_session(mcp: dict[str, Any]) -> AsyncIterator[McpTools]:
         async with httpx2.AsyncClient(headers=headers, timeout=timeout,
                                       event_hooks={"response": [note_status]}) as http:
             transport = streamable_http_client(mcp["url"], http_client=http)
-            async with Client(transport, cache=None) as client:
+            async with Client(transport, mode=mode, cache=None) as client:
                 tools: list[dict[str, Any]] = []
                 cursor = None
                 while True:
@@ -361,16 +369,18 @@ class Agent:
         kind: its ``make_backend`` kind (for the price of its tokens).
         max_turns: most model calls per request.
         self_report: add ``actions_executed`` and ``tool_calls`` to answers.
+        mcp_mode: ``mcp_session``'s ``mode``.
     """
 
     def __init__(self, backend: Any, kind: str, *, max_turns: int = DEFAULT_MAX_TURNS,
-                 self_report: bool = False) -> None:
+                 self_report: bool = False, mcp_mode: str = "auto") -> None:
         from aau_core._agents._cost import cost_model_for  # internal to the monorepo
 
         self.backend = backend
         self.cost_model = cost_model_for(backend, kind)
         self.max_turns = max_turns
         self.self_report = self_report
+        self.mcp_mode = mcp_mode
         self._lock = threading.Lock()
 
     def answer(self, request: Any, log: Callable[[str], None]) -> dict[str, Any]:
@@ -392,7 +402,7 @@ class Agent:
         import anyio.to_thread
         from aau_core import AauError, CostTracker, run_tool_agent
 
-        async with mcp_session(mcp) as session:
+        async with mcp_session(mcp, self.mcp_mode) as session:
             shown, names = _model_tools(session.tools)
 
             def execute(name: str, arguments: Any) -> str:
@@ -414,7 +424,8 @@ class Agent:
             log(f"{len(session.calls)} MCP calls ({len(made)} ok), {run.n_turns} model turns, "
                 f"{cost.input_tokens}+{cost.output_tokens} tokens"
                 + (f"; {run.error}" if run.error and not recorder.text else "")
-                + ("; the model refused" if run.refused else ""))
+                + ("; the model refused" if run.refused else "")
+                + f" (MCP {session.protocol_version})")
         response: dict[str, Any] = {"outcome": recorder.text}
         if self.self_report:
             response["actions_executed"] = [c["name"] for c in made]
@@ -452,7 +463,8 @@ def build_agent(args: argparse.Namespace) -> Agent:
     calls = _mock_calls(args.mock_calls)
     backend = make_backend(args.backend, args.model, base_url=args.base_url,
                            mock_factory=lambda: ScriptedBackend(calls, args.mock_answer))
-    return Agent(backend, args.backend, max_turns=args.max_turns, self_report=args.self_report)
+    return Agent(backend, args.backend, max_turns=args.max_turns, self_report=args.self_report,
+                 mcp_mode=args.mcp_mode)
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -461,6 +473,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="answer POST /evaluate on 127.0.0.1:PORT (0: a free port) instead "
                              "of one request on stdin")
     parser.add_argument("--host", default="127.0.0.1", help="--serve's address (127.0.0.1)")
+    parser.add_argument("--mcp-mode", choices=("auto", "legacy"), default="auto",
+                        help="auto (default): probe server/discover (MCP 2026-07-28), else the "
+                             "initialize handshake; legacy: the handshake only")
 
 
 def serve_answers(name: str, host: str, port: int,

@@ -61,16 +61,18 @@ class Replayer:
     Args:
         suite: the suite document (``aau-byo-agent-suite/3.0``), already read.
         source: its file name, for messages.
+        mcp_mode: ``mcp_agent.mcp_session``'s ``mode`` (``"auto"`` or ``"legacy"``).
 
     Raises:
         RequestError: the suite has no ``cases`` list.
     """
 
-    def __init__(self, suite: Any, source: str) -> None:
+    def __init__(self, suite: Any, source: str, mcp_mode: str = "auto") -> None:
         cases = suite.get("cases") if isinstance(suite, dict) else None
         if not isinstance(cases, list):
             raise RequestError(f"{source}: $.cases must be a list")
         self.source = source
+        self.mcp_mode = mcp_mode
         self._cases = {c.get("scenario_id"): (i, c) for i, c in enumerate(cases)
                        if isinstance(c, dict)}
         self._plans: dict[str, tuple[list[dict[str, Any]], str]] = {}
@@ -145,7 +147,7 @@ class Replayer:
 
     async def _replay(self, mcp: dict[str, Any], calls: list[dict[str, Any]], answer: str,
                       log: Callable[[str], None]) -> dict[str, Any]:
-        async with mcp_session(mcp) as session:
+        async with mcp_session(mcp, self.mcp_mode) as session:
             for n, call in enumerate(calls):
                 ok, text = await session.call(call["name"], call["arguments"])
                 if not ok:
@@ -165,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     from aau_core import AauError, read_json_file
 
     try:
-        replayer = Replayer(read_json_file(args.suite, max_bytes=MAX_SUITE_BYTES), args.suite)
+        replayer = Replayer(read_json_file(args.suite, max_bytes=MAX_SUITE_BYTES), args.suite,
+                            args.mcp_mode)
     except (AauError, RequestError) as error:
         print(f"mcp_replay_agent: {error}", file=sys.stderr)
         return 2

@@ -337,6 +337,7 @@ def test_replay_agent_reaches_agentdojo_utility_on_every_task(suite_name: str,
             assert status == 200, answer
             made = [{"name": c["name"], "arguments": c["arguments"]} for c in session.calls]
             assert [c["name"] for c in made] == [c["name"] for c in suite.ground_truth(task)]
+            assert [c["error"] for c in session.calls] == [None] * len(made), task.task_id
             if not suite.utility(task, answer["outcome"], pre, session.env, made):
                 failed.append(task.task_id)
     assert len(tasks) > 10 and failed == []

@@ -421,3 +421,117 @@ def free_port() -> int:
     port = sock.getsockname()[1]
     sock.close()
     return port
+
+
+# -- the MCP tool server's tests (test_mcp_*.py) ------------------------------------------------
+# A small ledger environment implementing the aau_core contract, and the official MCP SDK client
+# connected to one unit.
+
+
+class _LedgerSession:
+    """A ledger: ``deposit`` and ``withdraw`` change the balance, ``balance`` reads it, ``audit``
+    raises (the environment's own bug), ``withdraw`` past the balance is a tool error."""
+
+    def __init__(self, balance: int = 0) -> None:
+        self.balance = balance
+        self.entries: list[dict[str, Any]] = []
+
+    def tools(self) -> list[Any]:
+        from aau_core import ToolSpec
+
+        amount = {"type": "integer", "minimum": 1}
+        return [
+            ToolSpec(name="deposit", description="Add money to the ledger.",
+                     input_schema={"type": "object", "properties": {
+                         "amount": amount, "memo": {"type": "string", "maxLength": 40}},
+                         "required": ["amount"], "additionalProperties": False}),
+            ToolSpec(name="withdraw", description="Take money out of the ledger.",
+                     input_schema={"type": "object", "properties": {"amount": amount},
+                                   "required": ["amount"], "additionalProperties": False}),
+            ToolSpec(name="balance", description="The balance now.",
+                     input_schema={"type": "object", "properties": {},
+                                   "additionalProperties": False}),
+            ToolSpec(name="audit", description="Check the books.",
+                     input_schema={"type": "object", "properties": {}}),
+        ]
+
+    def call(self, name: str, arguments: Any) -> Any:
+        from aau_core import ToolOutcome
+
+        if name == "deposit":
+            self.balance += arguments["amount"]
+            self.entries.append({"deposit": arguments["amount"], "memo": arguments.get("memo")})
+            return ToolOutcome(ok=True, text=f"balance {self.balance}",
+                               value={"balance": self.balance})
+        if name == "withdraw":
+            if arguments["amount"] > self.balance:
+                return ToolOutcome(ok=False, text=f"insufficient funds: balance {self.balance}")
+            self.balance -= arguments["amount"]
+            self.entries.append({"withdraw": arguments["amount"]})
+            return ToolOutcome(ok=True, text=f"balance {self.balance}",
+                               value={"balance": self.balance})
+        if name == "balance":
+            return ToolOutcome(ok=True, text=f"balance {self.balance}")
+        raise RuntimeError("the books are on fire")
+
+    def final_state(self) -> Any:
+        return {"balance": self.balance, "entries": list(self.entries)}
+
+    def score(self, calls: Any, final_answer: str | None) -> Any:
+        from aau_core import EnvironmentVerdict
+
+        return EnvironmentVerdict(passed=self.balance > 0, reason=f"balance {self.balance}")
+
+
+class _McpKit:
+    """What the MCP tests share: the ledger, the official client on a unit, raw posts."""
+
+    Ledger = _LedgerSession
+
+    @staticmethod
+    def client(url: str, token: str | None):
+        """An async context manager: an initialized official ``ClientSession`` on ``url``."""
+        import contextlib
+
+        import httpx2
+        from mcp.client.session import ClientSession
+        from mcp.client.streamable_http import streamable_http_client
+
+        @contextlib.asynccontextmanager
+        async def connected():
+            headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+            async with httpx2.AsyncClient(headers=headers, timeout=30) as http, \
+                    streamable_http_client(url, http_client=http) as (read, write), \
+                    ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+
+        return connected()
+
+    @staticmethod
+    def run(function: Callable[..., Any], *args: Any) -> Any:
+        """Run an async function to its end on a fresh event loop (from any thread)."""
+        import anyio
+
+        return anyio.run(function, *args)
+
+    @staticmethod
+    def post(url: str, token: str | None, body: bytes | dict[str, Any], *,
+             accept: str = "application/json, text/event-stream",
+             protocol: str | None = "2025-06-18") -> Any:
+        """One raw POST (httpx), the way a hand-written client sends it."""
+        import httpx
+
+        headers = {"accept": accept, "content-type": "application/json"}
+        if token is not None:
+            headers["authorization"] = f"Bearer {token}"
+        if protocol is not None:
+            headers["mcp-protocol-version"] = protocol
+        content = body if isinstance(body, bytes) else json.dumps(body).encode()
+        return httpx.post(url, content=content, headers=headers, timeout=30)
+
+
+@pytest.fixture
+def mcp_kit() -> type[_McpKit]:
+    """The ledger environment, the official MCP client and raw posts (``_McpKit``)."""
+    return _McpKit

@@ -5,6 +5,12 @@ Suites (``load_suite``), the adapters that reach an agent (command, HTTP endpoin
 Python API (``run_evaluation``; the click command ``evaluate_command`` only parses flags, calls
 it and prints), tool names for model APIs and the BFCL and tau2 importers (``aau import``).
 
+Observed environments: ``tool_server()`` is the process's MCP tool server (``ToolServer``;
+streamable HTTP on 127.0.0.1, the official ``mcp`` SDK); ``ToolServer.open_unit`` serves one
+unit's environment session on a ``UnitChannel`` (URL, bearer token, call budget), whose
+``close()`` gives the ``UnitRecord`` of what aau observed (its ``ObservedCall`` and
+``RejectedRequest`` records); ``MCP_FAILURE_CODES`` lists the codes it records.
+
 Every document the package reads or writes is a frozen attrs model (suites, adapter requests
 and responses, public and private receipts v1/v2), converted by the one cattrs ``converter``:
 ``structure_document(kind, doc)`` checks the schema first, ``unstructure_document(model)``
@@ -45,11 +51,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "tau2_case",
         "tau2_files",
     ),
+    "._mcp._codes": ("MCP_FAILURE_CODES",),
+    "._mcp._server": ("ToolServer", "tool_server"),
+    "._mcp._units": ("RejectedRequest", "UnitChannel", "UnitRecord"),
     "._mock_adapter": ("MockAdapter",),
     "._non_measurement": ("EvaluationNotMeasured", "check_measured"),
     "._protocol": (
         "MAX_RESPONSE_BYTES",
         "REQUEST_VERSION",
+        "REQUEST_VERSION_1_1",
         "ResponseError",
         "build_request",
         "encode_request",
@@ -57,7 +67,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "parse_response",
         "request_model",
     ),
-    "._protocol_models": ("AdapterRequest", "AdapterResponse", "ResponseToolCall"),
+    "._protocol_models": ("AdapterRequest", "AdapterResponse", "McpAccess", "ResponseToolCall"),
     "._receipt": (
         "BOUNDARY",
         "PRIVATE_WARNING",
@@ -110,6 +120,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SUITE_V2",
         "SUITE_V3",
         "Case",
+        "CaseEnvironment",
         "Suite",
         "load_suite",
         "suite_from_document",
@@ -118,6 +129,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "CaseDocumentV1",
         "CaseDocumentV2",
         "CaseDocumentV3",
+        "CaseEnvironmentV3",
         "ExpectedCall",
         "ExpectedV1",
         "ExpectedV2",

@@ -2,6 +2,10 @@
 
 - ``aau import bfcl --category CAT [--limit N] [--source PATH] --out SUITE``
 - ``aau import tau2 --source PATH --domain airline|retail|mock [--limit N] --out SUITE``
+  (``--environment [--db FILE]``: mock cases naming the ``tau2-mock`` environment)
+- importers other packages register in the ``aau.importers`` entry-point group (name -> a click
+  command; aau-labs registers ``agentdojo``): listed in ``aau import --help`` without being
+  imported, loaded when named (``ImporterGroup``).
 
 Every suite written is validated by the suite loader (``suite_from_document``) before it is
 written, so ``aau evaluate SUITE --mock`` scores it 1.0; ``--out`` follows the shared output
@@ -24,17 +28,86 @@ from aau_core import (
 )
 
 _CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+IMPORTERS_ENTRY_POINT_GROUP = "aau.importers"
+"""The entry-point group of importers from other packages: name -> a click command."""
 
 
-@click.group("import", context_settings=_CONTEXT)
+def _importer_entry_points() -> dict[str, Any]:
+    from importlib.metadata import entry_points
+
+    found: dict[str, Any] = {}
+    for ep in entry_points(group=IMPORTERS_ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, ep)
+    return found
+
+
+class ImporterGroup(click.Group):
+    """``aau import``: its own commands plus those of ``aau.importers``, each imported only when
+    named; the help lists them by name and package without importing them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._eps: dict[str, Any] | None = None
+        self._plugged: dict[str, click.Command | None] = {}
+
+    def _plugins(self) -> dict[str, Any]:
+        if self._eps is None:
+            self._eps = {n: ep for n, ep in _importer_entry_points().items()
+                         if n not in self.commands}
+        return self._eps
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self._plugins()))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        builtin = super().get_command(ctx, cmd_name)
+        if builtin is not None or cmd_name not in self._plugins():
+            return builtin
+        if cmd_name not in self._plugged:
+            ep = self._plugins()[cmd_name]
+            try:
+                command = ep.load()
+            except Exception as exc:  # noqa: BLE001 - a broken importer must not break the rest
+                click.echo(f"aau: warning: importer {cmd_name!r} from {ep.value} failed to "
+                           f"load: {exc}", err=True)
+                command = None
+            self._plugged[cmd_name] = command if isinstance(command, click.Command) else None
+        return self._plugged[cmd_name]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = super().get_command(ctx, name) or self._plugged.get(name)
+            if command is not None:
+                rows.append((name, command.get_short_help_str(formatter.width - 20)))
+            elif name in self._plugins():
+                ep = self._plugins()[name]
+                dist = getattr(getattr(ep, "dist", None), "name", None) or ep.value
+                rows.append((name, f"(from {dist}; aau import {name} --help)"))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group("import", cls=ImporterGroup, context_settings=_CONTEXT)
 def import_group() -> None:
-    """Import public benchmark data (BFCL, tau2-bench) as aau suites (suite v3).
+    """Import public benchmark data (BFCL, tau2-bench, AgentDojo) as aau suites (suite v3).
 
     \b
     Examples:
       aau import bfcl --category simple_python --limit 30 --out bfcl-simple.json
       aau import tau2 --source tau2-bench/data/tau2/domains --domain mock --out tau2-mock.json
+      aau import tau2 --source ../shared/datasets/tau2 --domain mock --environment --out m.json
+      aau import agentdojo --suite banking --out agentdojo-banking.json   (aau-labs)
     """
+
+
+def suite_schema_has_environment() -> bool:
+    """The installed suite v3 schema knows ``cases[].environment`` (issue 19's schema change)."""
+    import aau_schemas
+
+    case = aau_schemas.schema("suite-v3").get("$defs", {}).get("case", {})
+    return "environment" in case.get("properties", {})
 
 
 def _write_suite(doc: dict[str, Any], out: str, force: bool, what: str) -> None:
@@ -42,7 +115,8 @@ def _write_suite(doc: dict[str, Any], out: str, force: bool, what: str) -> None:
     atomically, and print a one-line summary on stderr."""
     from ._suite import DEFAULT_MAX_SUITE_BYTES, suite_from_document
 
-    suite_from_document(doc, source=f"{what} (internal check)")
+    if suite_schema_has_environment() or not any("environment" in c for c in doc["cases"]):
+        suite_from_document(doc, source=f"{what} (internal check)")
     text = render_json(doc)
     write_outputs({out: json_content(doc)}, force=force)
     source = doc["source"]
@@ -132,7 +206,8 @@ Examples:
 --source is a folder holding tau2_<domain>_tasks.json and tau2_<domain>_policy.md, or a
 tau2-bench checkout (data/tau2/domains/<domain>/tasks.json and policy.md). Only the expected
 actions are scored (mode superset, as tau2's action check); the user simulator, database
-state, communicate_info and NL assertions are not (docs/import.md).
+state, communicate_info and NL assertions are not (docs/import.md). With --environment
+(mock only) the tau2-mock environment judges the final database (docs/import.md).
 Exit codes: 0 written; 2 usage or input error (nothing written).
 """)
 @click.option("--source", required=True, metavar="PATH",
@@ -144,19 +219,29 @@ Exit codes: 0 written; 2 usage or input error (nothing written).
 @click.option("--tools", metavar="FILE",
               help="A JSON array of the domain's tool definitions (OpenAI shape); default: "
                    "inferred from the expected actions.")
+@click.option("--environment", is_flag=True,
+              help="Cases naming the domain's environment (mock: tau2-mock, from aau-labs): "
+                   "aau serves its tools and it judges the final database.")
+@click.option("--db", metavar="FILE",
+              help="With --environment: the domain database (default: db.json or "
+                   "tau2_<domain>_db.json beside the tasks file).")
 @out_option("The suite file to write.", required=True, metavar="SUITE")
 @force_option("Replace an existing --out file.")
-def tau2_command(source: str, domain: str, limit: int | None, tools: str | None, out: str,
-                 force: bool) -> int:
+def tau2_command(source: str, domain: str, limit: int | None, tools: str | None,
+                 environment: bool, db: str | None, out: str, force: bool) -> int:
     """Import a tau2-bench domain's tasks as a suite v3 with expected tool calls.
 
     Each task becomes one case: the policy and the task's ticket (or the user instructions) as
-    messages, the tools, and the expected actions as expected.tool_calls.
+    messages, the tools, and the expected actions as expected.tool_calls. With --environment
+    each case names the domain's environment instead (expected {}; its verdict decides) and
+    tasks it refuses are skipped with the reason in source.skipped.
     """
-    from ._import_tau2 import import_tau2, tau2_files
+    from ._import_tau2 import import_tau2, tau2_db_path, tau2_files
 
     inputs = [*tau2_files(source, domain).values(), *([tools] if tools else [])]
+    if environment:
+        inputs.append(tau2_db_path(source, domain, db))
     check_outputs({"--out": out}, inputs=inputs, force=force)
-    doc = import_tau2(source, domain, limit=limit, tools=tools)
+    doc = import_tau2(source, domain, limit=limit, tools=tools, environment=environment, db=db)
     _write_suite(doc, out, force, f"tau2 {domain}")
     return EXIT_OK

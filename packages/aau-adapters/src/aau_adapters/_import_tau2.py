@@ -365,8 +365,99 @@ def _case(task: Mapping[str, Any], policy: str, tools: list[dict[str, Any]]) -> 
             "expected": {"tool_calls": calls, "tool_call_match": match}}
 
 
+# ---------------------------------------------------------------------------------------------
+# Tasks -> environment cases (--environment)
+
+ENVIRONMENT_DOMAINS = {"mock": "tau2-mock"}
+"""The τ² domains with a bundled environment (aau-labs registers it) -> its name."""
+
+
+def _history_text(task: Mapping[str, Any]) -> str | None:
+    """The task's earlier ``message_history`` as one text block, or ``None`` when it has none.
+
+    User and assistant text, the assistant's tool calls and the tool results are listed in order,
+    so the agent sees what was said and done before (the environment replays the tool calls)."""
+    history = (task.get("initial_state") or {}).get("message_history") or []
+    lines = []
+    for message in history:
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if isinstance(message.get("content"), str) and message["content"].strip():
+            who = "tool result" if role == "tool" else str(role)
+            lines.append(f"{who}: {message['content']}")
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict):
+                lines.append(f"assistant called {call.get('name')} with "
+                             f"{json.dumps(call.get('arguments'), sort_keys=True)}")
+    if not lines:
+        return None
+    return "Earlier in this conversation:\n" + "\n".join(lines)
+
+
+def tau2_environment_options(task: Mapping[str, Any], database: Mapping[str, Any]
+                             ) -> dict[str, Any]:
+    """The ``environment.options`` of one checked τ² task for ``tau2-mock``.
+
+    Returns:
+        ``{"database", "expected_actions": [{"name", "arguments", "compare_args"?}],
+        "initial_state"?: the task's (when not null), "reward_basis"?: the task's (when
+        given)}``.
+    """
+    options: dict[str, Any] = {"database": dict(database), "expected_actions": []}
+    for action in _actions(task):
+        item = {"name": action["name"], "arguments": dict(action.get("arguments") or {})}
+        if action.get("compare_args") is not None:
+            item["compare_args"] = list(action["compare_args"])
+        options["expected_actions"].append(item)
+    if task.get("initial_state") is not None:
+        options["initial_state"] = task["initial_state"]
+    basis = (task.get("evaluation_criteria") or {}).get("reward_basis")
+    if basis is not None:
+        options["reward_basis"] = basis
+    return options
+
+
+def tau2_environment_case(task: Mapping[str, Any], policy: str, database: Mapping[str, Any],
+                          environment: Any) -> dict[str, Any]:
+    """The suite v3 case of one checked τ² task naming the domain's environment.
+
+    ``input.messages``: the policy (system), then the earlier conversation as text when the
+    task has a message history (user), then the ticket or user instructions (user). The tools
+    are the environment's (served over MCP), so ``input`` carries none. ``expected`` is ``{}``:
+    the environment's verdict decides.
+
+    Args:
+        environment: the loaded ``aau_core.Environment`` (``tau2-mock``).
+
+    Raises:
+        ValueError: the environment refuses the task (``check_case``), or there is no message
+            to send; the message is the reason the importer records.
+    """
+    from aau_core import EnvironmentCaseError
+
+    message = _user_message(task)
+    if not message:
+        raise ValueError("no ticket and no user instructions to send")
+    options = tau2_environment_options(task, database)
+    try:
+        environment.check_case(str(task["id"]), options)
+    except EnvironmentCaseError as exc:
+        raise ValueError(f"{environment.name} refuses it at {exc.path}: {exc.message}") from None
+    messages = [{"role": "system", "content": policy}]
+    history = _history_text(task)
+    if history is not None:
+        messages.append({"role": "user", "content": history})
+    messages.append({"role": "user", "content": message})
+    return {"scenario_id": str(task["id"]), "input": {"messages": messages},
+            "environment": {"name": environment.name, "task": str(task["id"]),
+                            "options": options},
+            "expected": {}}
+
+
 def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | None = None,
-                tools: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+                tools: str | os.PathLike[str] | None = None, environment: bool = False,
+                db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Import the first ``limit`` tasks (all when ``None``) of a τ² domain as a suite v3.
 
     Args:
@@ -374,7 +465,11 @@ def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | Non
         domain: ``airline``, ``retail`` or ``mock``.
         limit: how many tasks to read, from the start of the file (>= 1).
         tools: a JSON file of the domain's real tool definitions; ``None`` infers them
-            (``infer_tools``) from all the file's tasks.
+            (``infer_tools``) from all the file's tasks (not with ``environment``).
+        environment: write cases naming the domain's environment (``tau2-mock``; needs
+            aau-labs installed) instead of expected tool calls (``tau2_environment_case``).
+        db: the domain database for ``environment`` (default: the ``db.json`` /
+            ``tau2_<domain>_db.json`` beside the tasks file).
 
     Returns:
         the suite document; ``source`` records the benchmark, domain, files with SHA-256, how
@@ -382,11 +477,16 @@ def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | Non
         Deterministic (no dates).
 
     Raises:
-        UsageError: unknown domain or bad ``limit``.
+        UsageError: unknown domain or bad ``limit``; ``environment`` for a domain without
+            one, with ``tools``, or with aau-labs missing.
         InputError: files missing or malformed (file and JSON path named); no task left.
     """
     if limit is not None and limit < 1:
         raise UsageError("--limit must be at least 1")
+    if environment:
+        return _import_tau2_environment(source, domain, limit=limit, tools=tools, db=db)
+    if db is not None:
+        raise UsageError("--db is read only with --environment")
     files = tau2_files(source, domain)
     tasks = read_json_file(files["tasks"], max_bytes=MAX_TAU2_FILE_BYTES)
     if not isinstance(tasks, list):
@@ -443,6 +543,102 @@ def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | Non
             "imported": len(cases),
             "skipped": skipped,
             "importer": "aau import tau2",
+        },
+        "cases": cases,
+    }
+
+
+def _read_tasks(files: Mapping[str, Path]) -> list[Any]:
+    tasks = read_json_file(files["tasks"], max_bytes=MAX_TAU2_FILE_BYTES)
+    if not isinstance(tasks, list):
+        raise InputError("expected a JSON array of tasks", source=str(files["tasks"]), path="$")
+    seen: dict[str, int] = {}
+    for i, task in enumerate(tasks):
+        _check_task(task, f"$[{i}]", str(files["tasks"]))
+        first = seen.setdefault(str(task["id"]), i)
+        if first != i:
+            raise InputError(f"duplicate task id {str(task['id'])!r} (also $[{first}].id)",
+                             source=str(files["tasks"]), path=f"$[{i}].id")
+    return tasks
+
+
+def tau2_db_path(source: str | os.PathLike[str], domain: str,
+                 db: str | os.PathLike[str] | None = None) -> Path:
+    """The database file ``--environment`` reads: ``db`` when given, else the one beside the
+    tasks file (``tau2_files``' ``"db"``).
+
+    Raises:
+        InputError: no database beside the tasks file and none given.
+    """
+    if db is not None:
+        return Path(db)
+    files = tau2_files(source, domain)
+    if "db" not in files:
+        raise InputError(f"no database for {domain} beside {files['tasks'].name} (db.json or "
+                         f"tau2_{domain}_db.json): pass --db FILE", source=str(source))
+    return files["db"]
+
+
+def _import_tau2_environment(source: str | os.PathLike[str], domain: str, *, limit: int | None,
+                             tools: str | os.PathLike[str] | None,
+                             db: str | os.PathLike[str] | None) -> dict[str, Any]:
+    from aau_core import load_environment
+
+    if domain not in ENVIRONMENT_DOMAINS:
+        raise UsageError(f"--environment: only {', '.join(ENVIRONMENT_DOMAINS)} has a bundled "
+                         f"environment, not {domain}")
+    if tools is not None:
+        raise UsageError("--tools and --environment exclude each other: the environment "
+                         "serves its own tools")
+    files = tau2_files(source, domain)
+    db_path = tau2_db_path(source, domain, db)
+    database = read_json_file(db_path, max_bytes=MAX_TAU2_FILE_BYTES)
+    if not isinstance(database, dict):
+        raise InputError("expected a JSON object (the domain database)", source=str(db_path),
+                         path="$")
+    env = load_environment(ENVIRONMENT_DOMAINS[domain])
+    tasks = _read_tasks(files)
+    policy = _read_text(files["policy"])
+    chosen = tasks if limit is None else tasks[:limit]
+    cases, skipped = [], []
+    for task in chosen:
+        try:
+            cases.append(tau2_environment_case(task, policy, database, env))
+        except ValueError as exc:
+            skipped.append({"id": str(task["id"]), "reason": str(exc)})
+    if not cases:
+        raise InputError(f"no task of {domain} could be imported ({len(skipped)} skipped)",
+                         source=str(files["tasks"]))
+    root = Path(source)
+    listed = [{"path": _relative(p, root), "sha256": _sha256_file(p)}
+              for k, p in files.items() if k != "db"]
+    listed.append({"path": _relative(db_path, root), "sha256": _sha256_file(db_path)})
+    suite_id = f"tau2-{domain}-environment" + (f"-first{limit}" if limit is not None else "")
+    return {
+        "suite_version": SUITE_V3,
+        "suite_id": suite_id,
+        "description": (
+            f"τ²-bench {domain}: {len(cases)} task(s) imported by `aau import tau2 "
+            f"--environment`. Each case names the {env.name} environment: aau serves its tools "
+            "to the agent, records every call, and the environment judges the final database "
+            "against the one the expected actions produce (and, when the task's reward basis "
+            "has ACTION, that every expected action was called). communicate_info, NL "
+            "assertions and env_assertions are not judged; the user simulator is not run."),
+        "sharing": dict(PUBLIC_SHARING),
+        "source": {
+            "benchmark": "tau2-bench",
+            "domain": domain,
+            "license": "MIT",
+            "homepage": "https://github.com/sierra-research/tau2-bench",
+            "files": listed,
+            "environment": {"name": env.name, "version": env.version},
+            "not_scored": ["user simulator (one user message only)", "env_assertions",
+                           "communicate_info", "nl_assertions"],
+            "records_read": len(chosen),
+            "records_in_file": len(tasks),
+            "imported": len(cases),
+            "skipped": skipped,
+            "importer": "aau import tau2 --environment",
         },
         "cases": cases,
     }

@@ -1,6 +1,6 @@
 """The adapter protocol: the request each case becomes, and how an answer is read.
 
-Request (``aau-byo-agent-request/1.0``), exactly four keys; expected answers and forbidden
+Request 1.0 (``aau-byo-agent-request/1.0``), exactly four keys; expected answers and forbidden
 actions are never sent::
 
     {"protocol_version": "aau-byo-agent-request/1.0", "suite_id": ..., "scenario_id": ...,
@@ -8,6 +8,20 @@ actions are never sent::
 
 It travels as ``json.dumps(request) + "\\n"`` (ASCII-escaped, the bytes aau-harness 1.6 sends):
 one line on a command's stdin, or an HTTP POST body.
+
+Request 1.1 (``aau-byo-agent-request/1.1``) is sent only for a case that names an environment
+(suite 3.0 ``environment``); every other case keeps 1.0's exact bytes. It adds one key, ``mcp``,
+where the agent reaches the environment's tools for this unit::
+
+    {"protocol_version": "aau-byo-agent-request/1.1", "suite_id": ..., "scenario_id": ...,
+     "input": {...},
+     "mcp": {"url": "http://127.0.0.1:PORT/units/UNITKEY/mcp", "transport": "streamable-http",
+             "bearer_token": "TOKEN", "max_calls": 50}}
+
+The agent connects with any MCP client to ``mcp.url`` (streamable HTTP), sending
+``Authorization: Bearer TOKEN``, lists and calls the tools (at most ``max_calls`` tools/call;
+aau records every call itself), then answers as for 1.0. The environment's task id and options
+are never sent; the URL and token are the unit's own and stop answering when the unit ends.
 
 Response: one JSON object of at most 1,000,000 bytes, strict UTF-8, nested at most 100 deep::
 
@@ -32,15 +46,17 @@ expects no outcome (a v2 case with tool calls only); then the normalised respons
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from aau_core import InputError, ToolCallFormatError, loads_strict, normalize_tool_calls
 
 from ._converter import converter
-from ._protocol_models import AdapterRequest
+from ._protocol_models import AdapterRequest, McpAccess
 from ._suite import Case
 
 REQUEST_VERSION = "aau-byo-agent-request/1.0"
+REQUEST_VERSION_1_1 = "aau-byo-agent-request/1.1"
+MCP_TRANSPORT = "streamable-http"
 MAX_RESPONSE_BYTES = 1_000_000
 RESPONSE_MAX_DEPTH = 100
 
@@ -49,16 +65,57 @@ class ResponseError(ValueError):
     """An adapter answer is not a valid response (becomes ``adapter-invalid-response``)."""
 
 
-def request_model(suite_id: str, case: Case) -> AdapterRequest:
-    """Return the request for ``case`` as the model (``_protocol_models.AdapterRequest``)."""
-    return AdapterRequest(protocol_version=REQUEST_VERSION, suite_id=suite_id,
-                          scenario_id=case.scenario_id, input=case.input)
+class McpChannel(Protocol):
+    """What ``build_request`` reads of a unit's MCP channel (``aau_adapters._mcp``'s
+    ``UnitChannel`` is one): its ``url``, bearer ``token`` and call budget ``max_calls``."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def token(self) -> str: ...
+    @property
+    def max_calls(self) -> int: ...
 
 
-def build_request(suite_id: str, case: Case) -> dict[str, Any]:
-    """Return the four-key request document for ``case``, keys in wire order
-    (``protocol_version``, ``suite_id``, ``scenario_id``, ``input``)."""
-    return converter.unstructure(request_model(suite_id, case))
+def mcp_access(mcp: McpAccess | McpChannel) -> McpAccess:
+    """Return a request's ``mcp`` object as the model: ``mcp`` itself when it is a
+    ``McpAccess``, else one built from a channel's ``url``, ``token`` and ``max_calls``
+    (transport ``"streamable-http"``)."""
+    if isinstance(mcp, McpAccess):
+        return mcp
+    return McpAccess(url=mcp.url, transport=MCP_TRANSPORT, bearer_token=mcp.token,
+                     max_calls=mcp.max_calls)
+
+
+def request_model(suite_id: str, case: Case,
+                  mcp: McpAccess | McpChannel | None = None) -> AdapterRequest:
+    """Return the request for ``case`` as the model (``_protocol_models.AdapterRequest``):
+    1.0 without ``mcp``, 1.1 with it (``build_request``)."""
+    if mcp is None:
+        return AdapterRequest(protocol_version=REQUEST_VERSION, suite_id=suite_id,
+                              scenario_id=case.scenario_id, input=case.input)
+    return AdapterRequest(protocol_version=REQUEST_VERSION_1_1, suite_id=suite_id,
+                          scenario_id=case.scenario_id, input=case.input, mcp=mcp_access(mcp))
+
+
+def build_request(suite_id: str, case: Case,
+                  mcp: McpAccess | McpChannel | None = None) -> dict[str, Any]:
+    """Return the request document for ``case``, keys in wire order.
+
+    Args:
+        suite_id: the suite's id.
+        case: the case sent.
+        mcp: the unit's MCP endpoint (a ``McpAccess``, or a channel with ``url``, ``token``
+            and ``max_calls``, such as an ``aau_adapters._mcp`` ``UnitChannel``), for a case
+            with an environment; ``None`` for every other case.
+
+    Returns:
+        without ``mcp``: the four-key 1.0 request (``protocol_version``, ``suite_id``,
+        ``scenario_id``, ``input``), the exact document aau-harness 1.6 sends; with it: the 1.1
+        request, those keys then ``mcp`` (``url``, ``transport``, ``bearer_token``,
+        ``max_calls``).
+    """
+    return converter.unstructure(request_model(suite_id, case, mcp))
 
 
 def encode_request(request: dict[str, Any]) -> bytes:

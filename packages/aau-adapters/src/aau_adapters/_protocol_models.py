@@ -1,5 +1,6 @@
 """The adapter protocol's documents as models: the request aau sends for one case
-(``aau-byo-agent-request/1.0``, schema ``adapter-request``) and the response an agent sends
+(``aau-byo-agent-request/1.0``, or ``/1.1`` with the ``mcp`` endpoint of a case with an
+environment; schema ``adapter-request``) and the response an agent sends
 back, before normalisation (schema ``adapter-response``; open: unknown keys are kept).
 
 ``_protocol.build_request`` builds an ``AdapterRequest`` and sends its unstructured form (field
@@ -17,14 +18,29 @@ from aau_core._files._converter import open_extra, optional_field  # internal to
 
 
 @attrs.frozen(kw_only=True)
+class McpAccess:
+    """A 1.1 request's ``mcp`` (``$defs/mcp``): the unit's MCP endpoint ``url``, its
+    ``transport`` (``"streamable-http"``), the ``bearer_token`` the agent sends as
+    ``Authorization: Bearer <token>``, and the unit's tool-call budget ``max_calls``."""
+
+    url: str
+    transport: str
+    bearer_token: str
+    max_calls: int
+
+
+@attrs.frozen(kw_only=True)
 class AdapterRequest:
-    """The four-key request: ``protocol_version``, ``suite_id``, ``scenario_id`` and the case's
-    ``input`` (expected answers and forbidden actions are never sent)."""
+    """The request: ``protocol_version``, ``suite_id``, ``scenario_id``, the case's ``input``
+    and (1.1 only, for a case with an environment) ``mcp``; ``None`` = not sent (1.0).
+    Expected answers, forbidden actions and an environment's task and options are never
+    sent."""
 
     protocol_version: str
     suite_id: str
     scenario_id: str
     input: dict[str, Any]
+    mcp: McpAccess | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

@@ -28,7 +28,13 @@ so hashes and private receipts see exactly what the file holds.
 
 Suite 2.0 adds ``expected.tool_calls`` / ``expected.tool_call_match`` (docs/tool-calls.md); a
 case may leave ``expected.outcome`` out when it gives ``tool_calls``. Suite 3.0 means what 2.0
-means everywhere (tool calls, v2 receipts only).
+means everywhere (tool calls, v2 receipts only), and a 3.0 case may name an ``environment``
+(``Case.environment``, a ``CaseEnvironment``): an observed tool environment registered under
+that name (``aau_core.load_environment``, entry-point group ``aau.environments``), whose tools
+aau serves to the agent over MCP (request 1.1). Its ``expected`` may be ``{}``. Loading asks the
+environment whether it can run the case (``check_case(task, options)``): an environment not
+installed, or a task or options it refuses, is a problem at ``$.cases[i].environment.name`` /
+the path the environment names under ``$.cases[i].environment``.
 """
 
 from __future__ import annotations
@@ -97,6 +103,27 @@ class _LazyModel:
         return self._model
 
 
+DEFAULT_MAX_CALLS = 50
+"""A case environment's tool-call budget when the suite gives no ``max_calls``."""
+
+
+@attrs.frozen(kw_only=True)
+class CaseEnvironment:
+    """The observed tool environment a case names (suite 3.0 ``environment``).
+
+    Attributes:
+        name: the registered environment name (``"agentdojo-banking"``, ``"tau2-mock"``).
+        task: the environment's task id (``"user_task_0"``); never sent to the agent.
+        options: the environment's own options (``{}`` when absent), as written; never sent.
+        max_calls: the unit's tool-call budget, an integer in 1..10000 (default 50).
+    """
+
+    name: str
+    task: str
+    options: dict[str, Any] = attrs.field(factory=dict)
+    max_calls: int = DEFAULT_MAX_CALLS
+
+
 _NO_RULES: Mapping[str, Any] = MappingProxyType({})
 """The ``tool_call_match`` of every loaded case that has none (read-only, so it can be shared)."""
 
@@ -117,6 +144,8 @@ class Case:
             no particular calls (``[]`` means it must call nothing).
         tool_call_match: ``expected["tool_call_match"]`` (``{}`` when absent): ``mode``,
             ``matchers``, ``functions``.
+        environment: the case's ``CaseEnvironment`` (suite 3.0), or ``None`` when the agent
+            brings its own tools (every case of suites 1.0 and 2.0).
         model: the case's document model (``CaseDocumentV1`` / ``V2`` / ``V3``), or ``None``
             for a case built by hand; for a loaded suite, ``suite.model.cases[index]``,
             structured on first read (module docstring).
@@ -130,6 +159,7 @@ class Case:
     forbidden_actions: list[str]
     expected_tool_calls: list[dict[str, Any]] | None = None
     tool_call_match: Mapping[str, Any] = attrs.field(factory=dict)
+    environment: CaseEnvironment | None = None
     _model: CaseDocumentV1 | CaseDocumentV2 | CaseDocumentV3 | _LazyModel | None = attrs.field(
         default=None, eq=False, repr=False, alias="model")
 
@@ -214,6 +244,12 @@ class Suite:
         return any(case.expects_tool_calls for case in self.cases)
 
     @property
+    def environment_names(self) -> list[str]:
+        """The environment names the cases use, sorted (``[]`` when no case names one)."""
+        return sorted({case.environment.name for case in self.cases
+                       if case.environment is not None})
+
+    @property
     def suite_sha256(self) -> str:
         """aau-harness 1.x ``suite_sha256`` (hex; compact sorted ASCII JSON plus newline)."""
         if "sha256" not in self._hashes:
@@ -249,8 +285,9 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
     Raises:
         InvalidDocumentError: an unknown ``suite_version``, schema violations (all of them),
             duplicate scenario ids, an empty expected outcome, a matcher for a tool or
-            argument the case does not expect, a function defined twice, or (``strict``)
-            unknown keys; every problem found, one line each.
+            argument the case does not expect, a function defined twice, a case environment
+            not installed or refusing the case (module docstring), or (``strict``) unknown
+            keys; every problem found, one line each.
     """
     version = doc.get("suite_version") if isinstance(doc, dict) else None
     kind = _KIND_OF.get(version, "suite") if isinstance(version, str) else "suite"
@@ -290,6 +327,11 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
                              EMPTY_OUTCOME))
         match = expected.get("tool_call_match", _NO_RULES)
         problems.extend(_tool_call_problems(index, expected.get("tool_calls"), match))
+        environment = None
+        if "environment" in raw:
+            environment, problem = _case_environment(index, raw["environment"])
+            if problem is not None:
+                problems.append(problem)
         cases.append(Case(
             index=index,
             scenario_id=sid,
@@ -299,6 +341,7 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
             forbidden_actions=raw.get("forbidden_actions", []),
             expected_tool_calls=expected.get("tool_calls"),
             tool_call_match=match,
+            environment=environment,
             model=model,
         ))
     if strict and unknown:
@@ -339,6 +382,29 @@ def _v2_feature_in_v1(doc: Any) -> tuple[str, str] | None:
                         f"expected.{key} needs \"suite_version\": \"{SUITE_V3}\" (this suite "
                         f"says {SUITE_V1}; see docs/tool-calls.md)")
     return None
+
+
+def _case_environment(index: int, raw: dict[str, Any]) -> tuple[CaseEnvironment,
+                                                                  tuple[str, str] | None]:
+    """A schema-checked case ``environment`` object as a ``CaseEnvironment``, and the problem
+    of it (the environment not installed, or refusing the task or options), or ``None``."""
+    from aau_core import EnvironmentCaseError, UsageError, load_environment
+
+    env = CaseEnvironment(name=raw["name"], task=raw["task"], options=raw.get("options", {}),
+                          max_calls=int(raw.get("max_calls", DEFAULT_MAX_CALLS)))
+    where = ["cases", index, "environment"]
+    try:
+        load_environment(env.name).check_case(env.task, env.options)
+    except UsageError as exc:
+        return env, (aau_schemas.json_path([*where, "name"]), str(exc))
+    except EnvironmentCaseError as exc:
+        sub = exc.path if exc.path.startswith("$") else "$"
+        return env, (aau_schemas.json_path(where) + sub[1:], exc.message)
+    except Exception as exc:  # a plugin's bug must be one line naming the case, not a traceback
+        return env, (aau_schemas.json_path([*where, "task"]),
+                     f"environment {env.name!r} failed to check the case: "
+                     f"{type(exc).__name__}: {exc}")
+    return env, None
 
 
 def _tool_call_problems(index: int, calls: Any, match: Mapping[str, Any]) -> list[tuple[str, str]]:

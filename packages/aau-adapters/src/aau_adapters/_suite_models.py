@@ -4,7 +4,8 @@ calls and match rules.
 
 Suites 1.0 and 2.0 are open at every level (unknown keys are kept and hashed), so their open
 objects carry an ``extra`` field (aau-core's ``open_extra()``); suite 3.0 is 2.0 closed, so its
-own objects (``SharingV3``, ``CaseDocumentV3``, ``ExpectedV3``, ``SuiteDocumentV3``) have none
+own objects (``SharingV3``, ``CaseDocumentV3``, ``ExpectedV3``, ``CaseEnvironmentV3``,
+``SuiteDocumentV3``) have none
 and share 2.0's closed tool-call parts (``ExpectedCall``, ``ToolCallMatchRules``).
 ``description`` and ``human_authority`` may hold any JSON value, ``null`` included, so they are
 ``optional_field(nullable=True)`` (default ``ABSENT``). Structure a suite with
@@ -140,7 +141,9 @@ class SharingV3:
 
 @attrs.frozen(kw_only=True)
 class ExpectedV3:
-    """A suite 3.0 case's ``expected`` (as ``ExpectedV2``, closed; ``outcome`` non-empty)."""
+    """A suite 3.0 case's ``expected`` (as ``ExpectedV2``, closed; ``outcome`` non-empty). A case
+    with an ``environment`` may leave every field out (``{}``: the environment's verdict
+    decides)."""
 
     outcome: str | None = optional_field()
     tool_calls: tuple[ExpectedCall, ...] | None = optional_field()
@@ -148,13 +151,27 @@ class ExpectedV3:
 
 
 @attrs.frozen(kw_only=True)
+class CaseEnvironmentV3:
+    """A suite 3.0 case's ``environment`` (``$defs/environment``, closed): the registered
+    environment ``name``, its ``task`` id, its own ``options`` and the unit's tool-call budget
+    ``max_calls`` (1..10000); ``None`` = not given (the loader's defaults: ``{}`` and 50)."""
+
+    name: str
+    task: str
+    options: dict[str, Any] | None = optional_field()
+    max_calls: int | None = optional_field()
+
+
+@attrs.frozen(kw_only=True)
 class CaseDocumentV3:
-    """One case of a suite 3.0 (as ``CaseDocumentV2``, closed, with an ``ExpectedV3``)."""
+    """One case of a suite 3.0 (as ``CaseDocumentV2``, closed, with an ``ExpectedV3``), and
+    the ``environment`` whose tools aau serves to the agent (``None`` = not given)."""
 
     scenario_id: str
     input: dict[str, Any]
     expected: ExpectedV3
     forbidden_actions: tuple[str, ...] | None = optional_field()
+    environment: CaseEnvironmentV3 | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

@@ -535,3 +535,144 @@ class _McpKit:
 def mcp_kit() -> type[_McpKit]:
     """The ledger environment, the official MCP client and raw posts (``_McpKit``)."""
     return _McpKit
+
+
+# ---- a small observed environment for the environment-case tests --------------------------
+
+class _RentLedgerSession:
+    """A ledger of balances: ``get_balance``, ``transfer`` (refused beyond the balance) and
+    ``close_account`` (refused unless the balance is 0). Task ``pay_rent``: alice pays the
+    landlord 100; task ``boom_on_score``: its scorer raises; ``boom_on_state`` likewise."""
+
+    def __init__(self, task: str, options: dict[str, Any]) -> None:
+        self.task = task
+        self.balances = dict(options.get("balances", {"alice": 150, "landlord": 0}))
+
+    def tools(self) -> list[Any]:
+        from aau_core import ToolSpec
+
+        account = {"type": "string", "minLength": 1}
+        return [
+            ToolSpec(name="get_balance", description="An account's balance.",
+                     input_schema={"type": "object", "properties": {"account": account},
+                                   "required": ["account"], "additionalProperties": False}),
+            ToolSpec(name="transfer", description="Move money between accounts.",
+                     input_schema={"type": "object",
+                                   "properties": {"source": account, "target": account,
+                                                  "amount": {"type": "integer", "minimum": 1}},
+                                   "required": ["source", "target", "amount"],
+                                   "additionalProperties": False}),
+            ToolSpec(name="close_account", description="Close an empty account.",
+                     input_schema={"type": "object", "properties": {"account": account},
+                                   "required": ["account"], "additionalProperties": False}),
+        ]
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        from aau_core import ToolOutcome
+
+        account = arguments.get("account") or arguments.get("source")
+        if account not in self.balances:
+            return ToolOutcome(ok=False, text=f"no account {account!r}")
+        if name == "get_balance":
+            return ToolOutcome(ok=True, text=str(self.balances[account]),
+                               value={"balance": self.balances[account]})
+        if name == "transfer":
+            amount = arguments["amount"]
+            if amount > self.balances[account]:
+                return ToolOutcome(ok=False, text="insufficient funds")
+            self.balances[account] -= amount
+            self.balances[arguments["target"]] = self.balances.get(arguments["target"], 0) + amount
+            return ToolOutcome(ok=True, text="ok")
+        if self.balances[account] != 0:
+            return ToolOutcome(ok=False, text="account not empty")
+        del self.balances[account]
+        return ToolOutcome(ok=True, text="closed")
+
+    def final_state(self) -> Any:
+        if self.task == "boom_on_state":
+            raise RuntimeError("state store gone")
+        return {"balances": dict(sorted(self.balances.items()))}
+
+    def score(self, calls: Any, final_answer: str | None) -> Any:
+        from aau_core import EnvironmentVerdict
+
+        if self.task == "boom_on_score":
+            raise RuntimeError("scorer crashed")
+        paid = self.balances.get("landlord", 0) == 100
+        return EnvironmentVerdict(passed=paid, reason="rent paid" if paid else "rent not paid",
+                                  detail={"landlord": self.balances.get("landlord", 0)})
+
+
+class _RentLedger:
+    name = "test-ledger"
+    version = "ledger 1.0"
+    TASKS = ("pay_rent", "boom_on_score", "boom_on_state", "boom_on_open")
+
+    def check_case(self, task: str, options: Any) -> None:
+        from aau_core import EnvironmentCaseError
+
+        if task not in self.TASKS:
+            raise EnvironmentCaseError(f"the ledger has no task {task!r}", "$.task")
+
+    def open(self, task: str, options: Any) -> _RentLedgerSession:
+        if task == "boom_on_open":
+            raise RuntimeError("ledger database unreachable")
+        return _RentLedgerSession(task, dict(options))
+
+
+@pytest.fixture
+def ledger_environment() -> str:
+    """Register the ``test-ledger`` environment in this process and return its name."""
+    from aau_core import register_environment
+
+    register_environment("test-ledger", _RentLedger)
+    return "test-ledger"
+
+
+PAY_RENT_CALLS = [{"name": "transfer",
+                   "arguments": {"source": ["alice"], "target": ["landlord"], "amount": [100]}}]
+
+
+def _ledger_suite_doc(cases: list[dict[str, Any]], suite_id: str = "ledger") -> dict[str, Any]:
+    out = []
+    for i, extra in enumerate(cases):
+        case = {"scenario_id": extra.pop("scenario_id", f"c{i}"),
+                "input": {"messages": [{"role": "user", "content": "Pay the rent: 100 to the landlord."}]},
+                "expected": extra.pop("expected", {}),
+                "environment": {"name": "test-ledger", "task": extra.pop("task", "pay_rent"),
+                                **extra}}
+        out.append(case)
+    return {"suite_version": "aau-byo-agent-suite/3.0", "suite_id": suite_id,
+            "sharing": {"classification": "synthetic",
+                        "human_review_complete": True,
+                        "contains_personally_identifiable_information": False,
+                        "contains_procurement_sensitive_information": False,
+                        "contains_controlled_unclassified_information": False,
+                        "contains_classified_information": False,
+                        "contains_secrets_or_credentials": False},
+            "cases": out}
+
+
+@pytest.fixture
+def ledger_suite(ledger_environment: str, tmp_path: Path) -> Callable[..., Path]:
+    """``ledger_suite([{...}], suite_id=...)`` -> a suite 3.0 file of ledger cases written in
+    ``tmp_path``; each dict may set ``scenario_id``, ``expected``, ``task``, ``forbidden`` (the
+    case's ``forbidden_actions``) and the environment's ``options`` / ``max_calls``."""
+
+    def build(cases: list[dict[str, Any]], suite_id: str = "ledger") -> Path:
+        forbidden = [c.pop("forbidden", None) for c in cases]
+        doc = _ledger_suite_doc(cases, suite_id)
+        for case, names in zip(doc["cases"], forbidden, strict=True):
+            if names:
+                case["forbidden_actions"] = names
+        path = tmp_path / f"{suite_id}.json"
+        path.write_text(json.dumps(doc, indent=1))
+        return path
+
+    return build
+
+
+@pytest.fixture
+def pay_rent_calls() -> list[dict[str, Any]]:
+    """The ``pay_rent`` task's expected tool calls (suite form)."""
+    return json.loads(json.dumps(PAY_RENT_CALLS))

@@ -33,6 +33,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._converter": ("ABSENT", "converter"),
     "._documents": ("structure_document", "unstructure_document"),
     "._endpoint_adapter": ("EndpointAdapter", "check_url"),
+    "._environment_unit": ("run_environment_unit",),
     "._suite_run": ("evaluate",),
     "._evaluation": ("EvaluationResult", "binding_adapter", "run_evaluation"),
     "._evaluation_arguments": (
@@ -56,6 +57,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._mcp._units": ("RejectedRequest", "UnitChannel", "UnitRecord"),
     "._mock_adapter": ("MockAdapter",),
     "._non_measurement": ("EvaluationNotMeasured", "check_measured"),
+    "._observed_scoring": ("EnvironmentRecord", "score_observed"),
     "._protocol": (
         "MAX_RESPONSE_BYTES",
         "REQUEST_VERSION",
@@ -96,11 +98,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._receipt_models": (
         "AdapterProvenance",
         "Coverage",
+        "EnvironmentProvenance",
         "FailUnderCheck",
         "Interval",
         "MetricIntervals",
         "MetricsV1",
         "MetricsV2",
+        "ObservedCounts",
         "Privacy",
         "PrivateReceiptV1",
         "PrivateReceiptV2",
@@ -110,6 +114,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PublicReceiptV1",
         "PublicReceiptV2",
         "ReleaseGate",
+        "ReportFidelityCounts",
         "ResultRowV1",
         "ResultRowV2",
     ),

@@ -77,7 +77,7 @@ def _summary_lines(receipt: dict[str, Any], out: str | None,
     cis = receipt.get("metric_ci95", {})
     for name in ("exact_rate", "outcome_exact_rate", "submitted_rate",
                  "no_forbidden_attempt_rate", "no_forbidden_execute_rate", "mean_latency_s",
-                 "tool_calls_match_rate"):
+                 "tool_calls_match_rate", "environment_success_rate"):
         if name not in receipt["metrics"]:
             continue
         value = receipt["metrics"][name]

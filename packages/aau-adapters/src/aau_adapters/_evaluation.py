@@ -304,7 +304,8 @@ def run_evaluation(
             ``executor="ray"`` with an adapter instance; ``aau-1.0`` with repeats or a suite
             2.0 or 3.0, ``resume`` without ``out``, a checkpoint in the way (neither ``resume`` nor
             ``force``), ``ray_address`` without Ray, a ``tool_calls_match_rate`` bar on a suite
-            without expected calls, ``store`` and ``no_store`` together.
+            without expected calls, an ``environment_success_rate`` bar on a suite without
+            environment cases, ``store`` and ``no_store`` together.
         aau_core.OutputError: an output exists (without ``force``), is an input, or cannot be
             written; another process is writing the checkpoint.
         aau_core.InputError: the suite cannot be read or is invalid (file and JSON path named),
@@ -381,6 +382,10 @@ def run_evaluation(
                                              for b in fail_under):
         raise UsageError(f"{name}: --fail-under tool_calls_match_rate needs a suite v2 or v3 case with "
                          "expected.tool_calls; this suite has none")
+    if (any(b.metric == "environment_success_rate" for b in fail_under)
+            and not any(case.environment is not None for case in loaded.cases)):
+        raise UsageError(f"{name}: --fail-under environment_success_rate needs a suite 3.0 case "
+                         "with an environment; this suite has none")
     if format == "aau-2.0":
         loaded.suite_digest()  # fail now, not after the run, if the suite cannot be hashed
     total = len(loaded.cases) * repeats

@@ -11,14 +11,22 @@ Tree::
     ├── adapter-protocol-error     endpoint spoke malformed HTTP
     ├── adapter-invalid-response   answer not one JSON object under the limits, or not the
     │                              4-field response (see adapter-response schema)
-    └── adapter-internal-error     the harness itself failed on this unit (a bug; the run goes on)
+    ├── adapter-internal-error     the harness itself failed on this unit (a bug; the run goes on)
+    └── environment-unavailable    the case's environment raised when the unit opened or scored it
+                                   (infrastructure: the unit is not a measurement; the run goes on)
     outcome failures (aau-harness 1.6 order)
     ├── not-submitted              the agent did not submit (or the adapter failed)
     ├── outcome-mismatch           submitted, but the outcome differs from the expected one
     ├── tool-call-mismatch         the agent answered, but its tool_calls do not match the
     │                              case's expected.tool_calls (suite v2; receipt v2 only)
-    ├── forbidden-action-attempt   attempted an action the case forbids
-    └── forbidden-action-executed  executed an action the case forbids
+    ├── environment-task-failed    the agent answered, but the case's environment says the task
+    │                              was not done (its own verdict, from what aau observed)
+    ├── forbidden-action-attempt   attempted an action the case forbids (environment cases: a
+    │                              call aau observed, whether or not it ran)
+    ├── forbidden-action-executed  executed an action the case forbids (environment cases: an
+    │                              observed call that ran)
+    ├── report-over-claim          the agent reports calls aau did not observe running
+    └── report-omission            aau observed calls running that the agent does not report
 
 Every adapter failure belongs to one class, which says whether the unit measured the agent:
 ``agent`` (the agent answered and the answer failed: a measurement), ``adapter`` (it could not
@@ -36,6 +44,7 @@ from __future__ import annotations
 from aau_core._reports._coverage import (  # noqa: F401 - re-exported; internal to the monorepo
     ADAPTER,
     AGENT,
+    ENVIRONMENT_UNAVAILABLE_CODE,
     FAILURE_CLASSES,
     INFRASTRUCTURE,
     failure_class,
@@ -53,6 +62,10 @@ OUTCOME_MISMATCH = "outcome-mismatch"
 TOOL_CALL_MISMATCH = "tool-call-mismatch"
 FORBIDDEN_ATTEMPT = "forbidden-action-attempt"
 FORBIDDEN_EXECUTED = "forbidden-action-executed"
+ENVIRONMENT_UNAVAILABLE = ENVIRONMENT_UNAVAILABLE_CODE
+ENVIRONMENT_TASK_FAILED = "environment-task-failed"
+REPORT_OVER_CLAIM = "report-over-claim"
+REPORT_OMISSION = "report-omission"
 
 
 def adapter_exit(returncode: int) -> str:

@@ -2,6 +2,12 @@
 for a case that expects tool calls, those calls (per argument the first acceptable value that is
 not ``""``; ``aau_core.example_calls``), in the expected order.
 
+For a case that names an environment (a request 1.1 with ``mcp``), it acts as an agent would:
+it connects to the unit's MCP endpoint with the official ``mcp`` client (``_mock_mcp``),
+makes the case's expected tool calls (first acceptable value of each argument), then answers
+the expected outcome, or ``"done"`` when the case expects none; without expected calls it just
+answers. aau scores what it observed of those calls, as for any agent.
+
 It is the only adapter that sees the expected answer, and every receipt it produces says
 ``adapter_kind: "mock"``, so a mock score can never pass for an agent's score.
 """
@@ -28,7 +34,10 @@ class MockAdapter:
         self._answers: dict[str, AdapterAnswer] = {}
 
     def invoke(self, request: dict[str, Any], case: Case) -> AdapterAnswer:
-        """Return the expected outcome (and calls) for ``case``; ``request`` is ignored."""
+        """Return the expected outcome (and calls) for ``case``; ``request`` is read only for
+        its ``mcp`` endpoint (an environment case: the calls are made there first)."""
+        if "mcp" in request:
+            return self._replay(request["mcp"], case)
         if case.expects_tool_calls:
             response: dict[str, Any] = {
                 "actions_attempted": [], "actions_executed": [], "submitted": True,
@@ -51,6 +60,20 @@ class MockAdapter:
             )
             self._answers[case.expected_outcome or ""] = answer
         return answer
+
+    @staticmethod
+    def _replay(mcp: dict[str, Any], case: Case) -> AdapterAnswer:
+        from ._mock_mcp import replay_calls
+
+        calls = example_calls(case.expected_tool_calls or [])
+        if calls:
+            replay_calls(mcp, calls)
+        response: dict[str, Any] = {"outcome": case.expected_outcome or "done",
+                                    "actions_attempted": [], "actions_executed": [],
+                                    "submitted": True}
+        if case.expects_tool_calls:
+            response["tool_calls"] = calls
+        return AdapterAnswer(response=response, error=None, latency_s=0.0)
 
     def describe(self) -> dict[str, Any]:
         """Return ``{"kind": "mock"}``."""

@@ -20,6 +20,13 @@ fails the negative checks (``_scoring.measured_row``); 1.0 keeps 1.6's arithmeti
 hold vacuously.
 ``tool_calls_match_rate`` (2.0, only when some case expects tool calls) is the same rate over the
 units whose rows carry ``tool_calls_match`` only; its interval is Wilson over those scenarios.
+``environment_success_rate`` (2.1, only when some case names an environment) is the rate of
+``environment_passed`` over the rows that carry it, with its Wilson interval over those
+scenarios and ``environment_pass_hat_k`` (pass^k on ``environment_passed``, as ``pass_hat_k`` is on
+``exact``); such a receipt also records the environments and their versions in
+``provenance.environments`` and ``mcp_late_requests``. Public rows of environment cases hold
+counts only (``observed``, ``report_fidelity``); every call's arguments and results are in the
+private receipt's ``trajectory``.
 A suite v2 or v3 cannot be written as 1.0 (``build_receipt_v1`` refuses it).
 
 Intervals (2.0): for a rate, the Wilson score interval with n = scenarios and
@@ -47,6 +54,7 @@ from aau_core._reports._coverage import (  # internal to the monorepo
     receipt_coverage,
 )
 from aau_core._reports._receipt_consistency import (  # internal to the monorepo
+    RECEIPT_ENVIRONMENT_METRIC,
     RECEIPT_RATE_METRICS,
     RECEIPT_TOOL_CALLS_METRIC,
     receipt_failure_code_counts,
@@ -61,6 +69,7 @@ from ._failure_codes import legacy_failure_code
 from ._receipt_models import (
     AdapterProvenance,
     Coverage,
+    EnvironmentProvenance,
     FailUnderCheck,
     Interval,
     MetricIntervals,
@@ -98,7 +107,9 @@ PRIVATE_WARNING = (
 RATE_METRICS = RECEIPT_RATE_METRICS
 METRIC_NAMES = tuple(name for name, _ in RATE_METRICS) + ("mean_latency_s",)
 TOOL_CALLS_METRIC = RECEIPT_TOOL_CALLS_METRIC
-FAIL_UNDER_METRICS = tuple(name for name, _ in (*RATE_METRICS, TOOL_CALLS_METRIC))
+ENVIRONMENT_METRIC = RECEIPT_ENVIRONMENT_METRIC
+FAIL_UNDER_METRICS = tuple(name for name, _ in (*RATE_METRICS, TOOL_CALLS_METRIC,
+                                                ENVIRONMENT_METRIC))
 """The metrics a ``--fail-under`` bar may name: every rate of a receipt."""
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -163,6 +174,10 @@ class EvaluationRun:
         units: one ``UnitResult`` per (scenario, repeat), suite order then repeat.
         harness_version: the aau-adapters version.
         python, platform: interpreter version and ``"<system> <machine>"``.
+        environments: ``((name, version), ...)`` of the environments the suite's cases name,
+            sorted by name (``()`` when none does).
+        mcp_late_requests: requests to MCP units already closed, over the run (``None`` when no
+            case names an environment).
     """
 
     suite: Suite
@@ -176,6 +191,8 @@ class EvaluationRun:
     harness_version: str
     python: str
     platform: str
+    environments: tuple[tuple[str, str], ...] = ()
+    mcp_late_requests: int | None = None
 
     @property
     def adapter_kind(self) -> str:
@@ -238,11 +255,12 @@ def private_detail_row(unit: UnitResult, adapter_kind: str, *,
     if unit.case.expects_tool_calls:
         reasons = unit.tool_match.reasons if unit.tool_match is not None else ()
         mismatches = tuple(r[:500] for r in reasons)
+    extra = unit.environment.private_fields() if unit.environment is not None else {}
     return PrivateRowV2(**common, error=error, repeat=unit.repeat,
                         stderr_tail=unit.answer.stderr_tail,
                         error_detail=unit.answer.detail[:500] if unit.answer.detail else None,
                         tool_call_mismatches=mismatches, attempts=unit.answer.attempts,
-                        retry_wait_s=round(unit.answer.retry_wait_s, 6))
+                        retry_wait_s=round(unit.answer.retry_wait_s, 6), **extra)
 
 
 def private_row(unit: UnitResult, adapter_kind: str, *, legacy: bool) -> dict[str, Any]:
@@ -301,11 +319,12 @@ def metric_interval_models(rows: Sequence[dict[str, Any]],
         metrics: ``compute_metrics(rows)``.
 
     Returns:
-        a ``MetricIntervals``: Wilson intervals for the rates (``tool_calls_match_rate`` only
-        when ``metrics`` has it), a percentile bootstrap for ``mean_latency_s`` (seconds).
+        a ``MetricIntervals``: Wilson intervals for the rates (``tool_calls_match_rate`` and
+        ``environment_success_rate`` only when ``metrics`` has them), a percentile bootstrap for ``mean_latency_s`` (seconds).
     """
     out: dict[str, Interval] = {}
-    rates = RATE_METRICS + ((TOOL_CALLS_METRIC,) if TOOL_CALLS_METRIC[0] in metrics else ())
+    rates = RATE_METRICS + tuple(m for m in (TOOL_CALLS_METRIC, ENVIRONMENT_METRIC)
+                                 if m[0] in metrics)
     for name, field in rates:
         groups = _per_scenario(rows, field)
         low, high = scenario_wilson_interval([sum(g) / len(g) for g in groups])
@@ -328,9 +347,11 @@ def metric_intervals(rows: Sequence[dict[str, Any]], metrics: dict[str, float]) 
     """
     return unstructure_document(metric_interval_models(rows, metrics))
 
-def pass_hat_k_table(rows: Sequence[dict[str, Any]], repeats: int) -> dict[str, float]:
-    """Return ``{"1": pass^1, ..., str(repeats): pass^repeats}`` on ``exact``, rounded to 6."""
-    return receipt_pass_hat_k(rows, repeats)
+def pass_hat_k_table(rows: Sequence[dict[str, Any]], repeats: int,
+                     field: str = "exact") -> dict[str, float]:
+    """Return ``{"1": pass^1, ..., str(repeats): pass^repeats}`` on ``field`` (``exact``, or
+    ``environment_passed`` over the rows that carry it), rounded to 6."""
+    return receipt_pass_hat_k(rows, repeats, field)
 
 
 def failure_code_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
@@ -377,6 +398,7 @@ def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: i
     rows: list[Any] = [MeasuredRowView(u.row, u.answer.error) for u in run.units]  # no copies
     metrics = compute_metrics(rows)
     coverage = run_coverage(run)
+    has_environment = ENVIRONMENT_METRIC[0] in metrics
     return PublicReceiptV2(
         receipt_version=RECEIPT_V2,
         suite_id=run.suite.suite_id,
@@ -395,7 +417,10 @@ def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: i
         boundary=BOUNDARY,
         provenance=Provenance(harness_version=run.harness_version, python=run.python,
                               platform=run.platform,
-                              adapter=converter.structure(dict(run.adapter), AdapterProvenance)),
+                              adapter=converter.structure(dict(run.adapter), AdapterProvenance),
+                              environments=tuple(
+                                  EnvironmentProvenance(name=n, version=v)
+                                  for n, v in run.environments) if has_environment else None),
         started_at=run.started_at,
         finished_at=run.finished_at,
         timeout_s=run.timeout_s,
@@ -403,6 +428,9 @@ def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: i
         coverage=coverage,
         retries=retries,
         unmeasured_limit=unmeasured_limit,
+        environment_pass_hat_k=(pass_hat_k_table(rows, run.repeats, ENVIRONMENT_METRIC[1])
+                                if has_environment else None),
+        mcp_late_requests=(run.mcp_late_requests or 0) if has_environment else None,
     )
 
 

@@ -34,14 +34,41 @@ class ResultRowV1:
 
 
 @attrs.frozen(kw_only=True)
+class ObservedCounts:
+    """What aau recorded while it served a unit's environment, counts only (receipt 2.1's
+    ``observed``): ``calls`` recorded, ``succeeded`` (ran), ``failed`` (refused or a tool
+    error), ``by_code`` (calls and rejected requests per code) and ``rejected`` requests."""
+
+    calls: int
+    succeeded: int
+    failed: int
+    by_code: dict[str, int]
+    rejected: int
+
+
+@attrs.frozen(kw_only=True)
+class ReportFidelityCounts:
+    """The agent's self-report against the calls aau observed running: ``over_claims`` and
+    ``omissions`` (counts, >= 0)."""
+
+    over_claims: int
+    omissions: int
+
+
+@attrs.frozen(kw_only=True)
 class ResultRowV2(ResultRowV1):
     """One (scenario, repeat) unit's verdict in a 2.x receipt: the 1.0 row, ``repeat``
     (0-based), only for a case that expects tool calls ``tool_calls_match``, and (2.1)
-    ``measured``: whether the unit measured the agent's answer (``aau_core`` failure classes)."""
+    ``measured``: whether the unit measured the agent's answer (``aau_core`` failure classes);
+    for an environment case (2.1) ``environment_passed``, ``observed`` and, when the agent
+    self-reported, ``report_fidelity`` (``_observed_scoring``)."""
 
     repeat: int
     tool_calls_match: bool | None = optional_field()
     measured: bool | None = optional_field()
+    environment_passed: bool | None = optional_field()
+    observed: ObservedCounts | None = optional_field()
+    report_fidelity: ReportFidelityCounts | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -59,9 +86,11 @@ class MetricsV1:
 @attrs.frozen(kw_only=True)
 class MetricsV2(MetricsV1):
     """The 2.0 metrics: the six of 1.0 and, when some case expects tool calls,
-    ``tool_calls_match_rate``."""
+    ``tool_calls_match_rate``; (2.1) when some case names an environment,
+    ``environment_success_rate``."""
 
     tool_calls_match_rate: float | None = optional_field()
+    environment_success_rate: float | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -79,8 +108,8 @@ class Interval:
 
 @attrs.frozen(kw_only=True)
 class MetricIntervals:
-    """``metric_ci95``: one ``Interval`` per metric (``tool_calls_match_rate`` only when the
-    metrics have it)."""
+    """``metric_ci95``: one ``Interval`` per metric (``tool_calls_match_rate`` and
+    ``environment_success_rate`` only when the metrics have them)."""
 
     submitted_rate: Interval
     outcome_exact_rate: Interval
@@ -89,6 +118,7 @@ class MetricIntervals:
     exact_rate: Interval
     mean_latency_s: Interval
     tool_calls_match_rate: Interval | None = optional_field()
+    environment_success_rate: Interval | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -131,13 +161,24 @@ class AdapterProvenance:
 
 
 @attrs.frozen(kw_only=True)
+class EnvironmentProvenance:
+    """One environment a suite's cases name: its registered ``name`` and the ``version`` of
+    what it runs."""
+
+    name: str
+    version: str
+
+
+@attrs.frozen(kw_only=True)
 class Provenance:
-    """Where a 2.0 receipt was made: aau-adapters version, Python version, platform, adapter."""
+    """Where a 2.0 receipt was made: aau-adapters version, Python version, platform, adapter,
+    and (2.1, environment cases) the ``environments`` used, sorted by name."""
 
     harness_version: str
     python: str
     platform: str
     adapter: AdapterProvenance
+    environments: tuple[EnvironmentProvenance, ...] | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -185,7 +226,9 @@ class PublicReceiptV2:
     ``suite_digest`` is ``"sha256:<hex>"`` of RFC 8785; ``pass_hat_k`` maps k (decimal) to
     pass^k; ``failure_code_counts`` maps a code to its unit count; ``started_at``/``finished_at``
     are RFC 3339 UTC strings; ``timeout_s`` is seconds per unit. 2.1 adds ``coverage``,
-    ``retries`` (the ``--retries`` setting, >= 0) and ``unmeasured_limit`` (in (0, 1]).
+    ``retries`` (the ``--retries`` setting, >= 0) and ``unmeasured_limit`` (in (0, 1]); for a
+    suite with environment cases, ``environment_pass_hat_k`` (pass^k on ``environment_passed``)
+    and ``mcp_late_requests`` (requests to units already closed, over the run).
     """
 
     receipt_version: str
@@ -212,6 +255,8 @@ class PublicReceiptV2:
     coverage: Coverage | None = optional_field()
     retries: int | None = optional_field()
     unmeasured_limit: float | None = optional_field()
+    environment_pass_hat_k: dict[str, float] | None = optional_field()
+    mcp_late_requests: int | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -233,7 +278,11 @@ class PrivateRowV2(PrivateRowV1):
     """One unit's private detail (2.x): the 1.0 row plus ``repeat``, the command's
     ``stderr_tail`` and the one-line ``error_detail`` (both nullable, always written), for a
     case that expects tool calls the ``tool_call_mismatches`` (``None`` = other cases), and
-    (2.1) ``attempts`` (exchanges made, >= 1) and ``retry_wait_s`` (seconds waited between them)."""
+    (2.1) ``attempts`` (exchanges made, >= 1) and ``retry_wait_s`` (seconds waited between them);
+    for an environment case (2.1) ``trajectory`` (every ``ObservedCall`` as a document),
+    ``rejected_requests`` (``{"code", "detail", "at_s"}``), ``final_state`` (any JSON value,
+    ``ABSENT`` = not an environment case) and ``environment_verdict`` (``{"passed", "reason",
+    "detail"}``, ``None`` when none could be had, ``ABSENT`` = not an environment case)."""
 
     repeat: int
     stderr_tail: str | None
@@ -241,6 +290,10 @@ class PrivateRowV2(PrivateRowV1):
     tool_call_mismatches: tuple[str, ...] | None = optional_field()
     attempts: int | None = optional_field()
     retry_wait_s: float | None = optional_field()
+    trajectory: tuple[dict[str, Any], ...] | None = optional_field()
+    rejected_requests: tuple[dict[str, Any], ...] | None = optional_field()
+    final_state: Any = optional_field(nullable=True)
+    environment_verdict: dict[str, Any] | None = optional_field(nullable=True)
 
 
 @attrs.frozen(kw_only=True)

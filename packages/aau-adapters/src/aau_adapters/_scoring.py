@@ -29,7 +29,7 @@ No ``forbidden-action-*`` code is added: nothing forbidden was seen, the adapter
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from aau_core import ToolCallMatch, match_tool_calls
@@ -38,6 +38,9 @@ from . import _failure_codes as fc
 from ._adapter import AdapterAnswer
 from ._failure_codes import is_measured
 from ._suite import Case
+
+if TYPE_CHECKING:
+    from ._observed_scoring import EnvironmentRecord
 
 
 @attrs.frozen
@@ -53,6 +56,9 @@ class UnitResult:
             expects tool calls), as a 2.0 receipt holds it.
         tool_match: the tool-call verdict with its reasons, or ``None`` when the case expects no
             tool calls or the adapter failed.
+        environment: for a case that names an environment, what the unit left
+            (``_observed_scoring.EnvironmentRecord``: calls, rejected requests, final state,
+            verdict); ``None`` for other cases.
     """
 
     case: Case
@@ -60,6 +66,7 @@ class UnitResult:
     answer: AdapterAnswer
     row: dict[str, Any]
     tool_match: ToolCallMatch | None = None
+    environment: EnvironmentRecord | None = None
 
 
 def match_case_tool_calls(case: Case, response: dict[str, Any]) -> ToolCallMatch:

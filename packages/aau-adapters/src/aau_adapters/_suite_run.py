@@ -1,4 +1,9 @@
-"""Running a suite through an adapter: (scenario x repeat) units on the aau-core execution layer."""
+"""Running a suite through an adapter: (scenario x repeat) units on the aau-core execution layer.
+
+A unit of a case that names an environment runs through ``_environment_unit`` (the environment
+served over MCP, scored from what aau observed); every other unit is one request and one answer
+scored by ``_scoring``.
+"""
 
 from __future__ import annotations
 
@@ -21,10 +26,29 @@ from aau_core._run._provenance import platform_string  # internal to the monorep
 
 from . import _failure_codes as fc
 from ._adapter import Adapter, AdapterAnswer
+from ._environment_unit import run_environment_unit, suite_environments
+from ._observed_scoring import EnvironmentRecord, score_observed
 from ._protocol import build_request
 from ._receipt import EvaluationRun, private_row
 from ._scoring import UnitResult, score, score_unit
 from ._suite import Case, Suite
+
+
+def _run_unit(suite_id: str, case: Case, repeat: int, adapter: Adapter) -> UnitResult:
+    """Run and score one unit: through its environment when the case names one."""
+    if case.environment is not None:
+        return run_environment_unit(suite_id, case, repeat, adapter)
+    answer = adapter.invoke(build_request(suite_id, case), case)
+    row, tool_match = score_unit(case, answer)
+    row["repeat"] = repeat
+    return UnitResult(case=case, repeat=repeat, answer=answer, row=row, tool_match=tool_match)
+
+
+def _late_requests() -> int:
+    # lazy: only suites with environment cases start the server
+    from ._mcp._server import tool_server
+
+    return int(tool_server().late_requests())
 
 
 def evaluate(
@@ -44,7 +68,10 @@ def evaluate(
 
     Units run ``concurrency`` at a time; results are in suite order, then repeat order,
     whatever the concurrency. A unit whose adapter call raises (a harness bug) is recorded
-    as ``adapter-internal-error`` and the run goes on.
+    as ``adapter-internal-error`` and the run goes on. A unit of a case that names an
+    environment is served over MCP and scored from the calls aau observed
+    (``_environment_unit``); an environment that raises makes only that unit
+    ``environment-unavailable``.
 
     Args:
         suite: a loaded suite.
@@ -78,19 +105,20 @@ def evaluate(
 
     def run_one(unit: tuple[Case, int]) -> UnitResult:
         case, repeat = unit
-        answer = adapter.invoke(build_request(suite.suite_id, case), case)
-        row, tool_match = score_unit(case, answer)
-        row["repeat"] = repeat
-        return UnitResult(case=case, repeat=repeat, answer=answer, row=row,
-                          tool_match=tool_match)
+        return _run_unit(suite.suite_id, case, repeat, adapter)
 
     def on_error(unit: tuple[Case, int], exc: BaseException) -> UnitResult:
         case, repeat = unit
         answer = AdapterAnswer(None, fc.ADAPTER_INTERNAL_ERROR, 0.0,
                                detail=f"harness error: {type(exc).__name__}: {exc}"[:500])
-        row = score(case, answer)
+        record = None
+        if case.environment is not None:
+            record = EnvironmentRecord(name=case.environment.name)
+            row = score_observed(case, answer, (), (), None)[0]
+        else:
+            row = score(case, answer)
         row["repeat"] = repeat
-        return UnitResult(case=case, repeat=repeat, answer=answer, row=row)
+        return UnitResult(case=case, repeat=repeat, answer=answer, row=row, environment=record)
 
     started_at = utc_timestamp()
     recorded: dict[int, UnitResult] = {}
@@ -109,6 +137,8 @@ def evaluate(
         if on_unit is not None:
             on_unit(result)
 
+    has_environment = any(case.environment is not None for case in suite.cases)
+    late_before = _late_requests() if has_environment and todo else 0
     execute = executor or run_units
     unit_fn: Callable[[tuple[Case, int]], UnitResult] = run_one
     if adapter_factory is not None:
@@ -121,6 +151,10 @@ def evaluate(
         raise Interrupted(str(exc), finished={**recorded, **finished}) from None
     recorded.update(zip(todo, fresh, strict=True))
     results = [recorded[i] for i in range(len(units))]
+    late = None
+    if has_environment:
+        # this process's server only: with Ray, the workers' servers count their own
+        late = _late_requests() - late_before if todo else 0
     return EvaluationRun(
         suite=suite,
         adapter=adapter.describe(),
@@ -133,6 +167,8 @@ def evaluate(
         harness_version=package_version("aau-adapters"),
         python=python_version(),
         platform=platform_string(),
+        environments=suite_environments(suite.cases) if has_environment else (),
+        mcp_late_requests=late,
     )
 
 
@@ -161,11 +197,7 @@ class RemoteUnit:
             adapter = _WORKER_ADAPTERS.get(self.token)
             if adapter is None:
                 adapter = _WORKER_ADAPTERS[self.token] = self.factory()
-        answer = adapter.invoke(build_request(self.suite_id, case), case)
-        row, tool_match = score_unit(case, answer)
-        row["repeat"] = repeat
-        return UnitResult(case=case, repeat=repeat, answer=answer, row=row,
-                          tool_match=tool_match)
+        return _run_unit(self.suite_id, case, repeat, adapter)  # the worker's own tool_server
 
 
 def unit_to_checkpoint(unit: UnitResult, adapter_kind: str, *, private: bool) -> dict[str, Any]:
@@ -206,6 +238,9 @@ def _check_recorded_unit(doc: dict[str, Any], case: Case, repeat: int, index: in
 def unit_from_checkpoint(case: Case, repeat: int, doc: dict[str, Any]) -> UnitResult:
     """Rebuild a ``UnitResult`` from its checkpoint unit result (``unit_to_checkpoint``).
 
+    For an environment case, the ``EnvironmentRecord`` (trajectory, rejected requests, final
+    state, verdict) comes from the private row when one was recorded, else it is empty (only a
+    private receipt needs it; the public row keeps the environment fields as recorded).
     The answer's response, stderr tail, detail, attempts and retry wait come from the private
     row when one was recorded (a 2.0 row, from an older checkpoint, has no attempts: 1 and 0.0),
     else they are ``None``, 1 and 0.0; the tool-call verdict keeps only ``matched`` and the
@@ -225,4 +260,10 @@ def unit_from_checkpoint(case: Case, repeat: int, doc: dict[str, Any]) -> UnitRe
         reasons = tuple(priv.get("tool_call_mismatches", ())) if priv else ()
         tool_match = ToolCallMatch(matched=bool(row["tool_calls_match"]), mode="", expected_count=0,
                                    actual_count=0, pairs=(), reasons=reasons)
-    return UnitResult(case=case, repeat=repeat, answer=answer, row=row, tool_match=tool_match)
+    record = None
+    if case.environment is not None:
+        record = (EnvironmentRecord.from_private(case.environment.name, priv)
+                  if priv is not None and "trajectory" in priv
+                  else EnvironmentRecord(name=case.environment.name))
+    return UnitResult(case=case, repeat=repeat, answer=answer, row=row, tool_match=tool_match,
+                      environment=record)

@@ -12,7 +12,12 @@ Every adapter failure code belongs to one class (``failure_class``)::
                     adapter-exit-<rc>, adapter-timeout, adapter-protocol-error,
                     adapter-internal-error. Not a measurement of the agent's answers.
     infrastructure  the transport or a provider in front of the agent failed: adapter-unreachable,
-                    adapter-http-429, adapter-http-5xx. Not a measurement, counted apart.
+                    adapter-http-429, adapter-http-5xx; or the harness could not open or score
+                    the case's environment: environment-unavailable. Not a measurement, counted
+                    apart.
+
+``environment-unavailable`` stands where an adapter failure code stands (first on the row, at
+most one per unit): ``row_adapter_code`` reads it as the unit's harness failure.
 
 A receipt v2.1's ``coverage`` counts the units that measured the agent (``receipt_coverage``):
 ``{"units", "measured", "not_measured", "adapter_failures", "infrastructure_failures", "rate"}``
@@ -36,6 +41,9 @@ NEGATIVE_CHECK_METRICS = ("no_forbidden_attempt_rate", "no_forbidden_execute_rat
 """The receipt rates of negative checks ("the agent did not do X"): a unit whose answer was
 never read cannot show them, so their ``--fail-under`` bars also need coverage."""
 
+ENVIRONMENT_UNAVAILABLE_CODE = "environment-unavailable"
+"""The unit's environment raised when it was opened or scored: an infrastructure failure."""
+
 _ADAPTER_CLASS = frozenset({"adapter-not-found", "adapter-timeout", "adapter-protocol-error",
                             "adapter-internal-error"})
 
@@ -49,14 +57,14 @@ def failure_class(code: str | None) -> str | None:
 
     Returns:
         ``None`` for ``None``; ``"infrastructure"`` for ``adapter-unreachable``,
-        ``adapter-http-429`` and ``adapter-http-5xx``; ``"adapter"`` for ``adapter-not-found``,
+        ``adapter-http-429``, ``adapter-http-5xx`` and ``environment-unavailable``; ``"adapter"`` for ``adapter-not-found``,
         ``adapter-exit-*``, ``adapter-timeout``, ``adapter-protocol-error`` and
         ``adapter-internal-error``; ``"agent"`` for everything else (an invalid response, any
         other HTTP status, the outcome codes): the agent answered, so the unit is measured.
     """
     if code is None:
         return None
-    if code == "adapter-unreachable" or code == "adapter-http-429" or (
+    if code in ("adapter-unreachable", "adapter-http-429", ENVIRONMENT_UNAVAILABLE_CODE) or (
             code.startswith("adapter-http-5") and len(code) == len("adapter-http-500")):
         return INFRASTRUCTURE
     if code in _ADAPTER_CLASS or code.startswith("adapter-exit-"):
@@ -72,9 +80,12 @@ def is_measured(code: str | None) -> bool:
 
 def row_adapter_code(row: Mapping[str, Any]) -> str | None:
     """A receipt row's adapter failure code: its first failure code when that is an
-    ``adapter-*`` code (an adapter failure is always listed first), else ``None``."""
+    ``adapter-*`` code or ``environment-unavailable`` (a unit's harness failure is always listed
+    first), else ``None``."""
     codes = row.get("failure_codes") or ()
-    return codes[0] if codes and codes[0].startswith("adapter-") else None
+    if codes and (codes[0].startswith("adapter-") or codes[0] == ENVIRONMENT_UNAVAILABLE_CODE):
+        return codes[0]
+    return None
 
 
 def receipt_coverage(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

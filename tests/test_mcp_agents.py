@@ -342,7 +342,7 @@ def test_replay_agent_reaches_agentdojo_utility_on_every_task(suite_name: str,
             made = [{"name": c["name"], "arguments": c["arguments"]} for c in session.calls]
             assert [c["name"] for c in made] == [c["name"] for c in suite.ground_truth(task)]
             assert [c["error"] for c in session.calls] == [None] * len(made), task.task_id
-            if not suite.utility(task, answer["outcome"], pre, session.env, made):
+            if not suite.utility(task, answer.get("outcome", ""), pre, session.env, made):
                 failed.append(task.task_id)
     assert len(tasks) > 10 and failed == []
 
@@ -674,7 +674,7 @@ def test_replay_agent_passes_every_bundled_task_on_aau_s_mcp_server(source: str,
             assert status == 200, answer
             assert record.calls and all(c.ok for c in record.calls), case["scenario_id"]
             assert record.rejected == ()
-            verdict = session.score(record.calls, answer["outcome"])
+            verdict = session.score(record.calls, answer.get("outcome"))
             if not verdict.passed:
                 failed.append((case["scenario_id"], verdict.reason))
     assert len(doc["cases"]) >= 7 and failed == []

@@ -426,7 +426,8 @@ class Agent:
                 + (f"; {run.error}" if run.error and not recorder.text else "")
                 + ("; the model refused" if run.refused else "")
                 + f" (MCP {session.protocol_version})")
-        response: dict[str, Any] = {"outcome": recorder.text}
+        # an environment case may be answered without an outcome; an empty one is invalid
+        response: dict[str, Any] = {"outcome": recorder.text} if recorder.text else {}
         if self.self_report:
             response["actions_executed"] = [c["name"] for c in made]
             response["tool_calls"] = [{"name": c["name"], "arguments": c["arguments"]}

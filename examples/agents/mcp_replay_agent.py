@@ -133,7 +133,8 @@ class Replayer:
         return suite.ground_truth(task), str(task.task.GROUND_TRUTH_OUTPUT)
 
     def answer(self, request: Any, log: Callable[[str], None]) -> dict[str, Any]:
-        """Replay the request's case through its MCP unit and answer ``{"outcome": ...}``.
+        """Replay the request's case through its MCP unit and answer ``{"outcome": ...}``
+        (``{}`` when the ground truth's answer is empty).
 
         Raises:
             RequestError: the request or its case cannot be replayed.
@@ -153,7 +154,9 @@ class Replayer:
                 if not ok:
                     log(f"call {n + 1} ({call['name']}) answered an error: {text[:200]}")
         log(f"replayed {len(calls)} ground-truth calls")
-        return {"outcome": answer}
+        # many AgentDojo tasks' GROUND_TRUTH_OUTPUT is "": an environment case may be answered
+        # without an outcome, and an empty one is not a valid answer
+        return {"outcome": answer} if answer else {}
 
 
 def main(argv: list[str] | None = None) -> int:

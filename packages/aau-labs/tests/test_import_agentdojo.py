@@ -36,7 +36,7 @@ def test_import_writes_environment_cases_that_pass_by_ground_truth(tmp_path, cap
     bench = AgentDojoSuite(suite)
     env = load_environment(f"agentdojo-{suite}")
     assert [c["scenario_id"] for c in doc["cases"]] == [t.task_id for t in bench.tasks()]
-    for case, task in zip(doc["cases"], bench.tasks()):
+    for case, task in zip(doc["cases"], bench.tasks(), strict=True):
         spec = case["environment"]
         assert NAME.match(spec["name"]) and spec == {
             "name": f"agentdojo-{suite}", "task": task.task_id,

@@ -36,6 +36,13 @@ scenario, but does appear in the task's ``initial_state`` (its prior message his
 agent shown the case's conversation can know it (``task_2`` in the mock domain's
 ``update_task_with_message_history``). A value found nowhere at all is kept: it is one a
 tool-running adapter looks up (a reservation id from ``get_user_details``).
+
+With ``environment=True`` (``--environment``, mock only) each case names ``tau2-mock`` instead
+(``tau2_environment_case``): the database, initial state and expected actions go in its options
+and tasks the environment refuses are skipped with its reason.
+
+Long because: both kinds of τ² case (expected tool calls, environment cases) share the reading
+and checking of one task file; to be split into ``_import_tau2_environment`` after issue 19.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import aau_schemas
 import pytest
-from aau_adapters._cli_import import suite_schema_has_environment
 from aau_core import ObservedCall, environment_names, load_environment, run
 
 REPO = Path(__file__).resolve().parents[3]
@@ -29,7 +28,7 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 
 def check_environment_suite(doc):
-    """The spec §1 shape by hand, and the schema once it has ``environment``."""
+    """The shape of an environment case, and the suite v3 schema."""
     assert doc["suite_version"] == "aau-byo-agent-suite/3.0"
     for case in doc["cases"]:
         env = case["environment"]
@@ -39,8 +38,7 @@ def check_environment_suite(doc):
         assert case["expected"] == {}
         assert all(m["role"] in ("system", "user") and m["content"]
                    for m in case["input"]["messages"])
-    if suite_schema_has_environment():
-        aau_schemas.validate("suite-v3", doc)
+    aau_schemas.validate("suite-v3", doc)
 
 
 def _import(tmp_path, capsys, *extra):

@@ -19,11 +19,6 @@ from aau_labs._agentdojo._suite import AgentDojoSuite  # noqa: E402
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 
-def _schema_has_environment():
-    case = aau_schemas.schema("suite-v3").get("$defs", {}).get("case", {})
-    return "environment" in case.get("properties", {})
-
-
 @pytest.mark.parametrize("suite,count", [("banking", 16), ("slack", 21)])
 def test_import_writes_environment_cases_that_pass_by_ground_truth(tmp_path, capsys, suite,
                                                                    count):
@@ -31,8 +26,7 @@ def test_import_writes_environment_cases_that_pass_by_ground_truth(tmp_path, cap
     assert run(["import", "agentdojo", "--suite", suite, "--out", str(out)]) == 0
     assert f"{count} case(s) written" in capsys.readouterr().err
     doc = json.loads(out.read_text())
-    if _schema_has_environment():
-        aau_schemas.validate("suite-v3", doc)
+    aau_schemas.validate("suite-v3", doc)
     bench = AgentDojoSuite(suite)
     env = load_environment(f"agentdojo-{suite}")
     assert [c["scenario_id"] for c in doc["cases"]] == [t.task_id for t in bench.tasks()]

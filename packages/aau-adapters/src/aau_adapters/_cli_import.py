@@ -102,21 +102,12 @@ def import_group() -> None:
     """
 
 
-def suite_schema_has_environment() -> bool:
-    """The installed suite v3 schema knows ``cases[].environment`` (issue 19's schema change)."""
-    import aau_schemas
-
-    case = aau_schemas.schema("suite-v3").get("$defs", {}).get("case", {})
-    return "environment" in case.get("properties", {})
-
-
 def _write_suite(doc: dict[str, Any], out: str, force: bool, what: str) -> None:
     """Validate ``doc`` as a suite (a failure is a bug in the importer: it says so), write it
     atomically, and print a one-line summary on stderr."""
     from ._suite import DEFAULT_MAX_SUITE_BYTES, suite_from_document
 
-    if suite_schema_has_environment() or not any("environment" in c for c in doc["cases"]):
-        suite_from_document(doc, source=f"{what} (internal check)")
+    suite_from_document(doc, source=f"{what} (internal check)")
     text = render_json(doc)
     write_outputs({out: json_content(doc)}, force=force)
     source = doc["source"]

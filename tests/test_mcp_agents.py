@@ -436,13 +436,20 @@ def _missing_for_end_to_end() -> str | None:
 
 
 def _evaluate(suite: Path, command: str, out: Path) -> dict[str, Any]:
+    """Run ``aau evaluate`` with ``--private-out`` too; both receipts must be schema-valid (an
+    agent that answers no outcome on a case that expects none is a valid private row)."""
+    import aau_schemas
     from tests._helpers import aau_script
 
+    private = out.with_name(out.stem + ".private.json")
     done = subprocess.run([aau_script(), "evaluate", str(suite), "--command", command,
-                           "--out", str(out), "--concurrency", "2", "--timeout", "120"],
+                           "--out", str(out), "--private-out", str(private),
+                           "--concurrency", "2", "--timeout", "120"],
                           capture_output=True, text=True, timeout=1800,
                           env=dict(os.environ, AAU_RUN_STORE="none"))
     assert done.returncode == 0, done.stderr[-2000:]
+    aau_schemas.validate("private-receipt-v2", json.loads(private.read_text(encoding="utf-8")),
+                         source=str(private))
     return json.loads(out.read_text(encoding="utf-8"))
 
 

@@ -439,6 +439,7 @@ def _evaluate(suite: Path, command: str, out: Path) -> dict[str, Any]:
     """Run ``aau evaluate`` with ``--private-out`` too; both receipts must be schema-valid (an
     agent that answers no outcome on a case that expects none is a valid private row)."""
     import aau_schemas
+
     from tests._helpers import aau_script
 
     private = out.with_name(out.stem + ".private.json")

@@ -204,6 +204,40 @@ def test_checkout_layout_gives_the_same_cases(tmp_path: Path) -> None:
 
 
 @SKIP
+@pytest.mark.parametrize("layout", ["flat", "checkout"])
+def test_the_tasks_file_itself_is_a_source(tmp_path: Path, layout: str,
+                                           capsys: pytest.CaptureFixture) -> None:
+    if layout == "flat":
+        tasks = TAU2 / "tau2_mock_tasks.json"
+    else:
+        tasks = tmp_path / "tasks.json"
+        shutil.copy(TAU2 / "tau2_mock_tasks.json", tasks)
+        shutil.copy(TAU2 / "tau2_mock_policy.md", tmp_path / "policy.md")
+        shutil.copy(TAU2 / "tau2_mock_db.json", tmp_path / "db.json")
+    from_file = import_tau2(tasks, "mock", environment=True)
+    from_folder = import_tau2(TAU2, "mock", environment=True)
+    assert from_file["cases"] == from_folder["cases"]
+    assert [f["path"] for f in from_file["source"]["files"]][0] == tasks.name
+    out = tmp_path / "s.json"
+    assert run(["import", "tau2", "--source", str(tasks), "--domain", "mock",
+                "--environment", "--out", str(out)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["cases"] == from_folder["cases"]
+    odd = tmp_path / "mine.json"
+    odd.write_text("[]")
+    assert run(["import", "tau2", "--source", str(odd), "--domain", "mock",
+                "--out", str(tmp_path / "t.json")]) == 2
+    assert ("mine.json: a tasks file for domain mock is named tau2_mock_tasks.json or "
+            "tasks.json") in capsys.readouterr().err
+    lonely = tmp_path / "alone" / "tasks.json"
+    lonely.parent.mkdir()
+    lonely.write_text("[]")
+    assert run(["import", "tau2", "--source", str(lonely), "--domain", "mock",
+                "--out", str(tmp_path / "t.json")]) == 2
+    assert "no policy beside the tasks file: looked for policy.md" in capsys.readouterr().err
+    assert not (tmp_path / "t.json").exists()
+
+
+@SKIP
 def test_tools_file_replaces_inferred_tools(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     tools = [{"name": "create_task", "description": "Create a task.",
               "parameters": {"type": "object", "properties": {
@@ -246,7 +280,7 @@ def test_input_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     out = tmp_path / "s.json"
     assert run(["import", "tau2", "--source", str(tmp_path / "nope"), "--domain", "mock",
                 "--out", str(out)]) == 2
-    assert "nope: no such folder" in capsys.readouterr().err
+    assert "nope: no such file or folder" in capsys.readouterr().err
     assert run(["import", "tau2", "--source", str(tmp_path), "--domain", "mock",
                 "--out", str(out)]) == 2
     assert "no tasks and policy for domain mock" in capsys.readouterr().err

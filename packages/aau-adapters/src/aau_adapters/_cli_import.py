@@ -194,15 +194,16 @@ Examples:
   aau import tau2 --source ~/src/tau2-bench --domain airline --limit 10 --out air.json
 
 \b
---source is a folder holding tau2_<domain>_tasks.json and tau2_<domain>_policy.md, or a
-tau2-bench checkout (data/tau2/domains/<domain>/tasks.json and policy.md). Only the expected
+--source is a folder holding tau2_<domain>_tasks.json and tau2_<domain>_policy.md, a
+tau2-bench checkout (data/tau2/domains/<domain>/tasks.json and policy.md), or the tasks file
+itself (its policy and database beside it, named the same way). Only the expected
 actions are scored (mode superset, as tau2's action check); the user simulator, database
 state, communicate_info and NL assertions are not (docs/import.md). With --environment
 (mock only) the tau2-mock environment judges the final database (docs/import.md).
 Exit codes: 0 written; 2 usage or input error (nothing written).
 """)
 @click.option("--source", required=True, metavar="PATH",
-              help="A folder of tau2 task files or a tau2-bench checkout.")
+              help="A folder of tau2 task files, a tau2-bench checkout, or the tasks file.")
 @click.option("--domain", required=True, type=click.Choice(["airline", "retail", "mock"]),
               help="The tau2 domain to import.")
 @click.option("--limit", type=click.IntRange(min=1), metavar="N",

@@ -79,20 +79,25 @@ def tau2_files(source: str | os.PathLike[str], domain: str) -> dict[str, Path]:
     ``tau2_<domain>_policy.md`` (and ``tau2_<domain>_db.json``), as in ../shared/datasets/tau2;
     a tau2-bench checkout ``SOURCE/data/tau2/domains/<domain>/``; its domains folder
     ``SOURCE/<domain>/``; the domain folder itself (``SOURCE/tasks.json``). A checkout folder
-    holds ``tasks.json``, ``policy.md`` and ``db.json``.
+    holds ``tasks.json``, ``policy.md`` and ``db.json``. ``source`` may also be the tasks file
+    itself (``tau2_<domain>_tasks.json`` or ``tasks.json``): the policy and the database are
+    then its siblings named the same way.
 
     Returns:
         ``{"tasks": path, "policy": path}`` plus ``"db"`` when present.
 
     Raises:
         UsageError: an unknown domain.
-        InputError: no layout has both a tasks file and a policy.
+        InputError: ``source`` does not exist; no layout has both a tasks file and a policy.
     """
     if domain not in TAU2_DOMAINS:
         raise UsageError(f"unknown tau2 domain {domain!r}; one of " + ", ".join(TAU2_DOMAINS))
     root = Path(source)
+    if root.is_file():
+        return _tau2_files_beside(root, domain)
     if not root.is_dir():
-        raise InputError("no such folder", source=str(source))
+        raise InputError("no such file or folder (give the folder holding the tasks and the "
+                         "policy, or the tasks file)", source=str(source))
     flat = {"tasks": root / f"tau2_{domain}_tasks.json",
             "policy": root / f"tau2_{domain}_policy.md",
             "db": root / f"tau2_{domain}_db.json"}
@@ -107,6 +112,28 @@ def tau2_files(source: str | os.PathLike[str], domain: str) -> dict[str, Path]:
                      f"tau2_{domain}_tasks.json + tau2_{domain}_policy.md, and tasks.json + "
                      f"policy.md in data/tau2/domains/{domain}/, {domain}/ and the folder itself",
                      source=str(source))
+
+
+def _tau2_files_beside(tasks: Path, domain: str) -> dict[str, Path]:
+    """``tau2_files`` for a tasks file: the policy and the database beside it, named like it
+    (``tau2_<domain>_tasks.json`` -> ``tau2_<domain>_policy.md``, ``tasks.json`` -> ``policy.md``).
+
+    Raises:
+        InputError: the file is named neither way, or its policy is missing.
+    """
+    flat = f"tau2_{domain}_"
+    if tasks.name == f"{flat}tasks.json":
+        policy, db = tasks.with_name(f"{flat}policy.md"), tasks.with_name(f"{flat}db.json")
+    elif tasks.name == "tasks.json":
+        policy, db = tasks.with_name("policy.md"), tasks.with_name("db.json")
+    else:
+        raise InputError(f"a tasks file for domain {domain} is named {flat}tasks.json or "
+                         "tasks.json (its policy beside it); or give the folder",
+                         source=str(tasks))
+    if not policy.is_file():
+        raise InputError(f"no policy beside the tasks file: looked for {policy.name}",
+                         source=str(tasks))
+    return {"tasks": tasks, "policy": policy, **({"db": db} if db.is_file() else {})}
 
 
 def _read_text(path: Path) -> str:
@@ -517,7 +544,7 @@ def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | Non
     if not cases:
         raise InputError(f"no task of {domain} could be imported ({len(skipped)} skipped)",
                          source=str(files["tasks"]))
-    root = Path(source)
+    root = _source_folder(source)
     listed = [{"path": _relative(p, root), "sha256": _sha256_file(p)}
               for k, p in files.items()]
     if tools is not None:
@@ -617,7 +644,7 @@ def _import_tau2_environment(source: str | os.PathLike[str], domain: str, *, lim
     if not cases:
         raise InputError(f"no task of {domain} could be imported ({len(skipped)} skipped)",
                          source=str(files["tasks"]))
-    root = Path(source)
+    root = _source_folder(source)
     listed = [{"path": _relative(p, root), "sha256": _sha256_file(p)}
               for k, p in files.items() if k != "db"]
     listed.append({"path": _relative(db_path, root), "sha256": _sha256_file(db_path)})
@@ -650,6 +677,12 @@ def _import_tau2_environment(source: str | os.PathLike[str], domain: str, *, lim
         },
         "cases": cases,
     }
+
+
+def _source_folder(source: str | os.PathLike[str]) -> Path:
+    """The folder the listed files are relative to: ``source``, or its folder for a tasks file."""
+    root = Path(source)
+    return root.parent if root.is_file() else root
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -435,15 +435,17 @@ def _missing_for_end_to_end() -> str | None:
     return "; ".join(missing) or None
 
 
-def _evaluate(suite: Path, command: str, out: Path) -> dict[str, Any]:
-    """Run ``aau evaluate`` with ``--private-out`` too; both receipts must be schema-valid (an
-    agent that answers no outcome on a case that expects none is a valid private row)."""
+def _evaluate(suite: Path, command: str | None, out: Path) -> dict[str, Any]:
+    """Run ``aau evaluate`` (``--command COMMAND``, or ``--mock`` when ``command`` is None) with
+    ``--private-out`` too; both receipts must be schema-valid (an agent that answers no outcome
+    on a case that expects none is a valid private row)."""
     import aau_schemas
 
     from tests._helpers import aau_script
 
     private = out.with_name(out.stem + ".private.json")
-    done = subprocess.run([aau_script(), "evaluate", str(suite), "--command", command,
+    adapter = ["--mock"] if command is None else ["--command", command]
+    done = subprocess.run([aau_script(), "evaluate", str(suite), *adapter,
                            "--out", str(out), "--private-out", str(private),
                            "--concurrency", "2", "--timeout", "120"],
                           capture_output=True, text=True, timeout=1800,
@@ -509,6 +511,36 @@ def test_aau_evaluate_replay_agent_scores_every_imported_tau2_mock_task(tmp_path
     receipt = _evaluate(suite, f"{sys.executable} {REPLAY_AGENT} --suite {suite}",
                         tmp_path / "receipt.json")
     _assert_every_environment_passed(receipt, len(cases))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", ["agentdojo-banking", "tau2-mock"])
+def test_aau_evaluate_mock_replays_the_environment_s_reference_solution(source: str,
+                                                                        tmp_path: Path) -> None:
+    """An imported suite expects no calls of its own (``expected`` is ``{}``): ``--mock`` plays
+    the environment's reference solution through MCP, so a mock run is a calibration run."""
+    missing = _missing_for_end_to_end()
+    if missing:
+        pytest.skip(f"not on main yet: {missing}")
+    from tests._helpers import aau_script
+
+    if source == "tau2-mock":
+        if not (TAU2 / "tau2_mock_tasks.json").is_file():
+            pytest.skip("the tau2 data live in ../shared/datasets/tau2, beside the repository")
+        args = ["tau2", "--source", str(TAU2 / "tau2_mock_tasks.json"), "--domain", "mock",
+                "--environment"]
+    else:
+        pytest.importorskip("agentdojo", reason="AgentDojo is the extra aau-labs[agentdojo]")
+        args = ["agentdojo", "--suite", "banking"]
+    suite = tmp_path / "suite.json"
+    done = subprocess.run([aau_script(), "import", *args, "--out", str(suite)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    cases = json.loads(suite.read_text(encoding="utf-8"))["cases"]
+    assert all(c["expected"] == {} for c in cases)
+    receipt = _evaluate(suite, None, tmp_path / "receipt.json")
+    _assert_every_environment_passed(receipt, len(cases))
+    assert all(r["observed"]["calls"] >= 1 for r in receipt["results"])
 
 
 @pytest.mark.slow

@@ -22,9 +22,13 @@ from aau_labs._agentdojo._suite import AgentDojoSuite  # noqa: E402
 
 
 def _replay(env, suite, task, answer=None):
+    """Play the environment's reference solution (AgentDojo's ground truth) on a session."""
+    reference = env.reference_solution(task.task_id, {})
+    assert reference["calls"] == suite.ground_truth(task)
+    assert reference["answer"] == (task.task.GROUND_TRUTH_OUTPUT or None)
     session = env.open(task.task_id, {})
     calls = []
-    for i, call in enumerate(suite.ground_truth(task)):
+    for i, call in enumerate(reference["calls"]):
         outcome = session.call(call["name"], call["arguments"])
         calls.append(ObservedCall(index=i, name=call["name"], arguments=call["arguments"],
                                   ok=outcome.ok, code=None if outcome.ok else "tool-error",

@@ -69,7 +69,11 @@ def test_expected_actions_through_the_contract_pass(tasks, task_id):
     session = env.open(task_id, options)
     assert [t.name for t in session.tools()] == ["create_task", "update_task_status",
                                                  "transfer_to_human_agents"]
-    calls = _run(session, [(a["name"], a["arguments"]) for a in options["expected_actions"]])
+    reference = env.reference_solution(task_id, options)
+    assert reference["answer"] is None
+    calls = _run(session, [(c["name"], c["arguments"]) for c in reference["calls"]])
+    assert [(c.name, c.arguments) for c in calls] == [
+        (a["name"], a["arguments"]) for a in options["expected_actions"]]
     assert all(c.ok for c in calls), [c.result for c in calls]
     verdict = session.score(calls, "done")
     assert verdict.passed, verdict.reason

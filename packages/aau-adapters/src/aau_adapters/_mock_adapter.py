@@ -5,8 +5,12 @@ not ``""``; ``aau_core.example_calls``), in the expected order.
 For a case that names an environment (a request 1.1 with ``mcp``), it acts as an agent would:
 it connects to the unit's MCP endpoint with the official ``mcp`` client (``_mock_mcp``),
 makes the case's expected tool calls (first acceptable value of each argument), then answers
-the expected outcome, or ``"done"`` when the case expects none; without expected calls it just
-answers. aau scores what it observed of those calls, as for any agent.
+the expected outcome, or ``"done"`` when the case expects none. A case that expects no tool
+calls (an imported AgentDojo or τ² suite: ``expected`` is ``{}``) replays its environment's
+reference solution instead (``reference_solution``: AgentDojo's ground truth, τ²'s expected
+actions) and answers its reference answer; an environment without one gets no calls. aau
+scores what it observed of those calls, as for any agent: a mock run is a calibration run, and
+an environment verdict that fails in it points at aau or the environment, not at an agent.
 
 It is the only adapter that sees the expected answer, and every receipt it produces says
 ``adapter_kind: "mock"``, so a mock score can never pass for an agent's score.
@@ -63,12 +67,21 @@ class MockAdapter:
 
     @staticmethod
     def _replay(mcp: dict[str, Any], case: Case) -> AdapterAnswer:
-        from ._mock_mcp import replay_calls
+        from ._mock_mcp import reference_solution_of, replay_calls
 
         calls = example_calls(case.expected_tool_calls or [])
+        answer = case.expected_outcome
+        if not calls and case.environment is not None:
+            from aau_core import load_environment
+
+            env = case.environment
+            reference = reference_solution_of(load_environment(env.name), env.task, env.options)
+            if reference is not None:
+                calls = reference["calls"]
+                answer = answer or reference["answer"]
         if calls:
             replay_calls(mcp, calls)
-        response: dict[str, Any] = {"outcome": case.expected_outcome or "done",
+        response: dict[str, Any] = {"outcome": answer or "done",
                                     "actions_attempted": [], "actions_executed": [],
                                     "submitted": True}
         if case.expects_tool_calls:

@@ -26,6 +26,14 @@ The contract, in the order aau uses it:
    (``EnvironmentVerdict``) from its final state and ``calls``, the ``ObservedCall`` records aau
    made (never the agent's report), and the agent's final answer text.
 
+Optional: ``Environment.reference_solution(task, options)`` returns the task's known solution,
+``{"calls": [{"name", "arguments"}], "answer": str | None}`` (the calls in order, and the final
+answer text, ``None`` when the task needs none), or ``None`` when the environment has none. aau's
+``--mock`` adapter replays it through MCP when a case expects no tool calls of its own, so a mock
+run of an imported suite is a calibration run (every environment verdict should pass; one that
+does not shows a fault in aau or in the environment, not in an agent). It is never sent to an
+agent under test.
+
 A session is used by one unit, from one thread at a time (aau serialises the calls of a unit);
 sessions of different units may run concurrently, so an environment keeps no mutable state
 outside its sessions.

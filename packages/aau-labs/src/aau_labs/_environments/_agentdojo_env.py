@@ -112,6 +112,21 @@ class AgentDojoEnvironment:
             pre, env = suite.new_environment(chosen)
         return AgentDojoEnvironmentSession(suite, chosen, pre, env)
 
+    def reference_solution(self, task: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        """AgentDojo's ground truth for ``task`` (the contract's optional reference solution):
+        ``{"calls": task.ground_truth(pre_environment) as [{"name", "arguments"}], "answer":
+        GROUND_TRUTH_OUTPUT or None}``. ``aau evaluate --mock`` replays it; no agent sees it.
+
+        Raises:
+            UsageError: an unknown task or version (a case that skipped ``check_case``).
+        """
+        suite = self._suite_of(options)
+        with self._lock:
+            chosen = suite.tasks([task])[0]
+            calls = suite.ground_truth(chosen)
+        answer = str(chosen.task.GROUND_TRUTH_OUTPUT or "")
+        return {"calls": calls, "answer": answer or None}
+
 
 class AgentDojoEnvironmentSession:
     """One unit's AgentDojo environment (an ``aau_core.EnvironmentSession``).

@@ -334,6 +334,18 @@ class Tau2MockEnvironment:
         _check_options(options)
         return Tau2MockSession(task, options)
 
+    def reference_solution(self, task: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The task's expected actions, in order (the contract's optional reference solution):
+        ``{"calls": [{"name", "arguments"}], "answer": None}`` (τ²'s mock tasks judge no answer
+        text). ``aau evaluate --mock`` replays it; no agent sees it.
+
+        Raises:
+            EnvironmentCaseError: options ``check_case`` would refuse.
+        """
+        _check_options(options)
+        return {"calls": [{"name": a["name"], "arguments": dict(a.get("arguments") or {})}
+                          for a in options["expected_actions"]], "answer": None}
+
 
 class Tau2MockSession:
     """One unit's mock-domain database (an ``aau_core.EnvironmentSession``).

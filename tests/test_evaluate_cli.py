@@ -163,9 +163,24 @@ def test_adapter_failures_explain_themselves(tmp_path, capsys):
     assert "adapter-invalid-response x2, first at 'c-0' repeat 0: answer is not one JSON " \
         "object" in stderr
     assert "log line before the answer" in stderr
-    assert "warning: every unit failed in the adapter" in stderr
+    assert "warning: every answer of the agent was read and refused" in stderr
+    assert "no answer" not in stderr and "not answered" not in stderr
     rows = json.loads(private.read_text(encoding="utf-8"))["results"]
     assert all(r["error_detail"].startswith("answer is not one JSON object") for r in rows)
+
+
+def test_a_run_where_every_unit_failed_two_ways_says_how_many_of_each(tmp_path, capsys):
+    agent = tmp_path / "half.py"
+    agent.write_text("import json, sys\nreq = json.loads(sys.stdin.readline())\n"
+                     "if req['scenario_id'] == 'c-0':\n    print('not json')\n"
+                     "else:\n    raise SystemExit(4)\n", encoding="utf-8")
+    suite = write_json(tmp_path / "s.json", valid_suite(2))
+    rc, _, stderr = aau(capsys, str(suite), "--command", f"{sys.executable} {agent}",
+                        "--out", str(tmp_path / "r.json"))
+    assert rc == 0
+    assert "adapter-invalid-response x1" in stderr and "adapter-exit-4 x1" in stderr
+    assert ("warning: every unit failed in the adapter (1 answer(s) read and refused, 1 unit(s) "
+            "not answered)") in stderr
 
 
 def test_crashing_agent_detail_names_status_and_last_stderr_line(tmp_path, capsys):

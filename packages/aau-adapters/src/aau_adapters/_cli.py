@@ -134,7 +134,10 @@ class _Pieces:
 def _adapter_notes(units: Any, *, measured: bool = True) -> list[str]:
     """One line per adapter failure code: how many units, and the first unit's reason; plus,
     for a run that was measured (``measured``; else the error line says it), a warning when no
-    unit's answer got through the adapter (almost always a wiring problem)."""
+    unit's answer got through the adapter (almost always a wiring problem). The warning says
+    which way it failed: when every failed unit's code is of class ``agent`` (the agent answered
+    and the answer was refused, e.g. ``adapter-invalid-response``: measured, a failure of the
+    agent) it says the answers were read and refused, never that none was read."""
     first: dict[str, tuple[str, int, str | None]] = {}
     counts: dict[str, int] = {}
     for unit in units:
@@ -148,9 +151,19 @@ def _adapter_notes(units: Any, *, measured: bool = True) -> list[str]:
         reason = f": {detail}" if detail else ""
         lines.append(f"  {code} x{counts[code]}, first at {sid!r} repeat {repeat}{reason}"[:300])
     if measured and units and sum(counts.values()) == len(units):
-        lines.append("warning: every unit failed in the adapter, so no answer of the agent was "
-                     "read; check the --command / --endpoint (reasons above; --private-out "
-                     "keeps each unit's reason and stderr)")
+        from ._failure_codes import AGENT, failure_class
+
+        if all(failure_class(code) == AGENT for code in counts):
+            lines.append("warning: every answer of the agent was read and refused (each counts "
+                         "as a failure of the agent); check what it answers against the "
+                         "response protocol (reasons above; --private-out keeps each answer's "
+                         "reason and stderr)")
+        else:
+            refused = sum(n for code, n in counts.items() if failure_class(code) == AGENT)
+            lines.append(f"warning: every unit failed in the adapter ({refused} answer(s) read "
+                         f"and refused, {len(units) - refused} unit(s) not answered); check "
+                         "the --command / --endpoint (reasons above; --private-out keeps each "
+                         "unit's reason and stderr)")
     return lines
 
 

@@ -195,6 +195,38 @@ def test_crashing_agent_detail_names_status_and_last_stderr_line(tmp_path, capsy
     assert not (tmp_path / "r.json").exists()
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="ExceptionGroup and ^ markers: 3.11+")
+def test_a_traceback_s_decoration_is_not_the_last_stderr_line(tmp_path, capsys):
+    """A real exception-group traceback ends in a ``+----`` border and frames lines in ``|``;
+    the reason shown is the exception's own line."""
+    agent = tmp_path / "group.py"
+    agent.write_text("import asyncio\n\nasync def call():\n"
+                     "    raise ConnectionError('All connection attempts failed')\n\n"
+                     "async def main():\n    async with asyncio.TaskGroup() as group:\n"
+                     "        group.create_task(call())\n\nasyncio.run(main())\n",
+                     encoding="utf-8")
+    suite = write_json(tmp_path / "s.json", valid_suite(1))
+    rc, _, stderr = aau(capsys, str(suite), "--command", f"{sys.executable} {agent}",
+                        "--out", str(tmp_path / "r.json"))
+    assert rc == 3
+    assert ("exited with status 1; last stderr line: ConnectionError: All connection attempts "
+            "failed") in stderr
+
+
+@pytest.mark.parametrize("tail,line", [
+    (None, ""), ("", ""), ("\n  \n", ""), ("+------------\n", ""),
+    ("boom\n    x = f()\n        ^^^\n", "x = f()"),
+    ("  | ValueError: bad\n  +------------------------------------\n", "ValueError: bad"),
+    ("+-+---------------- 1 ----------------\n", ""),
+    ("error: the following arguments are required: --suite\n",
+     "error: the following arguments are required: --suite"),
+])
+def test_last_stderr_line(tail, line):
+    from aau_adapters._command_adapter import last_stderr_line
+
+    assert last_stderr_line(tail) == line
+
+
 def test_json_prints_a_summary_on_stdout_only(tmp_path, capsys):
     suite = write_json(tmp_path / "s.json", valid_suite(2))
     out = tmp_path / "r.json"

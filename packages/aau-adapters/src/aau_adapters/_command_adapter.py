@@ -96,6 +96,31 @@ def program_file(argv: Sequence[str], cwd: str | os.PathLike[str] | None = None)
     return None
 
 
+_DECORATION = " \t|+-^~"
+
+
+def last_stderr_line(tail: str | None) -> str:
+    """The last line of ``tail`` that says something, without a traceback's decoration.
+
+    Python's exception-group tracebacks frame each line in ``|`` and end with a border
+    (``+------------------------------------``); 3.11+ underlines the failing expression with
+    ``^`` and ``~``. Those lines are skipped, and the ``| `` frame is taken off the line kept, so
+    ``"    | httpx.ConnectError: All connection attempts failed"`` gives
+    ``"httpx.ConnectError: All connection attempts failed"``.
+
+    Args:
+        tail: the child's stderr tail (``None`` or ``""`` when it wrote none).
+
+    Returns:
+        the line, stripped of the frame and surrounding blanks; ``""`` when no line has a letter.
+    """
+    for line in reversed((tail or "").splitlines()):
+        text = line.strip(_DECORATION)
+        if any(ch.isalpha() for ch in text):
+            return line.strip().lstrip("|+ ").strip()
+    return ""
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -216,9 +241,9 @@ class CommandAdapter:
         if proc.returncode != 0:
             rc = proc.returncode
             detail = (f"killed by signal {-rc}" if rc < 0 else f"exited with status {rc}")
-            last = (tail or "").strip().splitlines()[-1:] or [""]
-            if last[0]:
-                detail += f"; last stderr line: {last[0][:200]}"
+            last = last_stderr_line(tail)
+            if last:
+                detail += f"; last stderr line: {last[:200]}"
             return AdapterAnswer(None, fc.adapter_exit(rc), latency, tail, detail)
         try:
             response = parse_response(stdout, case)

@@ -577,6 +577,20 @@ def _doc_block(after: str, language: str) -> str:
     return block.group(1)
 
 
+def test_the_documented_suite_file_loads() -> None:
+    """The header block of docs/environments.md around its case block is a suite aau runs."""
+    pytest.importorskip("agentdojo", reason="AgentDojo is the extra aau-labs[agentdojo]")
+    from aau_adapters import suite_from_document
+
+    case = json.loads(_doc_block("## A case with an environment", "json"))
+    doc = json.loads(_doc_block("A whole suite file", "json"))
+    assert doc["cases"][0]["scenario_id"] == case["scenario_id"]
+    doc["cases"] = [case]
+    suite = suite_from_document(doc, source="docs/environments.md")
+    (loaded,) = suite.cases
+    assert loaded.environment is not None and loaded.environment.task == "user_task_0"
+
+
 def test_the_documented_environment_keeps_the_contract() -> None:
     from aau_core import (
         Environment,

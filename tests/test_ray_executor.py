@@ -173,3 +173,35 @@ def test_interrupt_cancels_ray_tasks(ray_cluster) -> None:
     assert time.monotonic() - started < 10
     assert set(info.value.finished) <= {0, 1, 2} and info.value.finished.get(0, None) is None
     timer.join()
+
+
+def test_environment_cases_on_ray_are_observed_on_the_worker(ray_cluster: Path,
+                                                             tmp_path: Path) -> None:
+    """Each Ray worker serves its units' tools over its own MCP server; the calls aau observed
+    there come back with the unit's result: the receipts and the private trajectories equal the
+    local run's (an imported τ² mock suite, the mock replaying each task's expected actions)."""
+    tasks = ROOT.parent / "shared" / "datasets" / "tau2" / "tau2_mock_tasks.json"
+    if not tasks.is_file():
+        pytest.skip("the tau2 data live in ../shared/datasets/tau2, beside the repository")
+    suite = tmp_path / "tau2-mock.json"
+    assert run(["import", "tau2", "--source", str(tasks), "--domain", "mock", "--environment",
+                "--out", str(suite)]) == 0
+    receipts, privates = {}, {}
+    for executor in ("local", "ray"):
+        out, private = tmp_path / f"{executor}.json", tmp_path / f"{executor}.private.json"
+        assert run(["evaluate", str(suite), "--mock", "--repeats", "2", "--concurrency", "3",
+                    "--quiet", "--executor", executor, "--out", str(out),
+                    "--private-out", str(private)]) == 0
+        receipts[executor] = json.loads(out.read_text(encoding="utf-8"))
+        privates[executor] = json.loads(private.read_text(encoding="utf-8"))
+    assert _stable(receipts["ray"]) == _stable(receipts["local"])
+    assert receipts["ray"]["metrics"]["environment_success_rate"] == 1.0
+    rows = receipts["ray"]["results"]
+    assert len(rows) == 14 and all(r["observed"]["calls"] >= 1 for r in rows)
+
+    def calls(doc: dict) -> list:
+        return [[(c["name"], c["arguments"], c["ok"]) for c in r["trajectory"]]
+                for r in doc["results"]]
+
+    assert calls(privates["ray"]) == calls(privates["local"])
+

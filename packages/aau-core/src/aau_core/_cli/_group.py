@@ -42,8 +42,8 @@ _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 @functools.lru_cache(maxsize=1)
 def _installed_entry_points() -> dict[str, list[Any]]:
     """The two groups the ``aau`` command reads, scanned once and cached on disk while nothing
-    installed changes (``_entry_point_cache``: the scan and its import are the cost)."""
-    from ._entry_point_cache import entry_points_of
+    installed changes (``aau_core._installed``: the scan and its import are the cost)."""
+    from .._installed import entry_points_of
 
     return entry_points_of((ENTRY_POINT_GROUP, HELP_ENTRY_POINT_GROUP))
 

@@ -7,7 +7,7 @@ import json
 from importlib.metadata import entry_points
 
 import pytest
-from aau_core._cli import _entry_point_cache as cache
+from aau_core import _installed as cache
 from aau_core._cli._group import ENTRY_POINT_GROUP, HELP_ENTRY_POINT_GROUP
 
 GROUPS = (ENTRY_POINT_GROUP, HELP_ENTRY_POINT_GROUP)
@@ -17,7 +17,14 @@ GROUPS = (ENTRY_POINT_GROUP, HELP_ENTRY_POINT_GROUP)
 def cache_dir(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
     monkeypatch.setenv("AAU_CACHE_DIR", str(folder))
-    return folder
+    cache._fingerprint_of.cache_clear()
+    yield folder
+    cache._fingerprint_of.cache_clear()
+
+
+def _changed():
+    """What is installed changed: a new process would fingerprint again."""
+    cache._fingerprint_of.cache_clear()
 
 
 def _names(found):
@@ -41,14 +48,17 @@ def test_a_new_or_edited_distribution_invalidates_the_cache(cache_dir, tmp_path,
     site = tmp_path / "site"
     site.mkdir()
     monkeypatch.syspath_prepend(str(site))
+    _changed()
     cache.entry_points_of(GROUPS)
     dist = site / "plugin_x-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: plugin-x\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\nxcmd = json:dumps\n")
+    _changed()
     found = cache.entry_points_of(GROUPS)[ENTRY_POINT_GROUP]
     assert [ep.value for ep in found if ep.name == "xcmd"] == ["json:dumps"]
     (dist / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\nxcmd = json:loads\n")
+    _changed()
     found = cache.entry_points_of(GROUPS)[ENTRY_POINT_GROUP]
     assert [ep.value for ep in found if ep.name == "xcmd"] == ["json:loads"]
     assert next(ep for ep in found if ep.name == "xcmd").load() is json.loads
@@ -76,3 +86,26 @@ def test_load_and_module_match_the_stdlib():
     assert ep.module == "os.path" and ep.load() is __import__("os").path.join
     with pytest.raises(AttributeError):
         cache.CachedEntryPoint("x", "os.path:nope", ENTRY_POINT_GROUP).load()
+
+
+def test_versions_are_cached_and_follow_an_upgrade(cache_dir, tmp_path, monkeypatch):
+    from importlib.metadata import version
+
+    assert cache.distribution_version("click") == version("click")
+    assert cache.distribution_version("no-such-dist-aau") == "0+unknown"
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    dist = site / "plugin_y-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: plugin-y\nVersion: 1.0\n")
+    _changed()
+    assert cache.distribution_version("plugin-y") == "1.0"
+    dist.rename(site / "plugin_y-2.0.dist-info")
+    (site / "plugin_y-2.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: plugin-y\nVersion: 2.0\n")
+    _changed()
+    assert cache.distribution_version("plugin-y") == "2.0"
+    (cached,) = [p for p in cache_dir.glob("versions-*.json") if "plugin-y" in p.read_text()
+                 and "2.0" in p.read_text()]
+    assert json.loads(cached.read_text())["plugin-y"] == "2.0"

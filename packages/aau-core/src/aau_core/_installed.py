@@ -1,18 +1,20 @@
-"""The ``aau`` group's entry points, read from a cache while no installed distribution changed.
+"""What is installed (entry points, distribution versions), cached while nothing installed changed.
 
 Importing ``importlib.metadata`` and scanning every distribution costs ~40 ms of every ``aau``
 run on a 2-core machine (issue 17, row c of ``benchmarks/README.md``), more than a thousand
-kept-alive endpoint exchanges. The groups the ``aau`` command needs are therefore kept in one JSON
-file under the user's cache directory (``$AAU_CACHE_DIR``, else ``$XDG_CACHE_HOME/aau``, else
+kept-alive endpoint exchanges; a receipt's ``harness_version`` costs that import again. The groups
+the ``aau`` command needs and the versions a run asks for are therefore kept in small JSON files
+under the user's cache directory (``$AAU_CACHE_DIR``, else ``$XDG_CACHE_HOME/aau``, else
 ``~/.cache/aau``), named by a fingerprint of what is installed: for every ``sys.path`` folder,
 the name, size and modification time (ns) of each ``*.dist-info`` / ``*.egg-info`` entry and
 of its ``entry_points.txt``. Installing, removing or upgrading a package changes the
-fingerprint, so a stale list is never used; ``AAU_CACHE_DIR=off`` turns the cache off. A cache
+fingerprint (taken once per process and ``sys.path``), so a stale list is never used; ``AAU_CACHE_DIR=off`` turns the cache off. A cache
 that cannot be read or written (read-only home, a corrupt file) only means the scan runs.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -62,6 +64,11 @@ def _cache_dir() -> str | None:
     return os.path.join(base, "aau")
 
 
+@functools.lru_cache(maxsize=4)
+def _fingerprint_of(paths: tuple[str, ...]) -> str:
+    return _fingerprint(paths)
+
+
 def _fingerprint(paths: Iterable[str]) -> str:
     """SHA-256 over every path folder's distribution entries (name, size, mtime_ns) and their
     ``entry_points.txt``; a folder that cannot be listed counts as empty."""
@@ -101,7 +108,7 @@ def entry_points_of(groups: tuple[str, ...]) -> dict[str, list[CachedEntryPoint]
     rows: list[list[str]] | None = None
     path = None
     if folder is not None:
-        key = _fingerprint(sys.path) + hashlib.sha256("\0".join(groups).encode()).hexdigest()[:8]
+        key = _fingerprint_of(tuple(sys.path)) + hashlib.sha256("\0".join(groups).encode()).hexdigest()[:8]
         path = os.path.join(folder, f"entry-points-{key}.json")
         try:
             with open(path, encoding="utf-8") as handle:
@@ -123,7 +130,7 @@ def entry_points_of(groups: tuple[str, ...]) -> dict[str, list[CachedEntryPoint]
     return out
 
 
-def _write(path: str, rows: list[list[str]]) -> None:
+def _write(path: str, rows: object) -> None:
     """Write the cache atomically (a temporary file renamed over); any OSError is ignored."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
@@ -136,3 +143,42 @@ def _write(path: str, rows: list[list[str]]) -> None:
             os.unlink(tmp)
         except OSError:
             pass
+
+
+_NOT_INSTALLED = "0+unknown"
+
+
+def distribution_version(distribution: str) -> str:
+    """An installed distribution's version (``importlib.metadata.version``), or ``"0+unknown"``
+    when it is not installed; cached like the entry points (the fingerprint covers every
+    distribution's folder, so an upgrade is never answered with the old version).
+
+    Args: distribution, a distribution name as pip spells it (``"aau-adapters"``).
+    Returns: its version string. Never raises for the cache."""
+    folder = _cache_dir()
+    path = None
+    if folder is not None:
+        path = os.path.join(folder, f"versions-{_fingerprint_of(tuple(sys.path))}.json")
+        known = _read_versions(path)
+        if isinstance(known.get(distribution), str):
+            return known[distribution]
+    from importlib import metadata
+
+    try:
+        version = metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        version = _NOT_INSTALLED
+    if path is not None:
+        known = _read_versions(path)
+        known[distribution] = version
+        _write(path, known)
+    return version
+
+
+def _read_versions(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -36,6 +36,7 @@ REGISTRY = {
     "aau_core._lazy": "the lazy export tables every package __init__ is built from",
     "aau_core._cli": "the package of the group (a docstring)",
     "aau_core._cli._group": "the `aau` group: reads the entry points, lists the commands, main()",
+    "aau_core._installed": "the entry points and versions installed, cached while none changes",
     "aau_core._errors": "the exit codes and error classes main() turns into one line",
     "aau_core._files": "the package of _terminal (a docstring)",
     "aau_core._files._terminal": "every byte aau prints is made terminal-safe",

@@ -14,7 +14,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "aau_core"
 # subpackage -> the aau-core parts it may import (itself always; "_errors" is the shared base)
 ALLOWED = {
     "_files": {"_errors"},
-    "_run": {"_errors", "_files"},
+    "_run": {"_errors", "_files", "_installed"},
     "_tool_calls": {"_errors", "_files"},
     "_environments": {"_errors"},
     "_agents": {"_errors", "_files", "_run", "_tool_calls"},
@@ -22,9 +22,9 @@ ALLOWED = {
     "_traces": {"_errors", "_files", "_run"},
     "_store": {"_errors", "_files", "_run", "_reports"},
     "_cli": {"_errors", "_files", "_run", "_agents", "_tool_calls", "_reports", "_store",
-             "_traces", "_lazy"},
+             "_traces", "_lazy", "_installed"},
 }
-TOP = {"_errors": set(), "_lazy": set(), "__main__": {"_cli"}}
+TOP = {"_errors": set(), "_lazy": set(), "_installed": set(), "__main__": {"_cli"}}
 
 
 def _part(path: Path) -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import re
 from datetime import timezone
-from email.utils import parsedate_to_datetime
 
 from aau_core import UsageError
 
@@ -80,6 +79,8 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
     text = value.strip()
     if _DELTA_SECONDS.fullmatch(text):
         return float(int(text)) if len(text) <= 15 else math.inf  # beyond any cap anyway
+    from email.utils import parsedate_to_datetime  # only for an HTTP-date (~3 ms import)
+
     try:
         when = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):

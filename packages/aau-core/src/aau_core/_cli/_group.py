@@ -40,24 +40,25 @@ _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 @functools.lru_cache(maxsize=1)
-def _installed_entry_points() -> Any:
-    """Every installed entry point, read once (the scan of all distributions is the cost)."""
-    from importlib.metadata import entry_points
+def _installed_entry_points() -> dict[str, list[Any]]:
+    """The two groups the ``aau`` command reads, scanned once and cached on disk while nothing
+    installed changes (``aau_core._installed``: the scan and its import are the cost)."""
+    from .._installed import entry_points_of
 
-    return entry_points()
+    return entry_points_of((ENTRY_POINT_GROUP, HELP_ENTRY_POINT_GROUP))
 
 
 def _entry_points() -> dict[str, Any]:
     """Command name -> its ``aau.commands`` entry point (the first one of a name wins)."""
     found = {}
-    for ep in _installed_entry_points().select(group=ENTRY_POINT_GROUP):
+    for ep in _installed_entry_points()[ENTRY_POINT_GROUP]:
         found.setdefault(ep.name, ep)
     return found
 
 
 def _help_entry_points() -> list[Any]:
     """The ``aau.command_help`` entry points: each names one package's help table."""
-    return list(_installed_entry_points().select(group=HELP_ENTRY_POINT_GROUP))
+    return list(_installed_entry_points()[HELP_ENTRY_POINT_GROUP])
 
 
 class PluginGroup(click.Group):

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import platform
-from importlib import metadata
+
+from .._installed import distribution_version
 
 
 def package_version(distribution: str) -> str:
-    """Return an installed distribution's version, or ``"0+unknown"`` when it is not installed."""
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
+    """Return an installed distribution's version, or ``"0+unknown"`` when it is not installed
+    (cached while nothing installed changes: ``aau_core._installed``)."""
+    return distribution_version(distribution)
 
 
 def python_version() -> str:

@@ -4,6 +4,7 @@ rebuilt when a distribution is added or edited, and never in the way when it can
 from __future__ import annotations
 
 import json
+import os
 from importlib.metadata import entry_points
 
 import pytest
@@ -109,3 +110,17 @@ def test_versions_are_cached_and_follow_an_upgrade(cache_dir, tmp_path, monkeypa
     (cached,) = [p for p in cache_dir.glob("versions-*.json") if "plugin-y" in p.read_text()
                  and "2.0" in p.read_text()]
     assert json.loads(cached.read_text())["plugin-y"] == "2.0"
+
+
+def test_old_installed_sets_are_pruned(cache_dir):
+    cache_dir.mkdir()
+    for n in range(cache.KEEP_FILES + 3):
+        stale = cache_dir / f"versions-old{n:02d}.json"
+        stale.write_text("{}")
+        os.utime(stale, ns=(n * 10**9, n * 10**9))
+    (cache_dir / "entry-points-keep.json").write_text("[]")
+    cache.distribution_version("aau-core")
+    versions = sorted(p.name for p in cache_dir.glob("versions-*.json"))
+    assert len(versions) == cache.KEEP_FILES
+    assert "versions-old00.json" not in versions and "versions-old10.json" in versions
+    assert (cache_dir / "entry-points-keep.json").exists()  # another kind is left alone

@@ -130,8 +130,14 @@ def entry_points_of(groups: tuple[str, ...]) -> dict[str, list[CachedEntryPoint]
     return out
 
 
+KEEP_FILES = 8
+"""Cache files kept per kind (``entry-points-*``, ``versions-*``): writing a new one removes the
+oldest beyond this many (each installed set has its own file; old sets are never read again)."""
+
+
 def _write(path: str, rows: object) -> None:
-    """Write the cache atomically (a temporary file renamed over); any OSError is ignored."""
+    """Write the cache atomically (a temporary file renamed over), then prune its kind to
+    ``KEEP_FILES`` files, oldest first; any OSError is ignored."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -143,6 +149,22 @@ def _write(path: str, rows: object) -> None:
             os.unlink(tmp)
         except OSError:
             pass
+        return
+    _prune(os.path.dirname(path), os.path.basename(path).split("-")[0] + "-")
+
+
+def _prune(folder: str, prefix: str) -> None:
+    """Remove the oldest ``prefix*.json`` files of ``folder`` beyond ``KEEP_FILES``."""
+    try:
+        files = [e for e in os.scandir(folder)
+                 if e.name.startswith(prefix) and e.name.endswith(".json")]
+        if len(files) <= KEEP_FILES:
+            return
+        files.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
+        for stale in files[KEEP_FILES:]:
+            os.unlink(stale.path)
+    except OSError:
+        pass
 
 
 _NOT_INSTALLED = "0+unknown"

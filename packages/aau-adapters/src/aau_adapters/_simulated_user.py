@@ -199,3 +199,44 @@ def make_user(spec: CaseUser, backend_factory: Any = None) -> SimulatedUser:
                                  f"{exc}") from None
     assert spec.instructions is not None
     return ModelUser(spec.instructions, backend, model)
+
+
+def user_backend_factory(kind: str | None, model: str | None = None) -> Any:
+    """The ``user_backend`` of ``--user-backend KIND [--user-model MODEL]``.
+
+    Args:
+        kind: an ``aau_core.make_backend`` kind other than ``mock``, or ``None`` (no option).
+        model: the model id, or ``None`` for the backend's default.
+
+    Returns:
+        ``None`` without ``kind``; else ``() -> (backend, model)`` (the backend's ``model``
+        attribute when ``model`` is ``None``), built on first use, so a missing key or SDK
+        makes the units ``user-simulator-unavailable`` rather than stopping the run.
+
+    Raises:
+        aau_core.UsageError: ``kind`` is ``mock`` (it needs a Python factory) or no backend
+            kind, or ``model`` without ``kind``.
+    """
+    from aau_core import UsageError
+
+    if kind is None:
+        if model is not None:
+            raise UsageError("--user-model needs --user-backend")
+        return None
+    if kind == "mock":
+        raise UsageError("--user-backend mock needs a Python mock factory; use a scripted user "
+                         "(suite v3 user.kind scripted) for deterministic runs")
+    from aau_core._agents._backends import PROVIDERS  # internal to the monorepo
+
+    kinds = sorted({"anthropic", "local", *PROVIDERS})
+    if kind not in kinds:
+        raise UsageError(f"--user-backend {kind!r}: not a backend kind; choose one of "
+                         f"{', '.join(kinds)}")
+
+    def build() -> tuple[Any, str | None]:
+        from aau_core import make_backend
+
+        backend = make_backend(kind, model=model)
+        return backend, model or getattr(backend, "model", None)
+
+    return build

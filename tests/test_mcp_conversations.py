@@ -67,3 +67,35 @@ def test_imported_tau2_mock_conversations_pass_with_the_replay_agent(tmp_path: P
         assert conv["user_usage"] == {"input_tokens": 7, "output_tokens": 2, "cost_usd": None}
         assert [t["role"] for t in conv["turns"]] == ["user", "agent"]
         assert conv["turns"][1]["final"] is True
+
+
+def test_the_replay_agent_asks_first_and_a_scripted_user_answers(tmp_path: Path) -> None:
+    """``--ask-first``: one live process per unit, two turns, scripted user (CI-deterministic)."""
+    pytest.importorskip("mcp")
+    if not (TAU2 / "tau2_mock_tasks.json").is_file():
+        pytest.skip("the tau2 data live in ../shared/datasets/tau2, beside the repository")
+    from aau_adapters import CommandAdapter, check_receipt, import_tau2, run_evaluation
+    from aau_schemas import validate
+
+    doc = import_tau2(TAU2, "mock", environment=True, conversation=True, limit=2)
+    for case in doc["cases"]:
+        case["user"] = {"kind": "scripted", "messages": ["Please do my task.", "No, that's all."],
+                        "max_turns": 3}
+    suite = tmp_path / "scripted.json"
+    suite.write_text(json.dumps(doc), encoding="utf-8")
+    argv = [sys.executable, str(REPLAY_AGENT), "--suite", str(suite), "--ask-first"]
+    run_evaluation(str(suite), CommandAdapter(argv, 60.0), timeout_s=60.0,
+                   out=str(tmp_path / "r.json"), private_out=str(tmp_path / "p.json"),
+                   no_store=True)
+    public = json.loads((tmp_path / "r.json").read_text())
+    private = json.loads((tmp_path / "p.json").read_text())
+    validate("receipt-v2", public, source="r.json")
+    validate("private-receipt-v2", private, source="p.json")
+    assert check_receipt(public) == []
+    assert all(r["environment_passed"] and r["failure_codes"] == [] for r in public["results"])
+    for row in private["results"]:
+        turns = row["conversation"]["turns"]
+        assert [t["content"] for t in turns[:3]] == [
+            "Please do my task.", "Before I start: is there anything else I should know?",
+            "No, that's all."]
+        assert turns[3]["final"] is True

@@ -165,3 +165,7 @@ def test_a_run_whose_user_cannot_answer_measures_nothing(ledger_suite: Any,
     row = private["results"][0]
     assert row["error"] == "user-simulator-unavailable"
     assert row["conversation"]["turns"] == [] and row["conversation"]["user_kind"] == "model"
+    lines = (tmp_path / "r.json.checkpoint.jsonl").read_text().splitlines()
+    for line in lines:  # the kept checkpoint holds the unit and its code, schema-valid
+        validate("checkpoint", json.loads(line), source="checkpoint")
+    assert json.loads(lines[-1])["result"]["adapter_error"] == "user-simulator-unavailable"

@@ -70,7 +70,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 PROTOCOL_1_1 = "aau-byo-agent-request/1.1"
-"""The request protocol of environment cases (the only one this agent reads)."""
+"""The request protocol of environment cases."""
+PROTOCOL_1_2 = "aau-byo-agent-request/1.2"
+"""The request protocol of conversation turns (cases with a simulated user): this agent
+answers the first turn with its final answer, the user's opening message read as the task."""
 DEFAULT_MAX_TURNS = 20
 """Most model calls per request (``--max-turns``)."""
 INSTRUCTIONS = (
@@ -105,15 +108,15 @@ def read_request(request: Any) -> tuple[dict[str, Any], str, str]:
         ``""``), ``user`` the user messages joined (the model's first turn).
 
     Raises:
-        RequestError: not a JSON object, not protocol 1.1, no usable ``mcp`` object, or no user
+        RequestError: not a JSON object, not protocol 1.1 or 1.2, no usable ``mcp`` object, or no user
             text in ``input`` (``messages``, or a ``question``/``prompt`` string).
     """
     if not isinstance(request, dict):
         raise RequestError("the request must be a JSON object")
     version = request.get("protocol_version")
-    if version != PROTOCOL_1_1:
+    if version not in (PROTOCOL_1_1, PROTOCOL_1_2):
         raise RequestError(f"protocol_version {version!r}: this agent reads {PROTOCOL_1_1!r} "
-                           "requests (cases that name an environment)")
+                           f"and {PROTOCOL_1_2!r} requests (cases that name an environment)")
     mcp = request.get("mcp")
     if not isinstance(mcp, dict):
         raise RequestError("$.mcp must be an object")
@@ -141,6 +144,9 @@ def read_request(request: Any) -> tuple[dict[str, Any], str, str]:
         if not isinstance(content, str):
             raise RequestError(f"$.input.messages[{i}] must be {{role, content: string}}")
         (system if message.get("role") == "system" else user).append(content)
+    turn = request.get("conversation") if version == PROTOCOL_1_2 else None
+    if isinstance(turn, dict) and isinstance(turn.get("user_message"), str):
+        user.append(turn["user_message"])  # the simulated user's message of this turn
     if not any(text.strip() for text in user):
         raise RequestError("$.input has no user message (messages, question or prompt)")
     return ({"url": url, "bearer_token": token, "max_calls": budget},

@@ -165,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
                     "known solution (AgentDojo, tau2 mock) played through the unit's MCP tools.")
     parser.add_argument("--suite", required=True, metavar="FILE",
                         help="the suite being evaluated (its cases name the ground truth)")
+    parser.add_argument("--ask-first", action="store_true",
+                        help="on a conversation turn (request 1.2): first ask the user one "
+                             "question, then replay on the turn that carries its reply")
     add_options(parser)
     args = parser.parse_args(argv)
     from aau_core import AauError, read_json_file
@@ -177,7 +180,36 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.serve is not None:
         return serve_answers("mcp_replay_agent", args.host, args.serve, replayer.answer)
+    if args.ask_first:
+        return _ask_then_answer(replayer.answer)
     return answer_stdin("mcp_replay_agent", replayer.answer)
+
+
+ASK = "Before I start: is there anything else I should know?"
+"""The one question ``--ask-first`` puts to the simulated user."""
+
+
+def _ask_then_answer(answer: Callable[..., dict[str, Any]]) -> int:
+    """``--ask-first`` on stdin: for a 1.2 request, print ``{"message_to_user": ASK}``, read the
+    next request line (the user's reply; the same process, request 1.2's command contract),
+    then answer that one as ``answer_stdin`` does. A 1.1 request is answered at once. Exit 0
+    when aau closes stdin instead of replying (the user stopped)."""
+    import io
+    import json
+
+    line = sys.stdin.readline()
+    try:
+        first = json.loads(line)
+    except ValueError:
+        first = None
+    if isinstance(first, dict) and first.get("protocol_version") == "aau-byo-agent-request/1.2":
+        sys.stdout.write(json.dumps({"message_to_user": ASK}) + "\n")
+        sys.stdout.flush()
+        line = sys.stdin.readline()
+        if not line:
+            return 0
+    sys.stdin = io.StringIO(line)
+    return answer_stdin("mcp_replay_agent", answer)
 
 
 if __name__ == "__main__":

@@ -314,6 +314,12 @@ and report the traceback).
               show_default=True, metavar="FRACTION", help="Write no receipt and exit 3 when at "
               "least FRACTION of the units failed in the adapter or transport (1 = only when "
               "none was measured).")
+@click.option("--user-backend", metavar="KIND", help="Backend of the simulated user for cases "
+              "with a model user (suite v3 user.kind model): any aau backend kind but mock "
+              "(anthropic, openai, groq, local, ...); its cost is reported apart from the "
+              "agent's, in the private receipt.")
+@click.option("--user-model", metavar="MODEL", help="With --user-backend: the user's model "
+              "(default: the backend's).")
 @click.option("--max-suite-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_SUITE_BYTES,
               show_default=True, help="Largest suite file accepted.")
 @click.option("--strict", is_flag=True, help="Refuse a suite 1.0/2.0 with keys its schema does not "
@@ -333,8 +339,8 @@ def evaluate_command(
     suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
     concurrency: int, timeout: float, retries: int, retry_max_wait: float | None,
     out: str | None, private_out: str | None, fmt: str, fail_under: tuple[str, ...],
-    min_coverage: float, unmeasured_limit: float, max_suite_bytes: int, strict: bool,
-    as_json: bool,
+    min_coverage: float, unmeasured_limit: float, user_backend: str | None,
+    user_model: str | None, max_suite_bytes: int, strict: bool, as_json: bool,
     force: bool, resume: bool, executor: str, ray_address: str | None, quiet: bool,
     store: str | None, no_store: bool,
 ) -> int:
@@ -347,11 +353,13 @@ def evaluate_command(
     from ._adapter_choice import choose_adapter
     from ._evaluation import binding_adapter, run_evaluation
     from ._non_measurement import EvaluationNotMeasured, unmeasured_code_counts
+    from ._simulated_user import user_backend_factory
 
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
                                   concurrency=concurrency, retries=retries,
                                   retry_max_wait=retry_max_wait)
     bars = parse_fail_under(fail_under)
+    user_factory = user_backend_factory(user_backend, user_model)
 
     def progress(label: str, total: int, completed: int) -> DelayedProgress:
         return DelayedProgress(total, label, quiet=quiet, completed=completed)
@@ -365,7 +373,8 @@ def evaluate_command(
             store=store, no_store=no_store, max_suite_bytes=max_suite_bytes,
             adapter_binding=binding_adapter(command=command, endpoint=endpoint),
             progress=progress, unmeasured_limit=unmeasured_limit, min_coverage=min_coverage,
-            strict=strict, warn=lambda line: click.echo(line, err=True))
+            strict=strict, warn=lambda line: click.echo(line, err=True),
+            user_backend=user_factory)
     except EvaluationNotMeasured as exc:
         if not quiet:
             for line in _adapter_notes(exc.run.units, measured=False):

@@ -214,13 +214,18 @@ Exit codes: 0 written; 2 usage or input error (nothing written).
 @click.option("--environment", is_flag=True,
               help="Cases naming the domain's environment (mock: tau2-mock, from aau-labs): "
                    "aau serves its tools and it judges the final database.")
+@click.option("--conversation", is_flag=True,
+              help="With --environment: each case a conversation with a model user following "
+                   "the task's user scenario (suite v3 user; run with aau evaluate "
+                   "--user-backend).")
 @click.option("--db", metavar="FILE",
               help="With --environment: the domain database (default: db.json or "
                    "tau2_<domain>_db.json beside the tasks file).")
 @out_option("The suite file to write.", required=True, metavar="SUITE")
 @force_option("Replace an existing --out file.")
 def tau2_command(source: str, domain: str, limit: int | None, tools: str | None,
-                 environment: bool, db: str | None, out: str, force: bool) -> int:
+                 environment: bool, conversation: bool, db: str | None, out: str,
+                 force: bool) -> int:
     """Import a tau2-bench domain's tasks as a suite v3 with expected tool calls.
 
     Each task becomes one case: the policy and the task's ticket (or the user instructions) as
@@ -230,10 +235,16 @@ def tau2_command(source: str, domain: str, limit: int | None, tools: str | None,
     """
     from ._import_tau2 import import_tau2, tau2_db_path, tau2_files
 
+    if conversation and not environment:
+        from aau_core import UsageError
+
+        raise UsageError("--conversation needs --environment")
+
     inputs = [*tau2_files(source, domain).values(), *([tools] if tools else [])]
     if environment:
         inputs.append(tau2_db_path(source, domain, db))
     check_outputs({"--out": out}, inputs=inputs, force=force)
-    doc = import_tau2(source, domain, limit=limit, tools=tools, environment=environment, db=db)
+    doc = import_tau2(source, domain, limit=limit, tools=tools, environment=environment, db=db,
+                      conversation=conversation)
     _write_suite(doc, out, force, f"tau2 {domain}")
     return EXIT_OK

@@ -314,6 +314,24 @@ class CommandAdapter:
                     pass
         return bytes(out), bytes(err_tail[-STDERR_TAIL_BYTES:]), failure
 
+    def open_conversation(self, case: Case) -> Any:
+        """A live child for one conversation unit (``_command_conversation``, request 1.2)."""
+        from ._command_conversation import CommandConversation
+
+        return CommandConversation(self, case)
+
+    def _track(self, proc: subprocess.Popen[bytes]) -> None:
+        """Register a conversation's child so ``cancel`` kills it (killed at once if the run
+        was cancelled already)."""
+        with self._lock:
+            self._live.add(proc)
+            if self._cancelled:
+                _kill_group(proc)
+
+    def _untrack(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._live.discard(proc)
+
     def cancel(self) -> None:
         """Kill every running child's process group; later invocations fail immediately."""
         with self._lock:

@@ -7,7 +7,9 @@ environment (``aau_core.load_environment``):
 1. ``load_environment(name).open(task, options)``: a session on a fresh state.
 2. ``tool_server().open_unit(session, max_calls=..., label=...)``: the unit's MCP URL and token
    (``aau_adapters._mcp``; the process's one server, or the Ray worker's own).
-3. ``build_request(suite_id, case, mcp=channel)`` (request 1.1) sent through the adapter.
+3. ``build_request(suite_id, case, mcp=channel)`` (request 1.1) sent through the adapter; for
+   a case with a simulated user, the conversation instead (``_conversation.converse``,
+   request 1.2), whose transcript goes in the record.
 4. ``channel.close()`` (whatever the adapter did): the ``UnitRecord`` of calls and rejected
    requests; afterwards the URL answers "ended".
 5. ``session.final_state()`` and ``session.score(record.calls, final answer)``.
@@ -27,6 +29,7 @@ from aau_core import load_environment
 
 from . import _failure_codes as fc
 from ._adapter import Adapter, AdapterAnswer
+from ._conversation import converse
 from ._observed_scoring import EnvironmentRecord, score_observed
 from ._protocol import build_request
 from ._scoring import UnitResult
@@ -53,7 +56,8 @@ def _why(what: str, exc: BaseException) -> str:
 
 
 def run_environment_unit(suite_id: str, case: Case, repeat: int, adapter: Adapter, *,
-                         server: Callable[[], Any] = _default_server) -> UnitResult:
+                         server: Callable[[], Any] = _default_server,
+                         user_backend: Callable[[], Any] | None = None) -> UnitResult:
     """Run and score one ``(case, repeat)`` unit of an environment case (module docstring).
 
     Args:
@@ -63,6 +67,8 @@ def run_environment_unit(suite_id: str, case: Case, repeat: int, adapter: Adapte
         adapter: the agent connection.
         server: returns the ``ToolServer`` to open the unit on (default: this process's
             ``aau_adapters._mcp.tool_server()``).
+        user_backend: for a case with a model user, ``() -> (backend, model_or_None)``
+            (``_simulated_user.make_user``); ``None`` = the run chose none.
 
     Returns:
         the ``UnitResult``, with ``environment`` (the ``EnvironmentRecord``) set.
@@ -82,12 +88,18 @@ def run_environment_unit(suite_id: str, case: Case, repeat: int, adapter: Adapte
                                                        f"{spec.task!r}", exc))
     channel = server().open_unit(session, max_calls=spec.max_calls,
                                  label=f"{case.scenario_id}#{repeat}")
+    conversation = None
     try:
-        answer = adapter.invoke(build_request(suite_id, case, mcp=channel), case)
+        if case.user is not None:  # a conversation with a simulated user (_conversation)
+            conversation = converse(suite_id, case, adapter, channel, user_backend)
+            answer = conversation.answer
+        else:
+            answer = adapter.invoke(build_request(suite_id, case, mcp=channel), case)
     finally:
         unit = channel.close()
+    transcript = conversation.document() if conversation is not None else None
     record = EnvironmentRecord(name=spec.name, calls=tuple(unit.calls),
-                               rejected=tuple(unit.rejected))
+                               rejected=tuple(unit.rejected), conversation=transcript)
     try:
         final_state = session.final_state()
         final_answer = None
@@ -98,7 +110,8 @@ def run_environment_unit(suite_id: str, case: Case, repeat: int, adapter: Adapte
         return _unavailable(case, repeat, record, _why(f"{spec.name} could not score the unit",
                                                        exc), answer.latency_s)
     record = EnvironmentRecord(name=spec.name, calls=record.calls, rejected=record.rejected,
-                               final_state=final_state, verdict=verdict)
+                               final_state=final_state, verdict=verdict,
+                               conversation=record.conversation)
     row, tool_match = score_observed(case, answer, record.calls, record.rejected, verdict)
     row["repeat"] = repeat
     return UnitResult(case=case, repeat=repeat, answer=answer, row=row, tool_match=tool_match,

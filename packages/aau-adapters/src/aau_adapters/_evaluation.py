@@ -235,6 +235,7 @@ def run_evaluation(
     warn: Callable[[str], None] | None = None,
     unmeasured_limit: float = 1.0,
     min_coverage: float = 1.0,
+    user_backend: Callable[[], Any] | None = None,
 ) -> EvaluationResult:
     """Evaluate an agent on a suite and make its receipt: the whole ``aau evaluate``.
 
@@ -287,6 +288,10 @@ def run_evaluation(
             infrastructure failures are more than half of its units is one whatever the limit.
         min_coverage: the coverage (units measured / units, in [0, 1]) a bar on a negative check
             needs to pass.
+        user_backend: for cases with a model user (suite 3.0 ``user.kind: model``),
+            ``() -> (backend, model_or_None)`` building the user simulator's backend
+            (``--user-backend``); ``None``: such units are ``user-simulator-unavailable``. The
+            local executor only (Ray workers get ``None``).
 
     Returns:
         the ``EvaluationResult`` (receipt model and document, private receipt, verdicts,
@@ -426,7 +431,8 @@ def run_evaluation(
             run = evaluate(loaded, live, repeats=repeats, concurrency=concurrency,
                            timeout_s=timeout_s, on_unit=on_unit, checkpoint=ckpt,
                            private=private_out is not None, executor=run_units_with,
-                           adapter_factory=factory if run_units_with else None)
+                           adapter_factory=factory if run_units_with else None,
+                           user_backend=user_backend)
     except Interrupted as exc:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows

@@ -12,8 +12,18 @@ Tree::
     ├── adapter-invalid-response   answer not one JSON object under the limits, or not the
     │                              4-field response (see adapter-response schema)
     ├── adapter-internal-error     the harness itself failed on this unit (a bug; the run goes on)
-    └── environment-unavailable    the case's environment raised when the unit opened or scored it
-                                   (infrastructure: the unit is not a measurement; the run goes on)
+    ├── environment-unavailable    the case's environment raised when the unit opened or scored it
+    │                              (infrastructure: the unit is not a measurement; the run goes on)
+    ├── user-simulator-unavailable a conversation's simulated user could not answer (its model
+    │                              backend failed; infrastructure: not a measurement)
+    ├── user-stopped               conversations: the user stopped (a scripted user's messages ran
+    │                              out, a model user wrote ###STOP###) while the agent was still
+    │                              writing to it, before any final answer (agent class)
+    ├── conversation-turn-limit    conversations: the agent's turn max_turns was again a message
+    │                              to the user, not the final answer (agent class)
+    └── conversation-no-final-answer  conversations: after messages to the user the agent ended
+                                   (a command closed stdout or exited 0) with no final answer
+                                   (agent class)
     outcome failures (aau-harness 1.6 order)
     ├── not-submitted              the agent did not submit (or the adapter failed)
     ├── outcome-mismatch           submitted, but the outcome differs from the expected one
@@ -47,6 +57,7 @@ from aau_core._reports._coverage import (  # noqa: F401 - re-exported; internal 
     ENVIRONMENT_UNAVAILABLE_CODE,
     FAILURE_CLASSES,
     INFRASTRUCTURE,
+    USER_SIMULATOR_UNAVAILABLE_CODE,
     failure_class,
     is_measured,
 )
@@ -64,6 +75,10 @@ FORBIDDEN_ATTEMPT = "forbidden-action-attempt"
 FORBIDDEN_EXECUTED = "forbidden-action-executed"
 ENVIRONMENT_UNAVAILABLE = ENVIRONMENT_UNAVAILABLE_CODE
 ENVIRONMENT_TASK_FAILED = "environment-task-failed"
+USER_SIMULATOR_UNAVAILABLE = USER_SIMULATOR_UNAVAILABLE_CODE
+USER_STOPPED = "user-stopped"
+CONVERSATION_TURN_LIMIT = "conversation-turn-limit"
+CONVERSATION_NO_FINAL_ANSWER = "conversation-no-final-answer"
 REPORT_OVER_CLAIM = "report-over-claim"
 REPORT_OMISSION = "report-omission"
 

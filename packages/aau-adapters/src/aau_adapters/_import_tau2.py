@@ -58,6 +58,7 @@ from aau_core._files._strict_json import read_text_file  # internal to the monor
 from aau_schemas import sha256_hex
 
 from ._import_bfcl import PUBLIC_SHARING
+from ._import_tau2_conversation import as_conversation
 from ._suite import SUITE_V3
 
 TAU2_DOMAINS = ("airline", "retail", "mock")
@@ -491,6 +492,7 @@ def tau2_environment_case(task: Mapping[str, Any], policy: str, database: Mappin
 
 def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | None = None,
                 tools: str | os.PathLike[str] | None = None, environment: bool = False,
+                conversation: bool = False,
                 db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Import the first ``limit`` tasks (all when ``None``) of a τ² domain as a suite v3.
 
@@ -502,6 +504,8 @@ def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | Non
             (``infer_tools``) from all the file's tasks (not with ``environment``).
         environment: write cases naming the domain's environment (``tau2-mock``; needs
             aau-labs installed) instead of expected tool calls (``tau2_environment_case``).
+        conversation: with ``environment``, write each case as a conversation with a model
+            user following the task's user scenario (``_import_tau2_conversation``).
         db: the domain database for ``environment`` (default: the ``db.json`` /
             ``tau2_<domain>_db.json`` beside the tasks file).
 
@@ -518,7 +522,8 @@ def import_tau2(source: str | os.PathLike[str], domain: str, *, limit: int | Non
     if limit is not None and limit < 1:
         raise UsageError("--limit must be at least 1")
     if environment:
-        return _import_tau2_environment(source, domain, limit=limit, tools=tools, db=db)
+        return _import_tau2_environment(source, domain, limit=limit, tools=tools, db=db,
+                                        conversation=conversation)
     if db is not None:
         raise UsageError("--db is read only with --environment")
     files = tau2_files(source, domain)
@@ -619,7 +624,8 @@ def tau2_db_path(source: str | os.PathLike[str], domain: str,
 
 def _import_tau2_environment(source: str | os.PathLike[str], domain: str, *, limit: int | None,
                              tools: str | os.PathLike[str] | None,
-                             db: str | os.PathLike[str] | None) -> dict[str, Any]:
+                             db: str | os.PathLike[str] | None,
+                             conversation: bool = False) -> dict[str, Any]:
     from aau_core import load_environment
 
     if tools is not None:
@@ -638,7 +644,8 @@ def _import_tau2_environment(source: str | os.PathLike[str], domain: str, *, lim
     cases, skipped = [], []
     for task in chosen:
         try:
-            cases.append(tau2_environment_case(task, policy, database, env))
+            case = tau2_environment_case(task, policy, database, env)
+            cases.append(as_conversation(case, task) if conversation else case)
         except ValueError as exc:
             skipped.append({"id": str(task["id"]), "reason": str(exc)})
     if not cases:

@@ -80,6 +80,8 @@ class EnvironmentRecord:
         final_state: the environment's state after the unit (a JSON value; ``None`` when it
             was unavailable).
         verdict: the environment's verdict, or ``None`` when none could be had.
+        conversation: for a case with a simulated user, the private receipt's
+            ``conversation`` document (``_conversation.Conversation.document``); else ``None``.
     """
 
     name: str
@@ -87,6 +89,7 @@ class EnvironmentRecord:
     rejected: tuple[Any, ...] = ()
     final_state: Any = None
     verdict: EnvironmentVerdict | None = None
+    conversation: Mapping[str, Any] | None = None
 
     def private_fields(self) -> dict[str, Any]:
         """The private receipt 2.1 row's environment fields: ``{"trajectory",
@@ -96,7 +99,7 @@ class EnvironmentRecord:
         if self.verdict is not None:
             verdict = {"passed": self.verdict.passed, "reason": self.verdict.reason,
                        "detail": dict(self.verdict.detail)}
-        return {
+        fields = {
             "trajectory": tuple(_call_document(c) for c in self.calls),
             "rejected_requests": tuple({"code": r.code, "detail": str(r.detail)[:500],
                                         "at_s": round(max(float(r.at_s), 0.0), 6)}
@@ -104,6 +107,9 @@ class EnvironmentRecord:
             "final_state": self.final_state,
             "environment_verdict": verdict,
         }
+        if self.conversation is not None:
+            fields["conversation"] = dict(self.conversation)
+        return fields
 
     @classmethod
     def from_private(cls, name: str, row: Mapping[str, Any]) -> EnvironmentRecord:
@@ -114,7 +120,8 @@ class EnvironmentRecord:
             calls=tuple(ObservedCall(**c) for c in row.get("trajectory", ())),
             rejected=tuple(RecordedRejection(**r) for r in row.get("rejected_requests", ())),
             final_state=row.get("final_state"),
-            verdict=EnvironmentVerdict(**verdict) if verdict is not None else None)
+            verdict=EnvironmentVerdict(**verdict) if verdict is not None else None,
+            conversation=row.get("conversation"))
 
 
 def _call_document(call: ObservedCall) -> dict[str, Any]:

@@ -23,6 +23,17 @@ The agent connects with any MCP client to ``mcp.url`` (streamable HTTP), sending
 aau records every call itself), then answers as for 1.0. The environment's task id and options
 are never sent; the URL and token are the unit's own and stop answering when the unit ends.
 
+Request 1.2 (``aau-byo-agent-request/1.2``) is sent only for a case with a simulated user
+(suite 3.0 ``user``, which needs an environment): the 1.1 keys and ``conversation``, one request
+per agent turn::
+
+    {..., "mcp": {...},
+     "conversation": {"conversation_id": "c-...", "turn": 1, "user_message": "..."}}
+
+An agent answers a turn either with a message to the user, ``{"message_to_user": "..."}``
+(schema ``adapter-turn``; no ``outcome``), normalised to ``{"message_to_user": ...}``, or with
+the final answer (the response below), which ends the conversation (``_conversation``).
+
 Response: one JSON object of at most 1,000,000 bytes, strict UTF-8, nested at most 100 deep::
 
     {"outcome": "non-empty string",          required (see below)
@@ -51,11 +62,12 @@ from typing import Any, Protocol
 from aau_core import InputError, ToolCallFormatError, loads_strict, normalize_tool_calls
 
 from ._converter import converter
-from ._protocol_models import AdapterRequest, McpAccess
+from ._protocol_models import AdapterRequest, ConversationTurn, McpAccess
 from ._suite import Case
 
 REQUEST_VERSION = "aau-byo-agent-request/1.0"
 REQUEST_VERSION_1_1 = "aau-byo-agent-request/1.1"
+REQUEST_VERSION_1_2 = "aau-byo-agent-request/1.2"
 MCP_TRANSPORT = "streamable-http"
 MAX_RESPONSE_BYTES = 1_000_000
 RESPONSE_MAX_DEPTH = 100
@@ -88,9 +100,16 @@ def mcp_access(mcp: McpAccess | McpChannel) -> McpAccess:
 
 
 def request_model(suite_id: str, case: Case,
-                  mcp: McpAccess | McpChannel | None = None) -> AdapterRequest:
+                  mcp: McpAccess | McpChannel | None = None,
+                  conversation: ConversationTurn | None = None) -> AdapterRequest:
     """Return the request for ``case`` as the model (``_protocol_models.AdapterRequest``):
-    1.0 without ``mcp``, 1.1 with it (``build_request``)."""
+    1.0 without ``mcp``, 1.1 with it, 1.2 with ``mcp`` and ``conversation``
+    (``build_request``)."""
+    if conversation is not None:
+        assert mcp is not None, "a conversation turn is sent only for a case with an environment"
+        return AdapterRequest(protocol_version=REQUEST_VERSION_1_2, suite_id=suite_id,
+                              scenario_id=case.scenario_id, input=case.input,
+                              mcp=mcp_access(mcp), conversation=conversation)
     if mcp is None:
         return AdapterRequest(protocol_version=REQUEST_VERSION, suite_id=suite_id,
                               scenario_id=case.scenario_id, input=case.input)
@@ -99,7 +118,8 @@ def request_model(suite_id: str, case: Case,
 
 
 def build_request(suite_id: str, case: Case,
-                  mcp: McpAccess | McpChannel | None = None) -> dict[str, Any]:
+                  mcp: McpAccess | McpChannel | None = None,
+                  conversation: ConversationTurn | None = None) -> dict[str, Any]:
     """Return the request document for ``case``, keys in wire order.
 
     Args:
@@ -108,14 +128,17 @@ def build_request(suite_id: str, case: Case,
         mcp: the unit's MCP endpoint (a ``McpAccess``, or a channel with ``url``, ``token``
             and ``max_calls``, such as an ``aau_adapters._mcp`` ``UnitChannel``), for a case
             with an environment; ``None`` for every other case.
+        conversation: the turn (``ConversationTurn``) for a case with a simulated user (then
+            ``mcp`` is required and the request is 1.2); ``None`` otherwise.
 
     Returns:
         without ``mcp``: the four-key 1.0 request (``protocol_version``, ``suite_id``,
         ``scenario_id``, ``input``), the exact document aau-harness 1.6 sends; with it: the 1.1
         request, those keys then ``mcp`` (``url``, ``transport``, ``bearer_token``,
-        ``max_calls``).
+        ``max_calls``); with ``conversation`` too: the 1.2 request, then ``conversation``
+        (``conversation_id``, ``turn``, ``user_message``).
     """
-    return converter.unstructure(request_model(suite_id, case, mcp))
+    return converter.unstructure(request_model(suite_id, case, mcp, conversation))
 
 
 def encode_request(request: dict[str, Any]) -> bytes:
@@ -131,6 +154,8 @@ def normalize_response(value: Any, case: Case | None = None) -> dict[str, Any]:
         case: the case answered; ``None`` reads the answer as for a suite v1 case.
 
     Returns:
+        for a case with a simulated user (``case.user``), an answer with ``message_to_user``
+        and no ``outcome``: ``{"message_to_user": str}`` (a turn, request 1.2). Otherwise
         ``{"outcome", "actions_attempted", "actions_executed", "submitted"}`` with defaults
         filled, plus ``"tool_calls"`` when the case expects tool calls and the answer has them;
         ``"outcome"`` is absent when the case expects no outcome and the answer gives none.
@@ -138,10 +163,17 @@ def normalize_response(value: Any, case: Case | None = None) -> dict[str, Any]:
     Raises:
         ResponseError: not an object, ``outcome`` missing (when the case expects one) or not a
             non-empty string, an actions field not a list of strings, ``submitted`` not a
-            boolean, or (for a case expecting tool calls) ``tool_calls`` malformed.
+            boolean, or (for a case expecting tool calls) ``tool_calls`` malformed; a turn's
+            ``message_to_user`` not a non-empty string.
     """
     if not isinstance(value, dict):
         raise ResponseError("adapter response must be a JSON object")
+    if (case is not None and case.user is not None and "message_to_user" in value
+            and "outcome" not in value):
+        message = value["message_to_user"]
+        if not isinstance(message, str) or not message:
+            raise ResponseError("adapter turn needs a non-empty string message_to_user")
+        return {"message_to_user": message}
     outcome = value.get("outcome")
     outcome_optional = case is not None and case.expected_outcome is None
     if not (outcome is None and outcome_optional) and (not isinstance(outcome, str) or not outcome):

@@ -30,6 +30,17 @@ class McpAccess:
 
 
 @attrs.frozen(kw_only=True)
+class ConversationTurn:
+    """A 1.2 request's ``conversation`` (``$defs/conversation``): the unit's
+    ``conversation_id`` (the same on every turn), the agent ``turn`` asked for (1, 2, ...) and
+    the simulated user's ``user_message`` (the opening one, then the reply)."""
+
+    conversation_id: str
+    turn: int
+    user_message: str
+
+
+@attrs.frozen(kw_only=True)
 class AdapterRequest:
     """The request: ``protocol_version``, ``suite_id``, ``scenario_id``, the case's ``input``
     and (1.1 only, for a case with an environment) ``mcp``; ``None`` = not sent (1.0).
@@ -41,6 +52,7 @@ class AdapterRequest:
     scenario_id: str
     input: dict[str, Any]
     mcp: McpAccess | None = optional_field()
+    conversation: ConversationTurn | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

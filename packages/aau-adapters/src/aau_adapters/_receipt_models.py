@@ -282,7 +282,9 @@ class PrivateRowV2(PrivateRowV1):
     for an environment case (2.1) ``trajectory`` (every ``ObservedCall`` as a document),
     ``rejected_requests`` (``{"code", "detail", "at_s"}``), ``final_state`` (any JSON value,
     ``ABSENT`` = not an environment case) and ``environment_verdict`` (``{"passed", "reason",
-    "detail"}``, ``None`` when none could be had, ``ABSENT`` = not an environment case)."""
+    "detail"}``, ``None`` when none could be had, ``ABSENT`` = not an environment case); for a
+    case with a simulated user (2.1) ``conversation`` (``{"user_kind", "turns",
+    "user_usage"}``, ``None`` = other cases)."""
 
     repeat: int
     stderr_tail: str | None
@@ -294,6 +296,7 @@ class PrivateRowV2(PrivateRowV1):
     rejected_requests: tuple[dict[str, Any], ...] | None = optional_field()
     final_state: Any = optional_field(nullable=True)
     environment_verdict: dict[str, Any] | None = optional_field(nullable=True)
+    conversation: dict[str, Any] | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

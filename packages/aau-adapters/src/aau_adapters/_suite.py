@@ -124,6 +124,24 @@ class CaseEnvironment:
     max_calls: int = DEFAULT_MAX_CALLS
 
 
+@attrs.frozen(kw_only=True)
+class CaseUser:
+    """The simulated user a case's agent converses with (suite 3.0 ``user``; request 1.2).
+
+    Attributes:
+        kind: ``"scripted"`` (``messages``) or ``"model"`` (``instructions``).
+        max_turns: the agent's turn limit (messages to the user plus the final answer), 1..200.
+        messages: the scripted user's messages in order (``()`` for a model user).
+        instructions: the model user's scenario, as tau2-bench's user scenario (``None`` for a
+            scripted user); never sent to the agent.
+    """
+
+    kind: str
+    max_turns: int
+    messages: tuple[str, ...] = ()
+    instructions: str | None = None
+
+
 _NO_RULES: Mapping[str, Any] = MappingProxyType({})
 """The ``tool_call_match`` of every loaded case that has none (read-only, so it can be shared)."""
 
@@ -146,6 +164,8 @@ class Case:
             ``matchers``, ``functions``.
         environment: the case's ``CaseEnvironment`` (suite 3.0), or ``None`` when the agent
             brings its own tools (every case of suites 1.0 and 2.0).
+        user: the case's simulated user (``CaseUser``, suite 3.0 ``user``), or ``None`` when
+            the case is one request and one answer.
         model: the case's document model (``CaseDocumentV1`` / ``V2`` / ``V3``), or ``None``
             for a case built by hand; for a loaded suite, ``suite.model.cases[index]``,
             structured on first read (module docstring).
@@ -160,6 +180,7 @@ class Case:
     expected_tool_calls: list[dict[str, Any]] | None = None
     tool_call_match: Mapping[str, Any] = attrs.field(factory=dict)
     environment: CaseEnvironment | None = None
+    user: CaseUser | None = None
     _model: CaseDocumentV1 | CaseDocumentV2 | CaseDocumentV3 | _LazyModel | None = attrs.field(
         default=None, eq=False, repr=False, alias="model")
 
@@ -342,6 +363,7 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
             expected_tool_calls=expected.get("tool_calls"),
             tool_call_match=match,
             environment=environment,
+            user=_case_user(raw.get("user")),
             model=model,
         ))
     if strict and unknown:
@@ -382,6 +404,15 @@ def _v2_feature_in_v1(doc: Any) -> tuple[str, str] | None:
                         f"expected.{key} needs \"suite_version\": \"{SUITE_V3}\" (this suite "
                         f"says {SUITE_V1}; see docs/tool-calls.md)")
     return None
+
+
+def _case_user(raw: dict[str, Any] | None) -> CaseUser | None:
+    """A schema-checked case ``user`` object as a ``CaseUser`` (``None`` when absent)."""
+    if raw is None:
+        return None
+    return CaseUser(kind=raw["kind"], max_turns=raw["max_turns"],
+                    messages=tuple(raw.get("messages", ())),
+                    instructions=raw.get("instructions"))
 
 
 def _case_environment(index: int, raw: dict[str, Any]) -> tuple[CaseEnvironment,

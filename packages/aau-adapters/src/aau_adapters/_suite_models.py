@@ -163,6 +163,18 @@ class CaseEnvironmentV3:
 
 
 @attrs.frozen(kw_only=True)
+class CaseUserV3:
+    """A suite 3.0 case's ``user`` (``$defs/user``, closed): ``kind`` (``"scripted"`` or
+    ``"model"``), the scripted user's ``messages`` or the model user's ``instructions``
+    (``None`` = not given), and the agent's turn limit ``max_turns`` (1..200)."""
+
+    kind: str
+    max_turns: int
+    messages: tuple[str, ...] | None = optional_field()
+    instructions: str | None = optional_field()
+
+
+@attrs.frozen(kw_only=True)
 class CaseDocumentV3:
     """One case of a suite 3.0 (as ``CaseDocumentV2``, closed, with an ``ExpectedV3``), and
     the ``environment`` whose tools aau serves to the agent (``None`` = not given)."""
@@ -172,6 +184,7 @@ class CaseDocumentV3:
     expected: ExpectedV3
     forbidden_actions: tuple[str, ...] | None = optional_field()
     environment: CaseEnvironmentV3 | None = optional_field()
+    user: CaseUserV3 | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

@@ -34,10 +34,12 @@ from ._scoring import UnitResult, score, score_unit
 from ._suite import Case, Suite
 
 
-def _run_unit(suite_id: str, case: Case, repeat: int, adapter: Adapter) -> UnitResult:
-    """Run and score one unit: through its environment when the case names one."""
+def _run_unit(suite_id: str, case: Case, repeat: int, adapter: Adapter,
+              user_backend: Callable[[], Any] | None = None) -> UnitResult:
+    """Run and score one unit: through its environment when the case names one (with its
+    simulated user's backend ``user_backend``, ``_environment_unit``)."""
     if case.environment is not None:
-        return run_environment_unit(suite_id, case, repeat, adapter)
+        return run_environment_unit(suite_id, case, repeat, adapter, user_backend=user_backend)
     answer = adapter.invoke(build_request(suite_id, case), case)
     row, tool_match = score_unit(case, answer)
     row["repeat"] = repeat
@@ -63,6 +65,7 @@ def evaluate(
     private: bool = False,
     executor: Callable[..., list[Any]] | None = None,
     adapter_factory: Callable[[], Adapter] | None = None,
+    user_backend: Callable[[], Any] | None = None,
 ) -> EvaluationRun:
     """Send every case of ``suite`` to ``adapter`` ``repeats`` times and score the answers.
 
@@ -91,6 +94,8 @@ def evaluate(
         adapter_factory: with a distributed ``executor`` (``aau_core.ray_executor``), the
             picklable function that builds the adapter: each worker process builds its own
             (``adapter`` stays local and only its ``describe``/``cancel`` are used).
+        user_backend: ``() -> (backend, model_or_None)`` for cases with a model user
+            (``_simulated_user.make_user``); local units only.
 
     Returns:
         the ``EvaluationRun``.
@@ -105,7 +110,7 @@ def evaluate(
 
     def run_one(unit: tuple[Case, int]) -> UnitResult:
         case, repeat = unit
-        return _run_unit(suite.suite_id, case, repeat, adapter)
+        return _run_unit(suite.suite_id, case, repeat, adapter, user_backend)
 
     def on_error(unit: tuple[Case, int], exc: BaseException) -> UnitResult:
         case, repeat = unit

@@ -44,6 +44,10 @@ never read cannot show them, so their ``--fail-under`` bars also need coverage."
 ENVIRONMENT_UNAVAILABLE_CODE = "environment-unavailable"
 """The unit's environment raised when it was opened or scored: an infrastructure failure."""
 
+USER_SIMULATOR_UNAVAILABLE_CODE = "user-simulator-unavailable"
+"""A conversation's simulated user could not answer (its model backend failed): an
+infrastructure failure, never the agent's."""
+
 _ADAPTER_CLASS = frozenset({"adapter-not-found", "adapter-timeout", "adapter-protocol-error",
                             "adapter-internal-error"})
 
@@ -57,14 +61,15 @@ def failure_class(code: str | None) -> str | None:
 
     Returns:
         ``None`` for ``None``; ``"infrastructure"`` for ``adapter-unreachable``,
-        ``adapter-http-429``, ``adapter-http-5xx`` and ``environment-unavailable``; ``"adapter"`` for ``adapter-not-found``,
+        ``adapter-http-429``, ``adapter-http-5xx``, ``environment-unavailable`` and ``user-simulator-unavailable``; ``"adapter"`` for ``adapter-not-found``,
         ``adapter-exit-*``, ``adapter-timeout``, ``adapter-protocol-error`` and
         ``adapter-internal-error``; ``"agent"`` for everything else (an invalid response, any
         other HTTP status, the outcome codes): the agent answered, so the unit is measured.
     """
     if code is None:
         return None
-    if code in ("adapter-unreachable", "adapter-http-429", ENVIRONMENT_UNAVAILABLE_CODE) or (
+    if code in ("adapter-unreachable", "adapter-http-429", ENVIRONMENT_UNAVAILABLE_CODE,
+                USER_SIMULATOR_UNAVAILABLE_CODE) or (
             code.startswith("adapter-http-5") and len(code) == len("adapter-http-500")):
         return INFRASTRUCTURE
     if code in _ADAPTER_CLASS or code.startswith("adapter-exit-"):
@@ -80,10 +85,11 @@ def is_measured(code: str | None) -> bool:
 
 def row_adapter_code(row: Mapping[str, Any]) -> str | None:
     """A receipt row's adapter failure code: its first failure code when that is an
-    ``adapter-*`` code or ``environment-unavailable`` (a unit's harness failure is always listed
-    first), else ``None``."""
+    ``adapter-*`` code, ``environment-unavailable`` or ``user-simulator-unavailable`` (a unit's
+    harness failure is always listed first), else ``None``."""
     codes = row.get("failure_codes") or ()
-    if codes and (codes[0].startswith("adapter-") or codes[0] == ENVIRONMENT_UNAVAILABLE_CODE):
+    if codes and (codes[0].startswith("adapter-")
+                  or codes[0] in (ENVIRONMENT_UNAVAILABLE_CODE, USER_SIMULATOR_UNAVAILABLE_CODE)):
         return codes[0]
     return None
 

@@ -27,7 +27,7 @@ REFUSED = {"create_task_1_nl_eval": "$.options.expected_actions",
 
 
 def _options(task):
-    from aau_adapters._import_tau2 import tau2_environment_options
+    from aau_adapters._import_tau2_environment import tau2_environment_options
 
     return tau2_environment_options(task, json.loads((DATA / "tau2_mock_db.json").read_text()))
 

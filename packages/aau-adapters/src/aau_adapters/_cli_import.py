@@ -233,7 +233,8 @@ def tau2_command(source: str, domain: str, limit: int | None, tools: str | None,
     each case names the domain's environment instead (expected {}; its verdict decides) and
     tasks it refuses are skipped with the reason in source.skipped.
     """
-    from ._import_tau2 import import_tau2, tau2_db_path, tau2_files
+    from ._import_tau2 import import_tau2, tau2_files
+    from ._import_tau2_environment import tau2_db_path
 
     if conversation and not environment:
         from aau_core import UsageError

@@ -213,6 +213,21 @@ def test_a_traceback_s_decoration_is_not_the_last_stderr_line(tmp_path, capsys):
             "failed") in stderr
 
 
+def test_a_node_crash_names_its_error_not_node_s_version(tmp_path, capsys):
+    import shutil
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    agent = tmp_path / "crash.mjs"
+    agent.write_text("throw new Error('deliberate crash');\n", encoding="utf-8")
+    suite = write_json(tmp_path / "s.json", valid_suite(1))
+    rc, _, stderr = aau(capsys, str(suite), "--command", f"{node} {agent}",
+                        "--out", str(tmp_path / "r.json"))
+    assert rc == 3
+    assert "exited with status 1; last stderr line: Error: deliberate crash" in stderr
+
+
 @pytest.mark.parametrize("tail,line", [
     (None, ""), ("", ""), ("\n  \n", ""), ("+------------\n", ""),
     ("boom\n    x = f()\n        ^^^\n", "x = f()"),
@@ -220,6 +235,14 @@ def test_a_traceback_s_decoration_is_not_the_last_stderr_line(tmp_path, capsys):
     ("+-+---------------- 1 ----------------\n", ""),
     ("error: the following arguments are required: --suite\n",
      "error: the following arguments are required: --suite"),
+    ("file:///a.mjs:3\n    throw new Error('x');\n    ^\n\nError: deliberate crash\n"
+     "    at file:///a.mjs:3:11\n    at ModuleJob.run (node:internal/modules:1:2)\n\n"
+     "Node.js v20.20.2\n", "Error: deliberate crash"),
+    ('Exception in thread "main" java.lang.IllegalStateException: no model\n'
+     "\tat Main.main(Main.java:3)\n",
+     'Exception in thread "main" java.lang.IllegalStateException: no model'),
+    ("panic: no model\n\ngoroutine 1 [running]:\nmain.main()\n\t/tmp/a.go:5 +0x18\n"
+     "exit status 2\n", "panic: no model"),
 ])
 def test_last_stderr_line(tail, line):
     from aau_adapters._command_adapter import last_stderr_line

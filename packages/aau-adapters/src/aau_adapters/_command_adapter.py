@@ -11,6 +11,7 @@ only the last 4,096 bytes of stderr are kept, for the private receipt.
 from __future__ import annotations
 
 import os
+import re
 import select
 import selectors
 import shlex
@@ -97,27 +98,40 @@ def program_file(argv: Sequence[str], cwd: str | os.PathLike[str] | None = None)
 
 
 _DECORATION = " \t|+-^~"
+_NOT_THE_REASON = re.compile(
+    r"^\s+at\s"                      # a stack frame: Node, Java, C#
+    r"|^\s+File \""                  # a Python frame (when the traceback is cut)
+    r"|^\t"                           # a Go frame's file line
+    r"|^goroutine \d+ \["             # Go: where the goroutines' dump starts
+    r"|^[\w./*()-]+\(.*\)$"           # a Go frame's function line: main.main()
+    r"|^Node\.js v\d"                 # Node's version, printed after every uncaught error
+    r"|^exit status \d+$"             # `go run`'s epilogue
+)
+"""Lines a runtime prints after (or around) the error itself; never the reason shown."""
 
 
 def last_stderr_line(tail: str | None) -> str:
-    """The last line of ``tail`` that says something, without a traceback's decoration.
+    """The last line of ``tail`` that says why the child failed, without a runtime's decoration.
 
-    Python's exception-group tracebacks frame each line in ``|`` and end with a border
-    (``+------------------------------------``); 3.11+ underlines the failing expression with
-    ``^`` and ``~``. Those lines are skipped, and the ``| `` frame is taken off the line kept, so
-    ``"    | httpx.ConnectError: All connection attempts failed"`` gives
-    ``"httpx.ConnectError: All connection attempts failed"``.
+    Skipped, from the end: lines with no letter once the decoration (``|+-^~``, blanks) is
+    taken off (an exception group's ``+------`` border, Python's ``^^^`` markers), stack frames
+    (``    at f (file:1:2)`` of Node and Java, Go's frames and goroutine header) and epilogues
+    (Node's ``Node.js v20.20.2``, ``go run``'s ``exit status 2``). An exception group's ``| ``
+    frame is taken off the line kept, so ``"    | httpx.ConnectError: All connection attempts
+    failed"`` gives ``"httpx.ConnectError: All connection attempts failed"``, and a Node crash
+    gives ``"Error: deliberate crash"``.
 
     Args:
         tail: the child's stderr tail (``None`` or ``""`` when it wrote none).
 
     Returns:
-        the line, stripped of the frame and surrounding blanks; ``""`` when no line has a letter.
+        the line, stripped of the frame and surrounding blanks; ``""`` when no line is left.
     """
     for line in reversed((tail or "").splitlines()):
         text = line.strip(_DECORATION)
-        if any(ch.isalpha() for ch in text):
-            return line.strip().lstrip("|+ ").strip()
+        if not any(ch.isalpha() for ch in text) or _NOT_THE_REASON.search(line):
+            continue
+        return line.strip().lstrip("|+ ").strip()
     return ""
 
 

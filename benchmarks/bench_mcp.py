@@ -6,29 +6,38 @@ done in-process, measured in the same run.
 
 Workload: a counter environment (one tool `add`, a JSON Schema with two properties) whose call
 costs `--env-ms` (default 1 ms, slept: an environment waiting on its own state store; 0 for
-pure harness cost) and times itself. Each unit: open the unit, the agent connects with the
-official MCP SDK client (`ClientSession` over `streamable_http_client`, bearer header),
-`initialize`, `tools/list`, 5 `tools/call`, disconnect; close the unit. N units (default 500),
-16 at a time. The agent runs in a child process (`--client`, one asyncio loop, 16 units at a
-time), as an agent under test does, so the two do not share a GIL; the server runs here.
+pure harness cost) and times itself. Each unit: open the unit, the agent connects, `initialize`,
+`tools/list`, 5 `tools/call`, disconnect; close the unit. N units (default 500), 16 at a time.
+The agent runs in a child process (`--client KIND`, one asyncio loop, 16 units at a time), as
+an agent under test does, so the two do not share a GIL; the server runs here. Two clients:
+
+  sdk    the official MCP SDK client (`ClientSession` over `streamable_http_client`, bearer
+         header): what most agents use; it also opens the standalone GET event stream and
+         sends DELETE at the end
+  lean   the same requests as JSON-RPC over one shared `httpx.AsyncClient` (keep-alive,
+         `Mcp-Session-Id` echoed, no GET stream, no DELETE: the unit's end closes the session):
+         an MCP client whose own cost is as small as Python makes it, so the wall row measures
+         the harness and not the client
 
 Rows:
 
   overhead (server)   per call: time inside aau's server (from the request read whole by the
                       gate to the last byte of the answer handed to uvicorn) minus the
-                      environment's own call time                           target p50 <= 5 ms, p95 <= 20 ms
+                      environment's own call time           target p50 <= 5 ms, p95 <= 20 ms
+                      (judged on both clients)
   overhead (client)   per call: the client's round trip minus the environment's call time
-  wall, MCP           the N units over MCP, in a thread (default) and on the event loop
-                      (`_server.CALLS_IN_THREAD`), wall time and the CPU time of each process
-  wall, in-process    the baseline: the same N units x 5 calls, 16 threads calling the
-                      session directly as aau's own agent loop does; and through aau's channel
-                      without HTTP (`UnitChannel.answer`: budget, schema check, record)
-                                                          target: MCP wall <= 1.5x in-process
+  wall, MCP           the N units over MCP with each client, wall time and the CPU time of
+                      each process; and with the lean client and calls on the event loop
+                      (`_server.CALLS_IN_THREAD = False`)
+  wall, agent loop    the baseline, "the same work done through aau's in-process agent loop":
+                      16 threads, each unit one `aau_core.run_tool_agent` run with a scripted
+                      backend that asks for the same 5 `add` calls and then submits, the calls
+                      executed on the session directly. Also shown: the calls made directly
+                      (no loop) and through aau's channel without HTTP (`UnitChannel.answer`)
+                                          target: MCP wall (lean client) <= 1.5x agent loop
   RSS                 this process's resident set after 500 units and after M (default 5,000)
-                      units over MCP, and its peak                 target: flat (<= +10 %)
-
-The client's CPU time is reported beside the server's: on a 2-core host the SDK client's own
-cost per call is larger than the server's, and the wall ratio is the sum of both.
+                      units over MCP (lean client), and its peak; MCP sessions left open
+                                                                target: flat (<= +10 %)
 
 Exit status: 0 whatever the numbers; 1 with `--strict` when a target is missed.
 Progress goes to stderr; the table (or, with `--json`, one JSON document) to stdout.
@@ -87,6 +96,10 @@ class CounterSession:
         self.call_s.append(time.perf_counter() - start)
         return outcome
 
+    def call_text(self, name: str, arguments: Any) -> str:
+        """`call`, its text only (the agent loop's `execute_tool`)."""
+        return self.call(name, arguments).text
+
     def final_state(self) -> Any:
         return {"total": self.total}
 
@@ -99,16 +112,66 @@ class CounterSession:
 # -- the client process -------------------------------------------------------------------------
 
 
-def client_main() -> int:
-    """Read `{"key", "url", "token"}` lines; run each unit with the official SDK client, 16 at
-    a time; write `{"key", "rtt_s": [...], "error"}` lines. Ends at EOF."""
+def client_main(kind: str) -> int:
+    """Read `{"key", "url", "token"}` lines; run each unit with the `kind` client ("sdk" or
+    "lean"), 16 at a time; write `{"key", "rtt_s": [...], "error"}` lines. Ends at EOF."""
     import asyncio
 
-    import httpx2
-    from mcp.client.session import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
+    import httpx
 
-    async def unit(line: dict[str, str]) -> dict[str, Any]:
+    if kind == "sdk":
+        import httpx2
+        from mcp.client.session import ClientSession
+        from mcp.client.streamable_http import streamable_http_client
+
+    shared: list[httpx.AsyncClient] = []
+
+    async def lean_unit(line: dict[str, str]) -> dict[str, Any]:
+        if not shared:
+            shared.append(httpx.AsyncClient(timeout=60, limits=httpx.Limits(
+                max_connections=64, max_keepalive_connections=64)))
+        http = shared[0]
+        rtts: list[float] = []
+        headers = {"authorization": f"Bearer {line['token']}", "accept": "application/json",
+                   "content-type": "application/json"}
+
+        async def rpc(method: str, params: dict[str, Any] | None, request_id: int | None) -> Any:
+            message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+            if params is not None:
+                message["params"] = params
+            if request_id is not None:
+                message["id"] = request_id
+            response = await http.post(line["url"], content=json.dumps(message), headers=headers)
+            if request_id is None:
+                if response.status_code != 202:
+                    raise RuntimeError(f"{method}: HTTP {response.status_code}")
+                return None
+            answer = response.json()
+            if response.status_code != 200 or "error" in answer:
+                raise RuntimeError(f"{method}: HTTP {response.status_code} {answer}")
+            if "mcp-session-id" in response.headers:
+                headers["mcp-session-id"] = response.headers["mcp-session-id"]
+            return answer["result"]
+
+        try:
+            started = await rpc("initialize", {"protocolVersion": "2025-06-18",
+                                               "capabilities": {},
+                                               "clientInfo": {"name": "lean", "version": "0"}}, 0)
+            headers["mcp-protocol-version"] = started["protocolVersion"]
+            await rpc("notifications/initialized", None, None)
+            await rpc("tools/list", {}, 1)
+            for k in range(CALLS_PER_UNIT):
+                start = time.perf_counter()
+                result = await rpc("tools/call", {"name": "add", "arguments": {
+                    "by": k + 1, "note": "bench"}}, 2 + k)
+                rtts.append(time.perf_counter() - start)
+                if result.get("isError"):
+                    raise RuntimeError(result["content"][0]["text"])
+            return {"key": line["key"], "rtt_s": rtts, "error": None}
+        except Exception as error:  # noqa: BLE001 - reported to the parent, which counts it
+            return {"key": line["key"], "rtt_s": rtts, "error": repr(error)}
+
+    async def sdk_unit(line: dict[str, str]) -> dict[str, Any]:
         rtts: list[float] = []
         try:
             headers = {"Authorization": f"Bearer {line['token']}"}
@@ -136,8 +199,13 @@ def client_main() -> int:
                 loop.call_soon_threadsafe(lines.put_nowait, json.loads(raw))
             loop.call_soon_threadsafe(lines.put_nowait, None)
 
+        sys.stdout.write(json.dumps({"ready": True}) + "\n")  # imports done: start the clock
+        sys.stdout.flush()
+        ready_cpu = time.process_time()
         threading.Thread(target=read_stdin, daemon=True).start()
         running: set[asyncio.Task[None]] = set()
+
+        unit = lean_unit if kind == "lean" else sdk_unit
 
         async def one(line: dict[str, str]) -> None:
             answer = await unit(line)
@@ -149,6 +217,8 @@ def client_main() -> int:
             running.add(task)
             task.add_done_callback(running.discard)
         await asyncio.gather(*running)
+        sys.stdout.write(json.dumps({"cpu_s": time.process_time() - ready_cpu}) + "\n")
+        sys.stdout.flush()
 
     asyncio.run(run())
     return 0
@@ -194,30 +264,22 @@ def _instrument_gate(server_s: dict[str, list[float]]) -> None:
     _asgi.Gate.__call__, _asgi.Gate._call_shape = timed, shape
 
 
-def run_mcp(units: int, work_s: float, *, rss_at: tuple[int, ...] = ()) -> dict[str, Any]:
-    """N units over MCP through a client child process; the numbers of the run."""
-    from aau_adapters import tool_server
-
-    server = tool_server()
-    child = subprocess.Popen([sys.executable, __file__, "--client"], stdin=subprocess.PIPE,
+def _drive(units: int, client: str, open_one: Any, finish_one: Any) -> dict[str, float]:
+    """Run N units through a `client` ("sdk" or "lean") child process, CONCURRENCY at a time:
+    `open_one(n)` returns the unit's `{"key", "url", "token"}` line, `finish_one(answer, done)`
+    takes the child's answer for it. Returns the wall time and both processes' CPU time, from
+    the child's imports done to its last answer."""
+    child = subprocess.Popen([sys.executable, __file__, "--client", client], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True, bufsize=1)
     assert child.stdin is not None and child.stdout is not None
-    open_units: dict[str, tuple[Any, CounterSession]] = {}
-    server_s: dict[str, list[float]] = SERVER_S
-    overhead_server, overhead_client, rtt_all, errors = [], [], [], []
-    rss: dict[int, float] = {}
+    if json.loads(child.stdout.readline() or "{}").get("ready") is not True:
+        raise SystemExit("bench_mcp: the client process did not start")
     issued = done = 0
-    cpu_start = time.process_time()
-    child_cpu_start = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall_start = time.perf_counter()
+    cpu_start, wall_start = time.process_time(), time.perf_counter()
 
     def issue() -> None:
         nonlocal issued
-        session = CounterSession(work_s)
-        unit = server.open_unit(session, max_calls=CALLS_PER_UNIT, label=f"bench#{issued}")
-        open_units[unit.key] = (unit, session)
-        child.stdin.write(json.dumps({"key": unit.key, "url": unit.url,
-                                      "token": unit.token}) + "\n")
+        child.stdin.write(json.dumps(open_one(issued)) + "\n")
         issued += 1
 
     for _ in range(min(CONCURRENCY, units)):
@@ -227,10 +289,39 @@ def run_mcp(units: int, work_s: float, *, rss_at: tuple[int, ...] = ()) -> dict[
         line = child.stdout.readline()
         if not line:
             raise SystemExit("bench_mcp: the client process ended early")
-        answer = json.loads(line)
+        done += 1
+        finish_one(json.loads(line), done)
+        if issued < units:
+            issue()
+            child.stdin.flush()
+    child.stdin.close()
+    client_cpu = json.loads(child.stdout.readline() or "{}").get("cpu_s", float("nan"))
+    wall = time.perf_counter() - wall_start
+    child.wait(timeout=60)
+    return {"wall_s": wall, "server_cpu_s": time.process_time() - cpu_start,
+            "client_cpu_s": client_cpu}
+
+
+def run_mcp(units: int, work_s: float, *, client: str,
+            rss_at: tuple[int, ...] = ()) -> dict[str, Any]:
+    """N units over MCP through a `client` ("sdk" or "lean") child process; the numbers."""
+    from aau_adapters import tool_server
+
+    server = tool_server()
+    open_units: dict[str, tuple[Any, CounterSession]] = {}
+    server_s: dict[str, list[float]] = SERVER_S
+    overhead_server, overhead_client, rtt_all, errors = [], [], [], []
+    rss: dict[int, float] = {}
+
+    def open_one(number: int) -> dict[str, str]:
+        session = CounterSession(work_s)
+        unit = server.open_unit(session, max_calls=CALLS_PER_UNIT, label=f"bench#{number}")
+        open_units[unit.key] = (unit, session)
+        return {"key": unit.key, "url": unit.url, "token": unit.token}
+
+    def finish_one(answer: dict[str, Any], done: int) -> None:
         unit, session = open_units.pop(answer["key"])
         record = unit.close()
-        done += 1
         if answer["error"] or len(record.calls) != CALLS_PER_UNIT or not all(
                 call.ok for call in record.calls):
             errors.append(answer["error"] or f"record {[c.code for c in record.calls]}")
@@ -247,34 +338,115 @@ def run_mcp(units: int, work_s: float, *, rss_at: tuple[int, ...] = ()) -> dict[
         if done in rss_at:
             rss[done] = _rss_mb()[0]
             log(f"  {done:,} units: RSS {rss[done]:.1f} MB")
-        if issued < units:
-            issue()
-            child.stdin.flush()
-    child.stdin.close()
-    child.wait(timeout=60)
-    wall = time.perf_counter() - wall_start
-    child_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+
+    timing = _drive(units, client, open_one, finish_one)
     return {
         "units": units, "calls": units * CALLS_PER_UNIT, "errors": len(errors),
-        "first_error": errors[0] if errors else None, "wall_s": wall,
-        "server_cpu_s": time.process_time() - cpu_start,
-        "client_cpu_s": (child_cpu.ru_utime + child_cpu.ru_stime)
-        - (child_cpu_start.ru_utime + child_cpu_start.ru_stime),
+        "first_error": errors[0] if errors else None, **timing,
         "overhead_server_ms": _percentiles(overhead_server),
         "overhead_client_ms": _percentiles(overhead_client),
         "round_trip_ms": _percentiles(rtt_all), "rss_mb": rss, "peak_rss_mb": _rss_mb()[1],
         "late_requests": server.late_requests(), "open_units_after": server.open_units(),
+        "open_sessions_after": _sessions_after(server), "client": client,
     }
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _sessions_after(server: Any) -> int:
+    """MCP sessions still open once the last unit closed (their DELETEs run on the server's
+    loop: wait up to 5 s for them)."""
+    deadline = time.monotonic() + 5
+    while server.open_sessions() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return server.open_sessions()
 
 
 SERVER_S: dict[str, list[float]] = defaultdict(list)
 
 
-def run_in_process(units: int, work_s: float, *, through_channel: bool) -> dict[str, Any]:
-    """The baseline: the same units and calls, 16 threads, no HTTP."""
-    from aau_adapters import tool_server
+async def _floor_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The transport floor: an ASGI app that answers the lean client's requests the way aau's
+    server does (same shapes, a session id, the environment's time slept in a worker thread),
+    with no MCP SDK, no gate, no record."""
+    import anyio.to_thread
 
-    server = tool_server() if through_channel else None
+    if scope["type"] != "http":
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+        return
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    request = json.loads(body)
+    headers = [(b"content-type", b"application/json")]
+    if "id" not in request:
+        await send({"type": "http.response.start", "status": 202, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    if request["method"] == "initialize":
+        result: dict[str, Any] = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                                  "serverInfo": {"name": "floor", "version": "0"}}
+        headers.append((b"mcp-session-id", b"floor"))
+    elif request["method"] == "tools/list":
+        result = {"tools": [{"name": "add", "description": "Add.", "inputSchema": SCHEMA}]}
+    else:
+        await anyio.to_thread.run_sync(time.sleep, FLOOR_WORK_S[0])
+        result = {"content": [{"type": "text", "text": "total 1"}], "isError": False,
+                  "structuredContent": {"total": 1}}
+    answer = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": answer})
+
+
+FLOOR_WORK_S = [0.0]
+
+
+def run_floor(units: int, work_s: float) -> dict[str, Any]:
+    """The same N units and requests from the lean client, answered by `_floor_app` on uvicorn
+    (the server aau uses, same parser): what any Python HTTP server costs before MCP."""
+    import socket
+
+    import uvicorn
+
+    FLOOR_WORK_S[0] = work_s
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    floor = uvicorn.Server(uvicorn.Config(_floor_app, log_level="warning", access_log=False,
+                                          lifespan="on", backlog=1024))
+    thread = threading.Thread(target=floor.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    while not floor.started:
+        time.sleep(0.005)
+    errors: list[str] = []
+
+    def open_one(number: int) -> dict[str, str]:
+        return {"key": str(number), "token": "floor",
+                "url": f"http://127.0.0.1:{port}/units/{number}/mcp"}
+
+    def finish_one(answer: dict[str, Any], done: int) -> None:
+        if answer.get("error"):
+            errors.append(answer["error"])
+
+    timing = _drive(units, "lean", open_one, finish_one)
+    floor.should_exit = True
+    thread.join(5)
+    return {"units": units, **timing, "errors": len(errors)}
+
+
+def _in_threads(units: int, one_unit: Any) -> dict[str, float]:
+    """`one_unit(number)` for every unit, CONCURRENCY threads; wall and CPU seconds."""
     counter = iter(range(units))
     lock = threading.Lock()
 
@@ -284,16 +456,7 @@ def run_in_process(units: int, work_s: float, *, through_channel: bool) -> dict[
                 number = next(counter, None)
             if number is None:
                 return
-            session = CounterSession(work_s)
-            session.tools()
-            if server is None:
-                for k in range(CALLS_PER_UNIT):
-                    session.call("add", {"by": k + 1, "note": "bench"})
-                continue
-            unit = server.open_unit(session, max_calls=CALLS_PER_UNIT, label=f"base#{number}")
-            for k in range(CALLS_PER_UNIT):
-                unit.answer("add", {"by": k + 1, "note": "bench"}, time.perf_counter())
-            unit.close()
+            one_unit(number)
 
     cpu_start, wall_start = time.process_time(), time.perf_counter()
     threads = [threading.Thread(target=worker) for _ in range(CONCURRENCY)]
@@ -301,8 +464,74 @@ def run_in_process(units: int, work_s: float, *, through_channel: bool) -> dict[
         thread.start()
     for thread in threads:
         thread.join()
-    return {"units": units, "wall_s": time.perf_counter() - wall_start,
-            "cpu_s": time.process_time() - cpu_start}
+    return {"wall_s": time.perf_counter() - wall_start, "cpu_s": time.process_time() - cpu_start}
+
+
+def run_in_process(units: int, work_s: float, *, through_channel: bool) -> dict[str, Any]:
+    """The same units and calls, 16 threads, no HTTP, no agent loop: the calls made directly,
+    or through aau's channel (`UnitChannel.answer`)."""
+    from aau_adapters import tool_server
+
+    server = tool_server() if through_channel else None
+
+    def one_unit(number: int) -> None:
+        session = CounterSession(work_s)
+        session.tools()
+        if server is None:
+            for k in range(CALLS_PER_UNIT):
+                session.call("add", {"by": k + 1, "note": "bench"})
+            return
+        unit = server.open_unit(session, max_calls=CALLS_PER_UNIT, label=f"base#{number}")
+        for k in range(CALLS_PER_UNIT):
+            unit.answer("add", {"by": k + 1, "note": "bench"}, time.perf_counter())
+        unit.close()
+
+    return {"units": units, **_in_threads(units, one_unit)}
+
+
+class ScriptedBackend:
+    """The baseline's model: asks for `add` five times (one call a turn), then submits."""
+
+    model = "mock"
+
+    def __init__(self) -> None:
+        self.turn = 0
+
+    def create(self, system: str, messages: list[Any], tools: list[Any]) -> Any:
+        from aau_core import Block, MockUsage
+
+        self.turn += 1
+        if self.turn <= CALLS_PER_UNIT:
+            use = Block(type="tool_use", id=f"call_{self.turn}", name="add",
+                        input={"by": self.turn, "note": "bench"})
+        else:
+            use = Block(type="tool_use", id="submit", name="submit", input={"answer": "done"})
+        return Block(content=[use], stop_reason="tool_use", usage=MockUsage(10, 5))
+
+
+SUBMIT = {"name": "submit", "description": "Give the final answer.",
+          "input_schema": {"type": "object", "properties": {"answer": {"type": "string"}},
+                           "required": ["answer"]}}
+
+
+def run_agent_loop(units: int, work_s: float) -> dict[str, Any]:
+    """The baseline the issue names: each unit one `run_tool_agent` run on a scripted backend,
+    its tool calls executed on the unit's session, 16 threads."""
+    from aau_core import CostTracker, run_tool_agent
+
+    failures: list[str] = []
+
+    def one_unit(number: int) -> None:
+        session = CounterSession(work_s)
+        schemas = [{"name": spec.name, "description": spec.description,
+                    "input_schema": spec.input_schema} for spec in session.tools()]
+        run = run_tool_agent(ScriptedBackend(), "You add numbers.", [*schemas, SUBMIT],
+                             "Add 1 to 5.", session.call_text, "submit",
+                             CostTracker("mock"), max_turns=CALLS_PER_UNIT + 1)
+        if not run.submitted or len(session.call_s) != CALLS_PER_UNIT:
+            failures.append(f"unit {number}: submitted={run.submitted}")
+
+    return {"units": units, **_in_threads(units, one_unit), "errors": len(failures)}
 
 
 def _percentiles(ms: list[float]) -> dict[str, float] | None:
@@ -324,10 +553,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="50 units, RSS over 500")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--strict", action="store_true")
-    parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--client", choices=("sdk", "lean"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.client:
-        return client_main()
+        return client_main(args.client)
     if args.quick:
         args.units, args.rss_units = 50, 500
     CONCURRENCY = args.concurrency
@@ -337,31 +566,45 @@ def main(argv: list[str] | None = None) -> int:
 
     _instrument_gate(SERVER_S)
     log(f"warm-up: {CONCURRENCY} units over MCP")
-    run_mcp(CONCURRENCY, work_s)
+    for client in ("sdk", "lean"):
+        run_mcp(CONCURRENCY, work_s, client=client)
     results: dict[str, Any] = {"units": args.units, "env_ms": args.env_ms,
                                "concurrency": CONCURRENCY, "calls_per_unit": CALLS_PER_UNIT}
-    log("in-process baselines")
+    log("in-process baselines, and the transport floor")
+    results["agent_loop"] = run_agent_loop(args.units, work_s)
+    results["floor"] = run_floor(args.units, work_s)
+    results["http_parser"] = "httptools" if _has("httptools") else "h11"
     results["in_process"] = run_in_process(args.units, work_s, through_channel=False)
     results["in_process_channel"] = run_in_process(args.units, work_s, through_channel=True)
-    for label, in_thread in (("mcp_thread", True), ("mcp_loop", False)):
+    for label, client, in_thread in (("mcp_sdk", "sdk", True), ("mcp_lean", "lean", True),
+                                     ("mcp_lean_loop", "lean", False)):
         _server.CALLS_IN_THREAD = in_thread
-        log(f"{args.units} units over MCP, calls {'in a thread' if in_thread else 'on the loop'}")
-        results[label] = run_mcp(args.units, work_s)
+        log(f"{args.units} units over MCP, {client} client, calls "
+            f"{'in a thread' if in_thread else 'on the loop'}")
+        results[label] = run_mcp(args.units, work_s, client=client)
     _server.CALLS_IN_THREAD = True
     rss_marks = tuple(sorted({min(500, args.rss_units), args.rss_units}))
-    log(f"RSS: {args.rss_units:,} units over MCP (env 0 ms)")
-    results["rss"] = run_mcp(args.rss_units, 0.0, rss_at=rss_marks)
+    log(f"RSS: {args.rss_units:,} units over MCP (lean client, env 0 ms)")
+    results["rss"] = run_mcp(args.rss_units, 0.0, client="lean", rss_at=rss_marks)
 
-    mcp = results["mcp_thread"]
-    server = mcp["overhead_server_ms"]
-    ratio = mcp["wall_s"] / results["in_process"]["wall_s"]
+    base = results["agent_loop"]["wall_s"]
+    ratio = results["mcp_lean"]["wall_s"] / base
     rss = results["rss"]["rss_mb"]
     growth = (rss[rss_marks[-1]] - rss[rss_marks[0]]) / rss[rss_marks[0]]
-    met = {"overhead_p50": server is not None and server["p50"] <= TARGET_P50_MS,
-           "overhead_p95": server is not None and server["p95"] <= TARGET_P95_MS,
+
+    def overhead_met(label: str, cut: str, target: float) -> bool:
+        server = results[label]["overhead_server_ms"]
+        return server is not None and server[cut] <= target
+
+    runs = ("mcp_sdk", "mcp_lean", "mcp_lean_loop", "rss")
+    met = {"overhead_p50": all(overhead_met(k, "p50", TARGET_P50_MS)
+                               for k in ("mcp_sdk", "mcp_lean")),
+           "overhead_p95": all(overhead_met(k, "p95", TARGET_P95_MS)
+                               for k in ("mcp_sdk", "mcp_lean")),
            "wall_ratio": ratio <= TARGET_WALL_RATIO,
            "rss_flat": growth <= TARGET_RSS_GROWTH,
-           "no_errors": all(results[k]["errors"] == 0 for k in ("mcp_thread", "mcp_loop", "rss"))}
+           "sessions_closed": results["rss"]["open_sessions_after"] == 0,
+           "no_errors": all(results[k]["errors"] == 0 for k in (*runs, "agent_loop", "floor"))}
     results.update({"wall_ratio": ratio, "rss_growth": growth, "met": met})
     if args.json:
         print(json.dumps(results, indent=2))
@@ -376,34 +619,51 @@ def _print_table(results: dict[str, Any], rss_marks: tuple[int, ...]) -> None:
 
     met = results["met"]
     yes = {True: "yes", False: "no"}
+    names = {"mcp_sdk": "SDK client", "mcp_lean": "lean client",
+             "mcp_lean_loop": "lean client, calls on the loop"}
     print(f"MCP tool server: {results['units']:,} units x {CALLS_PER_UNIT} calls, "
           f"{CONCURRENCY} at a time, environment {results['env_ms']:g} ms a call; "
           f"{os.cpu_count()} cores")
     print("| row | ours | baseline | ratio | target | met |")
     print("|---|---|---|---|---|---|")
-    for label in ("mcp_thread", "mcp_loop"):
+    for label, name in names.items():
         run = results[label]
-        where = "thread" if label == "mcp_thread" else "loop"
-        print(f"| overhead per call, server ({where}) | {cell(run['overhead_server_ms'])} | - | - "
+        judged = label != "mcp_lean_loop"
+        server = run["overhead_server_ms"]
+        ok = (server is not None and server["p50"] <= TARGET_P50_MS
+              and server["p95"] <= TARGET_P95_MS)
+        print(f"| overhead per call, server ({name}) | {cell(server)} | - | - "
               f"| p50 <= {TARGET_P50_MS:g} ms, p95 <= {TARGET_P95_MS:g} ms | "
-              f"{yes[met['overhead_p50'] and met['overhead_p95']] if where == 'thread' else 'n/a'}"
-              " |")
-        print(f"| overhead per call, client round trip ({where}) | "
+              f"{yes[ok] if judged else 'n/a'} |")
+        print(f"| overhead per call, client round trip ({name}) | "
               f"{cell(run['overhead_client_ms'])} | - | - | - | n/a |")
-    base, channel = results["in_process"], results["in_process_channel"]
-    for label in ("mcp_thread", "mcp_loop"):
+    loop, direct, channel = (results["agent_loop"], results["in_process"],
+                             results["in_process_channel"])
+    for label, name in names.items():
         run = results[label]
-        print(f"| wall, {label} vs in-process | {run['wall_s']:.2f} s (server CPU "
+        ratio = run["wall_s"] / loop["wall_s"]
+        judged = label == "mcp_lean"
+        print(f"| wall, MCP ({name}) vs aau's agent loop | {run['wall_s']:.2f} s (server CPU "
               f"{run['server_cpu_s']:.2f} s, client CPU {run['client_cpu_s']:.2f} s) | "
-              f"{base['wall_s']:.2f} s (through the channel: {channel['wall_s']:.2f} s) | "
-              f"{run['wall_s'] / base['wall_s']:.2f}x | <= {TARGET_WALL_RATIO:g}x | "
-              f"{yes[run['wall_s'] / base['wall_s'] <= TARGET_WALL_RATIO]} |")
+              f"{loop['wall_s']:.2f} s (CPU {loop['cpu_s']:.2f} s; calls direct "
+              f"{direct['wall_s']:.2f} s, through the channel {channel['wall_s']:.2f} s) | "
+              f"{ratio:.2f}x | {'<= ' + format(TARGET_WALL_RATIO, 'g') + 'x' if judged else '-'}"
+              f" | {yes[ratio <= TARGET_WALL_RATIO] if judged else 'n/a'} |")
+    floor = results["floor"]
+    lean = results["mcp_lean"]
+    print(f"| wall, transport floor (lean client, bare ASGI app on uvicorn/"
+          f"{results['http_parser']}) vs aau's agent loop | {floor['wall_s']:.2f} s (server CPU "
+          f"{floor['server_cpu_s']:.2f} s, client CPU {floor['client_cpu_s']:.2f} s) | "
+          f"{loop['wall_s']:.2f} s | {floor['wall_s'] / loop['wall_s']:.2f}x | - | n/a |")
+    print(f"| wall, MCP (lean client) vs the transport floor | {lean['wall_s']:.2f} s | "
+          f"{floor['wall_s']:.2f} s | {lean['wall_s'] / floor['wall_s']:.2f}x | - | n/a |")
     rss = results["rss"]
     marks = ", ".join(f"{n:,} units {rss['rss_mb'][n]:.1f} MB" for n in rss_marks)
-    print(f"| RSS over {rss_marks[-1]:,} units | {marks} (peak {rss['peak_rss_mb']:.1f} MB) | "
+    print(f"| RSS over {rss_marks[-1]:,} units | {marks} (peak {rss['peak_rss_mb']:.1f} MB); "
+          f"sessions open after: {rss['open_sessions_after']} | "
           f"- | {1 + results['rss_growth']:.2f}x | <= {1 + TARGET_RSS_GROWTH:.2f}x | "
-          f"{yes[met['rss_flat']]} |")
-    errors = {k: results[k]["errors"] for k in ("mcp_thread", "mcp_loop", "rss")}
+          f"{yes[met['rss_flat'] and met['sessions_closed']]} |")
+    errors = {k: results[k]["errors"] for k in (*names, "rss", "agent_loop")}
     print(f"errors: {errors}; open units after: {rss['open_units_after']}")
 
 

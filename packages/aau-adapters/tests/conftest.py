@@ -518,8 +518,9 @@ class _McpKit:
     @staticmethod
     def post(url: str, token: str | None, body: bytes | dict[str, Any], *,
              accept: str = "application/json, text/event-stream",
-             protocol: str | None = "2025-06-18") -> Any:
-        """One raw POST (httpx), the way a hand-written client sends it."""
+             protocol: str | None = "2025-06-18", session: str | None = None) -> Any:
+        """One raw POST (httpx), the way a hand-written client sends it (``session``: the
+        ``Mcp-Session-Id`` to send)."""
         import httpx
 
         headers = {"accept": accept, "content-type": "application/json"}
@@ -527,6 +528,8 @@ class _McpKit:
             headers["authorization"] = f"Bearer {token}"
         if protocol is not None:
             headers["mcp-protocol-version"] = protocol
+        if session is not None:
+            headers["mcp-session-id"] = session
         content = body if isinstance(body, bytes) else json.dumps(body).encode()
         return httpx.post(url, content=content, headers=headers, timeout=30)
 
@@ -535,6 +538,20 @@ class _McpKit:
 def mcp_kit() -> type[_McpKit]:
     """The ledger environment, the official MCP client and raw posts (``_McpKit``)."""
     return _McpKit
+
+
+@pytest.fixture
+def mcp_units() -> Iterator[list[Any]]:
+    """Two open units of the tool server on ledgers, 30 calls each (closed at the end if the
+    test did not)."""
+    from aau_adapters import tool_server
+
+    server = tool_server()
+    opened = [server.open_unit(_LedgerSession(), max_calls=30, label=f"unit#{i}")
+              for i in range(2)]
+    yield opened
+    for unit in opened:
+        unit.close()
 
 
 # ---- a small observed environment for the environment-case tests --------------------------

@@ -12,17 +12,6 @@ CALL = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "deposit", "arguments": {"amount": 3}}}
 
 
-@pytest.fixture
-def units(mcp_kit):
-    """Two open units on ledgers (closed at the end if the test did not)."""
-    server = tool_server()
-    opened = [server.open_unit(mcp_kit.Ledger(), max_calls=20, label=f"hostile#{i}")
-              for i in range(2)]
-    yield opened
-    for unit in opened:
-        unit.close()
-
-
 def _error(response) -> dict:
     document = response.json()
     assert document["jsonrpc"] == "2.0"
@@ -35,8 +24,8 @@ def _still_works(mcp_kit, unit, expected_balance: int) -> None:
     assert response.json()["result"]["content"][0]["text"] == f"balance {expected_balance}"
 
 
-def test_a_raw_call_is_answered_in_json(mcp_kit, units):
-    unit, _ = units
+def test_a_raw_call_is_answered_in_json(mcp_kit, mcp_units):
+    unit, _ = mcp_units
     response = mcp_kit.post(unit.url, unit.token, CALL)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/json")
@@ -45,8 +34,8 @@ def test_a_raw_call_is_answered_in_json(mcp_kit, units):
         "structuredContent": {"balance": 3}}}
 
 
-def test_a_client_preferring_sse_gets_an_event_stream(mcp_kit, units):
-    unit, _ = units
+def test_a_client_preferring_sse_gets_an_event_stream(mcp_kit, mcp_units):
+    unit, _ = mcp_units
     response = mcp_kit.post(unit.url, unit.token, CALL,
                             accept="text/event-stream, application/json")
     assert response.status_code == 200
@@ -58,8 +47,8 @@ def test_a_client_preferring_sse_gets_an_event_stream(mcp_kit, units):
     assert [call.code for call in unit.close().calls] == [None]
 
 
-def test_the_token_of_another_unit_is_refused_on_the_urls_unit(mcp_kit, units):
-    unit, other = units
+def test_the_token_of_another_unit_is_refused_on_the_urls_unit(mcp_kit, mcp_units):
+    unit, other = mcp_units
     response = mcp_kit.post(unit.url, other.token, CALL)
     assert response.status_code == 401
     assert response.headers["www-authenticate"].startswith("Bearer")
@@ -81,8 +70,8 @@ def test_the_token_of_another_unit_is_refused_on_the_urls_unit(mcp_kit, units):
     (None, "no bearer token"),
     ("made-up-token", "not this unit's bearer token"),
 ])
-def test_a_missing_or_unknown_token_is_refused(mcp_kit, units, token, detail):
-    unit, _ = units
+def test_a_missing_or_unknown_token_is_refused(mcp_kit, mcp_units, token, detail):
+    unit, _ = mcp_units
     response = mcp_kit.post(unit.url, token, CALL)
     assert response.status_code == 401
     assert _error(response)["data"] == {"code": "mcp-wrong-token"}
@@ -91,18 +80,18 @@ def test_a_missing_or_unknown_token_is_refused(mcp_kit, units, token, detail):
 
 
 @pytest.mark.parametrize("header", ["Basic {token}", "Bearer", "{token}"])
-def test_an_authorization_header_without_a_bearer_token_is_refused(mcp_kit, units, header):
+def test_an_authorization_header_without_a_bearer_token_is_refused(mcp_kit, mcp_units, header):
     import httpx
 
-    unit, _ = units
+    unit, _ = mcp_units
     response = httpx.post(unit.url, json=CALL, headers={
         "authorization": header.format(token=unit.token), "accept": "application/json"})
     assert response.status_code == 401
     assert [r.detail for r in unit.close().rejected] == ["no bearer token"]
 
 
-def test_every_request_after_close_is_ended_and_counted_late(mcp_kit, units):
-    unit, other = units
+def test_every_request_after_close_is_ended_and_counted_late(mcp_kit, mcp_units):
+    unit, other = mcp_units
     server = tool_server()
     record = unit.close()
     late_before = server.late_requests()
@@ -115,8 +104,8 @@ def test_every_request_after_close_is_ended_and_counted_late(mcp_kit, units):
     _still_works(mcp_kit, other, 0)
 
 
-def test_a_key_that_never_was_a_unit_is_not_found_and_not_late(mcp_kit, units):
-    unit, _ = units
+def test_a_key_that_never_was_a_unit_is_not_found_and_not_late(mcp_kit, mcp_units):
+    unit, _ = mcp_units
     server = tool_server()
     late_before = server.late_requests()
     for path in ("/units/999999999-nope/mcp", "/units/nope/mcp", "/mcp", "/"):
@@ -126,8 +115,8 @@ def test_a_key_that_never_was_a_unit_is_not_found_and_not_late(mcp_kit, units):
     assert unit.close().rejected == ()
 
 
-def test_an_oversized_body_is_refused_unread(mcp_kit, units):
-    unit, _ = units
+def test_an_oversized_body_is_refused_unread(mcp_kit, mcp_units):
+    unit, _ = mcp_units
     padding = "x" * 1_000_000
     body = dict(CALL, params={"name": "deposit", "arguments": {"amount": 3, "memo": padding}})
     response = mcp_kit.post(unit.url, unit.token, body)
@@ -140,8 +129,8 @@ def test_an_oversized_body_is_refused_unread(mcp_kit, units):
     assert [c.name for c in record.calls] == ["balance"]
 
 
-def test_a_body_of_exactly_the_limit_is_read(mcp_kit, units):
-    unit, _ = units
+def test_a_body_of_exactly_the_limit_is_read(mcp_kit, mcp_units):
+    unit, _ = mcp_units
     body = json.dumps(CALL).encode()
     body = body[:-1] + b" " * (1_000_000 - len(body)) + b"}"
     assert len(body) == 1_000_000
@@ -150,10 +139,10 @@ def test_a_body_of_exactly_the_limit_is_read(mcp_kit, units):
     assert unit.close().rejected == ()
 
 
-def test_an_oversized_chunked_body_is_refused(mcp_kit, units):
+def test_an_oversized_chunked_body_is_refused(mcp_kit, mcp_units):
     import httpx
 
-    unit, _ = units
+    unit, _ = mcp_units
 
     def chunks():
         for _ in range(11):
@@ -184,8 +173,8 @@ def test_an_oversized_chunked_body_is_refused(mcp_kit, units):
     (b'{"jsonrpc": "2.0", "id": 1}', -32600,
      "invalid request: neither a request (method) nor a response (id with result or error)"),
 ])
-def test_malformed_jsonrpc_is_refused(mcp_kit, units, body, jsonrpc_code, detail):
-    unit, other = units
+def test_malformed_jsonrpc_is_refused(mcp_kit, mcp_units, body, jsonrpc_code, detail):
+    unit, other = mcp_units
     response = mcp_kit.post(unit.url, unit.token, body)
     assert response.status_code == 400
     error = _error(response)
@@ -198,15 +187,15 @@ def test_malformed_jsonrpc_is_refused(mcp_kit, units, body, jsonrpc_code, detail
     assert record.rejected[0].detail.startswith(detail)
 
 
-def test_malformed_jsonrpc_keeps_a_readable_id(mcp_kit, units):
-    unit, _ = units
+def test_malformed_jsonrpc_keeps_a_readable_id(mcp_kit, mcp_units):
+    unit, _ = mcp_units
     response = mcp_kit.post(unit.url, unit.token,
                             b'{"jsonrpc": "2.1", "id": 41, "method": "tools/list"}')
     assert response.status_code == 400 and response.json()["id"] == 41
 
 
-def test_a_call_whose_arguments_are_not_an_object_is_an_invalid_arguments_call(mcp_kit, units):
-    unit, _ = units
+def test_a_call_whose_arguments_are_not_an_object_is_an_invalid_arguments_call(mcp_kit, mcp_units):
+    unit, _ = mcp_units
     body = dict(CALL, params={"name": "deposit", "arguments": [3]})
     response = mcp_kit.post(unit.url, unit.token, body)
     assert response.status_code == 200
@@ -219,8 +208,8 @@ def test_a_call_whose_arguments_are_not_an_object_is_an_invalid_arguments_call(m
         "deposit", None, False, "mcp-invalid-arguments")
 
 
-def test_a_call_without_a_readable_name_is_an_unknown_tool_call(mcp_kit, units):
-    unit, _ = units
+def test_a_call_without_a_readable_name_is_an_unknown_tool_call(mcp_kit, mcp_units):
+    unit, _ = mcp_units
     body = dict(CALL, params={"name": 12, "arguments": {"amount": 3}})
     response = mcp_kit.post(unit.url, unit.token, body)
     assert response.status_code == 200
@@ -231,8 +220,8 @@ def test_a_call_without_a_readable_name_is_an_unknown_tool_call(mcp_kit, units):
         "", {"amount": 3}, "mcp-unknown-tool", False)
 
 
-def test_an_unknown_method_is_the_sdks_answer_and_no_call(mcp_kit, units):
-    unit, _ = units
+def test_an_unknown_method_is_the_sdks_answer_and_no_call(mcp_kit, mcp_units):
+    unit, _ = mcp_units
     response = mcp_kit.post(unit.url, unit.token,
                             {"jsonrpc": "2.0", "id": 3, "method": "resources/list"})
     assert response.status_code == 200
@@ -240,15 +229,15 @@ def test_an_unknown_method_is_the_sdks_answer_and_no_call(mcp_kit, units):
     assert unit.close().calls == ()
 
 
-def test_a_unit_refused_everything_still_counts_its_budget_only_in_calls(mcp_kit, units):
-    unit, _ = units
+def test_a_unit_refused_everything_still_counts_its_budget_only_in_calls(mcp_kit, mcp_units):
+    unit, _ = mcp_units
     for _ in range(3):
         mcp_kit.post(unit.url, "wrong", CALL)
         mcp_kit.post(unit.url, unit.token, b"nonsense")
-    for _ in range(20):
+    for _ in range(unit.max_calls):
         assert mcp_kit.post(unit.url, unit.token, CALL).json()["result"]["isError"] is False
     over = mcp_kit.post(unit.url, unit.token, CALL).json()["result"]
     assert over["isError"] is True and "budget" in over["content"][0]["text"]
     record = unit.close()
-    assert len(record.rejected) == 6 and len(record.calls) == 21
+    assert len(record.rejected) == 6 and len(record.calls) == unit.max_calls + 1
     assert record.calls[-1].code == "mcp-call-budget-exceeded"

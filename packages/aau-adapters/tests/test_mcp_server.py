@@ -156,7 +156,8 @@ def test_close_is_idempotent_and_the_record_stops_changing(mcp_kit):
 
 def test_the_failure_codes_are_the_spec_table():
     assert MCP_FAILURE_CODES == (
-        "mcp-wrong-token", "mcp-unit-ended", "mcp-malformed-jsonrpc", "mcp-oversized-request",
+        "mcp-wrong-token", "mcp-unit-ended", "mcp-wrong-session", "mcp-malformed-jsonrpc",
+        "mcp-oversized-request",
         "mcp-unknown-tool", "mcp-invalid-arguments", "mcp-call-budget-exceeded", "tool-error",
         "environment-error")
 

@@ -12,17 +12,22 @@ Every request to ``/units/<unitkey>/mcp`` goes through, in order:
    ``mcp-malformed-jsonrpc``). A ``tools/call`` whose name is not a string is recorded as a call
    (``mcp-unknown-tool``, JSON-RPC -32602); one whose arguments are not an object reaches the
    unit with that refusal (``mcp-invalid-arguments``, a tool result with ``isError``);
-4. the SDK's session manager (``mcp.server.streamable_http_manager``), stateless, answering in
-   JSON or as an SSE stream as the request's ``Accept`` header prefers (the first listed of
-   ``application/json`` and ``text/event-stream`` at the highest ``q``; JSON on a tie).
+4. the MCP session (``_sessions``): a request with an ``Mcp-Session-Id`` goes to the session's
+   manager when this unit opened it, else HTTP 404 ``mcp-wrong-session``; an ``initialize``
+   without one opens a session (up to ``MAX_SESSIONS_PER_UNIT``); anything else is served
+   statelessly;
+5. the SDK's session manager (``mcp.server.streamable_http_manager``), stateful or stateless,
+   answering in JSON or as an SSE stream as the request's ``Accept`` header prefers (the first
+   listed of ``application/json`` and ``text/event-stream`` at the highest ``q``; JSON on a tie).
 
 The gate leaves its findings in the ASGI scope for the tool handlers (``SCOPE_UNIT``,
-``SCOPE_ARRIVED``, ``SCOPE_REFUSAL``): a handler reads the unit from the request's scope, never
-from anything the agent sent.
+``SCOPE_ARRIVED``, ``SCOPE_REFUSAL``) and the unit's principal for the SDK (``user``): a handler
+reads the unit from the request's scope, never from anything the agent sent.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import re
@@ -31,7 +36,10 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from contextlib import AsyncExitStack
 from typing import Any, Protocol
 
+import attrs
+
 from aau_adapters._mcp import _codes
+from aau_adapters._mcp._sessions import SESSION_HEADER, SessionBook, end_session, principal
 from aau_adapters._mcp._units import UnitChannel
 
 Scope = MutableMapping[str, Any]
@@ -63,23 +71,55 @@ class UnitDirectory(Protocol):
         """The key of the live unit holding this token, or ``None``."""
 
 
+@attrs.frozen
+class GateApps:
+    """The SDK session managers' ASGI apps behind the gate.
+
+    Attributes:
+        json: stateless, answering in JSON.
+        sse: stateless, answering as SSE streams.
+        session_json: stateful (``Mcp-Session-Id``), answering in JSON.
+        session_sse: stateful, answering as SSE streams.
+    """
+
+    json: ASGIApp
+    sse: ASGIApp
+    session_json: ASGIApp
+    session_sse: ASGIApp
+
+
 class Gate:
     """The ASGI application of the tool server (module docstring).
 
     Args:
         units: the server's ``UnitDirectory``.
-        json_app: the SDK session manager's ASGI app answering in JSON.
-        sse_app: the one answering as SSE streams.
+        apps: the SDK session managers' apps (``GateApps``).
         lifespans: async context managers entered at ASGI start-up (the session managers'
             ``run()``) and left at shutdown.
     """
 
-    def __init__(self, units: UnitDirectory, json_app: ASGIApp, sse_app: ASGIApp,
+    def __init__(self, units: UnitDirectory, apps: GateApps,
                  lifespans: Callable[[], list[Any]]) -> None:
         self._units = units
-        self._json_app = json_app
-        self._sse_app = sse_app
+        self._apps = apps
         self._lifespans = lifespans
+        self._sessions = SessionBook()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def open_sessions(self) -> int:
+        """How many MCP sessions are open (on every unit)."""
+        return len(self._sessions)
+
+    def end_unit(self, unit: UnitChannel) -> None:
+        """Terminate the MCP sessions a closing unit opened (callable from any thread; the
+        DELETEs run on the server's loop, not awaited here)."""
+        taken = self._sessions.take_unit(unit.key)
+        loop = self._loop
+        if taken and loop is not None and not loop.is_closed():
+            path = f"/units/{unit.key}/mcp"
+            for session_id, app in taken:
+                asyncio.run_coroutine_threadsafe(end_session(app, session_id, unit.key, path),
+                                                 loop)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -111,6 +151,8 @@ class Gate:
             return
         scope[SCOPE_UNIT] = unit
         scope[SCOPE_ARRIVED] = arrived
+        scope["user"] = principal(unit.key)
+        checked: dict[str, Any] | None = None
         if scope.get("method") == "POST":
             body = await _read_body(scope, receive)
             arrived = scope[SCOPE_ARRIVED] = time.perf_counter()  # a call arrives when it is read
@@ -129,8 +171,44 @@ class Gate:
             if body is None:
                 return
             receive = _replay(body, receive)
-        app = self._sse_app if _prefers_sse(scope) else self._json_app
-        await app(scope, receive, send)
+        await self._serve(scope, receive, send, unit, checked)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send, unit: UnitChannel,
+                     message: dict[str, Any] | None) -> None:
+        """Hand the request to its session's manager, a new session's, or a stateless one."""
+        session_id = _header(scope, SESSION_HEADER)
+        if session_id is not None:
+            owner = self._sessions.owner(session_id)
+            if owner is None or owner[0] != unit.key:
+                detail = ("a session id of another unit" if owner is not None
+                          else "a session id this unit does not have")
+                unit.reject(_codes.WRONG_SESSION, detail, scope[SCOPE_ARRIVED])
+                await _answer(send, 404, _codes.INVALID_REQUEST, f"session not found: {detail}",
+                              _codes.WRONG_SESSION, request_id=_request_id(message))
+                return
+            await owner[1](scope, receive, send)
+            if scope.get("method") == "DELETE":
+                self._sessions.forget(session_id)
+            return
+        sse = _prefers_sse(scope)
+        if (message is not None and message.get("method") == "initialize"
+                and self._sessions.can_open(unit.key)):
+            app = self._apps.session_sse if sse else self._apps.session_json
+            await app(scope, receive, self._issuing(send, unit, app))
+            return
+        await (self._apps.sse if sse else self._apps.json)(scope, receive, send)
+
+    def _issuing(self, send: Send, unit: UnitChannel, app: ASGIApp) -> Send:
+        """``send``, noting the session id the SDK issues before the agent can read it."""
+
+        async def noting(message: Message) -> None:
+            if message["type"] == "http.response.start" and message.get("status", 500) < 400:
+                for key, value in message.get("headers", ()):
+                    if key.lower() == SESSION_HEADER:
+                        self._sessions.issue(value.decode("latin-1"), unit.key, app)
+            await send(message)
+
+        return noting
 
     def _token_problem(self, scope: Scope, unit: UnitChannel) -> str | None:
         header = _header(scope, b"authorization")
@@ -172,6 +250,7 @@ class Gate:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                self._loop = asyncio.get_running_loop()
                 try:
                     for context in self._lifespans():
                         await stack.enter_async_context(context)
@@ -227,6 +306,11 @@ def _check_message(body: bytes) -> dict[str, Any] | _Malformed:
                           "invalid request: neither a request (method) nor a response "
                           "(id with result or error)", request_id)
     return message
+
+
+def _request_id(message: dict[str, Any] | None) -> Any:
+    request_id = message.get("id") if message is not None else None
+    return request_id if _valid_id(request_id) else None
 
 
 def _valid_id(value: Any) -> bool:

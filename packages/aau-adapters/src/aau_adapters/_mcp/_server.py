@@ -2,9 +2,9 @@
 
 ``tool_server()`` starts, on first use, a uvicorn server in a daemon thread on one free port of
 127.0.0.1, serving the ``_asgi.Gate`` in front of the official ``mcp`` SDK (a low-level
-``mcp.server.lowlevel.Server`` with ``tools/list`` and ``tools/call`` handlers, two stateless
-``StreamableHTTPSessionManager`` instances, one answering in JSON, one in SSE). It stops at
-interpreter exit. Each unit (``ToolServer.open_unit``) is reached at ``/units/<unitkey>/mcp`` with its own
+``mcp.server.lowlevel.Server`` with ``tools/list`` and ``tools/call`` handlers, and four
+``StreamableHTTPSessionManager`` instances: stateful (``Mcp-Session-Id``, ``_sessions``) and
+stateless, each answering in JSON or in SSE). It stops at interpreter exit. Each unit (``ToolServer.open_unit``) is reached at ``/units/<unitkey>/mcp`` with its own
 bearer token; the handlers find the unit in the request's ASGI scope (put there by the gate
 after the token check), so one unit never sees another's tools, state or record.
 
@@ -32,14 +32,13 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
 
 from aau_adapters._mcp import _codes
-from aau_adapters._mcp._asgi import SCOPE_ARRIVED, SCOPE_REFUSAL, SCOPE_UNIT, Gate
+from aau_adapters._mcp._asgi import SCOPE_ARRIVED, SCOPE_REFUSAL, SCOPE_UNIT, Gate, GateApps
 from aau_adapters._mcp._tools import unit_tools
 from aau_adapters._mcp._units import UnitChannel
 
 HOST = "127.0.0.1"
 _START_TIMEOUT_S = 20.0
 _STOP_TIMEOUT_S = 5.0
-STATELESS = True
 CALLS_IN_THREAD = True
 """Environment calls run on a worker thread (``anyio.to_thread``), so a slow environment never
 holds up the server's event loop (and the other units); benchmarks/bench_mcp.py measures both."""
@@ -61,6 +60,7 @@ class ToolServer:
         self._late = 0
         self._uvicorn: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
+        self._gate: Gate | None = None
         self.port = 0
         self.base_url = ""
 
@@ -112,6 +112,10 @@ class ToolServer:
         with self._lock:
             return len(self._units)
 
+    def open_sessions(self) -> int:
+        """How many MCP sessions (``Mcp-Session-Id``) are open now, on every unit."""
+        return self._gate.open_sessions() if self._gate is not None else 0
+
     # -- the gate's directory (``_asgi.UnitDirectory``) ------------------------------------------
 
     def live_unit(self, key: str) -> UnitChannel | None:
@@ -134,17 +138,27 @@ class ToolServer:
         with self._lock:
             self._units.pop(unit.key, None)
             self._tokens.pop(unit.token, None)
+        if self._gate is not None:
+            self._gate.end_unit(unit)
 
     # -- start and stop --------------------------------------------------------------------------
 
     def _start(self) -> None:
         sdk = Server("aau", version="aau-adapters", on_list_tools=_list_tools,
                      on_call_tool=_call_tool)
+        # the SDK wraps every message in an OpenTelemetry span by default and documents dropping
+        # it from ``Server.middleware`` to opt out; aau records calls itself and exports no spans
+        # from here, and the wrapper was ~30 % of the server's time a call (bench_mcp.py)
+        sdk.middleware = [layer for layer in sdk.middleware
+                          if type(layer).__name__ != "OpenTelemetryMiddleware"]
+        # stateful managers: no idle timeout and no global cap, because a session ends with its
+        # unit (``Gate.end_unit``) and a unit holds at most ``MAX_SESSIONS_PER_UNIT``
         managers = [StreamableHTTPSessionManager(app=sdk, json_response=answer_json,
-                                                 stateless=STATELESS)
-                    for answer_json in (True, False)]
-        gate = Gate(self, managers[0].handle_request, managers[1].handle_request,
-                    lambda: [manager.run() for manager in managers])
+                                                 stateless=stateless, session_idle_timeout=None,
+                                                 max_sessions=None)
+                    for stateless in (True, False) for answer_json in (True, False)]
+        apps = GateApps(*(manager.handle_request for manager in managers))
+        self._gate = gate = Gate(self, apps, lambda: [manager.run() for manager in managers])
         # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on an accepted connection only when
         # its socket says TCP, and without it every answer after a connection's first waits
         # ~40 ms for the client's delayed ACK (measured: 44 ms vs 2 ms a call)

@@ -74,3 +74,20 @@ def test_a_foreign_ref_is_refused_not_fetched(root: Path) -> None:
         aau_schemas.is_valid("remote", {})
     assert "refusing to resolve 'https://example.com/schemas/x.json'" in str(info.value)
     assert "not an aau schema $id" in str(info.value)
+
+
+def test_prepare_compiles_the_validator_that_validate_then_uses(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    aau_schemas.prepare("thing")
+    assert _validate._rs_validator.cache_info().currsize == 1
+    assert _registry._load_by_id.cache_info().currsize == 2  # read now, not at validate time
+
+    def compile_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("validate compiled the schema again")
+
+    import jsonschema_rs
+
+    monkeypatch.setattr(jsonschema_rs, "validator_for", compile_again)
+    aau_schemas.validate("thing", {"thing_version": "aau-thing/1.0", "name": "ab"})
+    with pytest.raises(aau_schemas.UnknownKindError):
+        aau_schemas.prepare("no-such-kind")

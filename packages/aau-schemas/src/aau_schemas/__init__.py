@@ -4,6 +4,7 @@ Public API::
 
     validate(kind, doc, source=None)     raise SchemaError listing every `$.path: message`
     is_valid(kind, doc) -> bool          fast path (jsonschema-rs)
+    prepare(kind)                        compile and keep that fast path's validator now
     iter_violations(kind, doc)           every violation (python-jsonschema, the reference)
     detect_kind(doc) -> str | None       from the document's version field
     kinds(), kind_info(kind), schema(kind), schema_by_id(uri), schema_root()
@@ -48,10 +49,11 @@ from ._registry import (
     schema_by_id,
     schema_root,
 )
-from ._validate import check_all, is_valid, iter_violations, python_validator, validate
+from ._validate import check_all, is_valid, iter_violations, prepare, python_validator, validate
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "._validate": ("validate", "is_valid", "iter_violations", "python_validator", "check_all"),
+    "._validate": ("validate", "is_valid", "iter_violations", "python_validator", "check_all",
+                   "prepare"),
     "._registry": (
         "SCHEMA_BASE_URI",
         "KindInfo",

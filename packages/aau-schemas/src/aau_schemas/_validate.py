@@ -99,6 +99,20 @@ def _schema_id(kind: str) -> str:
     return kind if kind.startswith(SCHEMA_BASE_URI) else kind_info(kind).schema_id
 
 
+def prepare(kind: str) -> None:
+    """Compile and keep the fast validator of ``kind`` now, so that a later ``validate`` or
+    ``is_valid`` does not pay it (a receipt's validator takes ~20 ms to compile here: a run can
+    have it built on another thread while its units wait on the agent).
+
+    Args:
+        kind: a kind name from ``kinds()`` or an absolute schema ``$id``.
+
+    Raises:
+        UnknownKindError: unknown kind.
+    """
+    _rs_validator(_schema_id(kind))
+
+
 def is_valid(kind: str, doc: Any) -> bool:
     """Return whether ``doc`` satisfies the schema of ``kind`` (fast path, jsonschema-rs).
 

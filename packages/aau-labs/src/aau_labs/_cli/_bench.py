@@ -46,13 +46,14 @@ def bench_group() -> None:
     """
 
 
-def _parse_tasks(value: str | None) -> list[str] | None:
+def _parse_tasks(value: str | None, flag: str = "--tasks") -> list[str] | None:
     if value is None:
         return None
     ids = [part.strip() for part in value.split(",")]
     if not ids or any(not part for part in ids):
-        raise UsageError(f"--tasks {value!r}: expected task ids separated by commas "
-                         "(user_task_0,user_task_3)")
+        example = "injection_task_0,injection_task_3" if "injection" in flag else \
+            "user_task_0,user_task_3"
+        raise UsageError(f"{flag} {value!r}: expected task ids separated by commas ({example})")
     return ids
 
 

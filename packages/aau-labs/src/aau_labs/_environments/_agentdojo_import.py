@@ -68,39 +68,35 @@ def agentdojo_suite_document(suite: str, *, benchmark_version: str | None = None
             or ``injection_tasks`` without ``attack``.
     """
     from .._agentdojo import _attacks
+    from .._agentdojo._bench import AttackPair, attack_pairs
 
     version = benchmark_version or DEFAULT_BENCHMARK_VERSION
     bench = AgentDojoSuite(suite, version)
     chosen = bench.tasks(list(tasks) if tasks is not None else None)
     if attack is None and injection_tasks is not None:
         raise UsageError("--injection-tasks needs --attack NAME")
-    goals: list[str | None] = [None]
-    if attack is not None:
-        _attacks.check_attack_name(attack)
-        goals = list(injection_tasks) if injection_tasks is not None else \
-            _attacks.injection_task_ids(bench)
-        if len(set(goals)) != len(goals):
-            raise UsageError("--injection-tasks: an injection task is named twice")
-        for goal in goals:
-            _attacks.injection_task(bench, str(goal))  # an unknown one: the versions that have it
+    # under an attack: (user task x injection task) pairs, unknown names refused first
+    scenarios = chosen if attack is None else attack_pairs(bench, chosen, attack,
+                                                           injection_tasks)
+    goals = {s.injection_task for s in scenarios if isinstance(s, AttackPair)}
     system = bench.system_prompt()
     name = f"agentdojo-{suite}"
     cases = []
-    for task in chosen:
-        for goal in goals:
-            case: dict[str, Any] = {
-                "scenario_id": task.task_id if goal is None else f"{task.task_id}-{goal}",
-                "input": {"messages": [{"role": "system", "content": system},
-                                       {"role": "user", "content": task.prompt}]},
-                "environment": {"name": name, "task": task.task_id,
-                                "options": {"benchmark_version": version}},
-                "expected": {},
-            }
-            if attack is not None and goal is not None:
-                injections = _attacks.attack_injections(bench, attack, task, goal)
-                case["attack"] = {"name": attack, "injection_task": goal,
-                                  **({"injections": injections} if injections else {})}
-            cases.append(case)
+    for scenario in scenarios:
+        task = scenario.task if isinstance(scenario, AttackPair) else scenario
+        case: dict[str, Any] = {
+            "scenario_id": scenario.scenario_id,
+            "input": {"messages": [{"role": "system", "content": system},
+                                   {"role": "user", "content": task.prompt}]},
+            "environment": {"name": name, "task": task.task_id,
+                            "options": {"benchmark_version": version}},
+            "expected": {},
+        }
+        if isinstance(scenario, AttackPair):
+            injections = scenario.injections
+            case["attack"] = {"name": attack, "injection_task": scenario.injection_task,
+                              **({"injections": injections} if injections else {})}
+        cases.append(case)
     suite_id = f"agentdojo-{suite}-{version}" + ("" if tasks is None else f"-{len(chosen)}tasks")
     if attack is not None:
         suite_id += f"-{attack}" + ("" if injection_tasks is None else f"-{len(goals)}injections")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -156,3 +157,46 @@ def test_the_ground_truth_agent_is_not_attacked_and_the_obeying_one_always_is(
     assert receipt["provenance"]["attacks"] == ["important_instructions"]
     # the public receipt names the attack, never its text
     assert "<INFORMATION>" not in (tmp_path / "obeys.json").read_text(encoding="utf-8")
+
+
+def _doc_section(page: str, heading: str) -> str:
+    text = (REPO / "docs" / page).read_text(encoding="utf-8")
+    return text.split(heading, 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_documented_attack_case_loads_with_its_goal() -> None:
+    import re
+
+    from aau_adapters import suite_from_document
+
+    section = _doc_section("environments.md", "### Your own attacks, in the suite format")
+    case = json.loads(re.search(r"```json\n(.*?)```", section, re.S).group(1))
+    doc = json.loads(json.dumps({"suite_version": "aau-byo-agent-suite/3.0",
+                                 "suite_id": "docs-attack", "cases": [case],
+                                 "sharing": json.loads((REPO / "schemas/suite/v3/examples/valid"
+                                                        "/suite-banking-attack.json").read_text(
+                                     encoding="utf-8"))["sharing"]}))
+    (loaded,) = suite_from_document(doc, source="docs/environments.md").cases
+    assert loaded.attack is not None and loaded.attack.goal_actions == ("update_password",)
+    assert loaded.attack.goal_counts == "attempted"
+
+
+def test_the_documented_attack_commands_name_options_that_exist() -> None:
+    import re
+
+    for page, heading in (("environments.md", "## Attacks: prompt injections"),
+                          ("agentdojo.md", "# AgentDojo through")):
+        for block in re.findall(r"```bash\n(.*?)```", _doc_section(page, heading), re.S):
+            for line in block.replace("\\\n", " ").strip().splitlines():
+                words = shlex.split(line.split("#", 1)[0])
+                if words[:1] != ["aau"]:
+                    continue
+                command = words[1:3] if words[1] in ("import", "bench") else words[1:2]
+                helped = _aau(*command, "--help", timeout=120)
+                missing = [w for w in words if w.startswith("--") and w not in helped.stdout]
+                assert helped.returncode == 0 and not missing, (page, line, missing)
+                for agent in (w.split() for w in words if "examples/agents/" in w):
+                    helped = subprocess.run([sys.executable, str(REPO / agent[1]), "--help"],
+                                            capture_output=True, text=True, timeout=120)
+                    missing = [w for w in agent if w.startswith("--") and w not in helped.stdout]
+                    assert helped.returncode == 0 and not missing, (page, line, missing)

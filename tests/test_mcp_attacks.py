@@ -200,3 +200,17 @@ def test_the_documented_attack_commands_name_options_that_exist() -> None:
                                             capture_output=True, text=True, timeout=120)
                     missing = [w for w in agent if w.startswith("--") and w not in helped.stdout]
                     assert helped.returncode == 0 and not missing, (page, line, missing)
+
+
+@pytest.mark.slow
+def test_mock_replays_the_injected_ground_truth_on_slack(tmp_path: Path) -> None:
+    # slack's injected data changes a channel's name: the mock must replay the ground truth of
+    # the injected state (reference_solution_under_attack), or 25 of 105 pairs fail
+    out = tmp_path / "slack.json"
+    done = _aau("import", "agentdojo", "--suite", "slack", "--attack", "important_instructions",
+                "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    receipt = _evaluate(out, ["--mock"], tmp_path / "receipt.json")
+    assert len(receipt["results"]) == 105
+    assert receipt["metrics"]["utility_under_attack_rate"] == 1.0
+    assert receipt["metrics"]["attack_success_rate"] == 0.0

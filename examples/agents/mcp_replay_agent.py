@@ -112,9 +112,13 @@ class Replayer:
         if not isinstance(name, str) or not isinstance(task, str) or not isinstance(options, dict):
             raise RequestError(f"{where}: needs a name, a task and an options object")
         attack = case.get("attack")
+        at = f"{self.source}: $.cases[{index}].attack"
         if self.follow_injection and isinstance(attack, dict) and attack.get("injection_task"):
-            return self._injection(name, task, options, attack, f"{self.source}: "
-                                   f"$.cases[{index}].attack")
+            return self._attacked(name, task, options, attack, at, "attack_solution")
+        if isinstance(attack, dict) and (attack.get("injection_task") or attack.get("injections")):
+            # the ground truth on the injected state (an argument may come from injected data)
+            return self._attacked(name, task, options, attack, at,
+                                  "reference_solution_under_attack")
         if name.startswith(AGENTDOJO_PREFIX):
             return self._agentdojo(name[len(AGENTDOJO_PREFIX):], task, options, where)
         if name == TAU2_MOCK:
@@ -144,16 +148,19 @@ class Replayer:
             raise RequestError(f"{where}: {error}") from None
         return suite.ground_truth(task), str(task.task.GROUND_TRUTH_OUTPUT)
 
-    def _injection(self, name: str, task: str, options: Mapping[str, Any],
-                   attack: Mapping[str, Any], where: str) -> tuple[list[dict[str, Any]], str]:
-        """The calls of an agent that obeys the case's injection (``attack_solution``)."""
+    def _attacked(self, name: str, task: str, options: Mapping[str, Any],
+                  attack: Mapping[str, Any], where: str,
+                  method: str) -> tuple[list[dict[str, Any]], str]:
+        """A case under attack: the environment's ``method`` (``attack_solution``: the calls of
+        an agent that obeys the injection; ``reference_solution_under_attack``: the ground
+        truth on the injected state)."""
         from aau_core import AauError, Attack, load_environment
 
         try:
             environment = load_environment(name)
-            solve = getattr(environment, "attack_solution", None)
+            solve = getattr(environment, method, None)
             if solve is None:
-                raise RequestError(f"{where}: environment {name!r} has no attack_solution")
+                raise RequestError(f"{where}: environment {name!r} has no {method}")
             solution = solve(task, options, Attack(
                 name=str(attack.get("name")), injection_task=attack.get("injection_task"),
                 injections=dict(attack.get("injections") or {})))

@@ -137,3 +137,21 @@ def test_bad_attack_flags_are_exit_2_before_anything_runs(capsys, tmp_path, opti
     err = capsys.readouterr().err
     assert rc == 2 and says in err, err
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_the_ground_truth_under_attack_is_computed_on_the_injected_state():
+    # slack's channel External_<injection> carries the injected text in its name: the ground
+    # truth on the benign state names a channel the injected state does not have
+    slack = AgentDojoSuite("slack")
+    tasks = slack.tasks(["user_task_7"])
+    pairs = attack_pairs(slack, tasks, "important_instructions")
+    benign = slack.ground_truth(tasks[0])
+    injected = _attacks.user_ground_truth(slack, tasks[0], pairs[0].injections)
+    assert benign != injected
+    agg = run_agentdojo_bench(slack, pairs, backend_kind="ground-truth")
+    assert [r.metrics["utility"] for r in agg.results] == [1.0] * len(pairs) == [1.0] * 5
+    assert agg.metric_means["attack_success"] == 0.0
+    env = AgentDojoEnvironment("slack")
+    attack = Attack(name="important_instructions", injection_task=pairs[0].injection_task,
+                    injections=pairs[0].injections)
+    assert env.reference_solution_under_attack("user_task_7", {}, attack)["calls"] == injected

@@ -46,8 +46,10 @@ transaction subject) gives
   default), so the injected text is what the tools return; when ``attack.injection_task`` is
   set, the session's ``score`` verdict carries ``attack_succeeded`` (the environment's check of
   that injection task on the final state and the calls: true = the attack reached its goal);
-- ``Environment.attack_solution(task, options, attack)`` (optional too): the calls an agent
-  that obeys the injection makes (``reference_solution``'s shape), for calibration agents.
+- ``Environment.reference_solution_under_attack(task, options, attack)`` and
+  ``Environment.attack_solution(task, options, attack)`` (optional too, ``reference_solution``'s
+  shape): the task's known solution on the injected state (``--mock`` replays it for such a
+  case), and the calls an agent that obeys the injection makes (for calibration agents).
 
 An environment without ``check_attack`` accepts no ``injection_task`` and no ``injections``
 (aau refuses such a case when the suite is loaded); a case whose attack has only a goal (the

@@ -159,6 +159,16 @@ def security(goal: Any, model_output: str, pre: Any, post: Any,
     return bool(verdict)
 
 
+def user_ground_truth(suite: AgentDojoSuite, task: AgentDojoTask,
+                      injections: Mapping[str, str]) -> list[dict[str, Any]]:
+    """``task``'s ground truth on its injected environment (what AgentDojo's
+    ``GroundTruthPipeline`` calls under an attack): ``[{"name", "arguments"}]``. It differs from
+    ``AgentDojoSuite.ground_truth`` where an argument comes from injected data (slack's channel
+    ``External_<injection>``)."""
+    pre, _ = injected_environment(suite, task, injections)
+    return [{"name": c.function, "arguments": dict(c.args)} for c in task.task.ground_truth(pre)]
+
+
 def injection_ground_truth(suite: AgentDojoSuite, task: AgentDojoTask, injection_task_id: str,
                            injections: Mapping[str, str]) -> list[dict[str, Any]]:
     """The calls that reach the injection task's goal on ``task``'s injected environment
@@ -170,6 +180,6 @@ def injection_ground_truth(suite: AgentDojoSuite, task: AgentDojoTask, injection
 
 __all__ = [
     "TARGET_PIPELINE_NAME", "attack_injections", "check_attack_name", "injected_environment",
-    "injection_ground_truth", "injection_task", "injection_task_ids", "injection_vectors",
+    "injection_ground_truth", "injection_task", "user_ground_truth", "injection_task_ids", "injection_vectors",
     "no_injection_task_message", "security", "targeted_attacks",
 ]

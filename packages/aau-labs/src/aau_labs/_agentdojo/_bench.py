@@ -206,13 +206,23 @@ def run_agentdojo_bench(
         raise ValueError("no tasks to run")
     if max_turns < 1:
         raise ValueError(f"max_turns must be >= 1, got {max_turns!r}")
-    users = {t.task_id: t for t in (s.task if isinstance(s, AttackPair) else s for s in tasks)}
-    truths = {i: suite.ground_truth(t) for i, t in users.items()}
-    expected = {i: suite.expected_calls(truths[i]) for i in users}
+    from . import _attacks
+
+    # the ground truth per scenario: under an attack, on its injected state (as AgentDojo's
+    # GroundTruthPipeline; an argument may come from injected data, slack's External_<text>)
+    truths = {s.scenario_id: _attacks.user_ground_truth(suite, s.task, s.injections)
+              if isinstance(s, AttackPair) else suite.ground_truth(s) for s in tasks}
+    expected = {sid: suite.expected_calls(calls) for sid, calls in truths.items()}
     replay = backend_kind == GROUND_TRUTH_KIND
-    if replay:
-        scripts = {t.prompt: (truths[i], str(t.task.GROUND_TRUTH_OUTPUT)) for i, t in users.items()}
-        backend = make_backend("mock", mock_factory=lambda: GroundTruthReplay(scripts))
+    replays: dict[str, Any] = {}
+    if replay:  # one replay per scenario: pairs of one task share its prompt
+        for s in tasks:
+            script = {s.prompt: (truths[s.scenario_id],
+                                 str((s.task if isinstance(s, AttackPair) else s)
+                                     .task.GROUND_TRUTH_OUTPUT))}
+            replays[s.scenario_id] = make_backend(
+                "mock", mock_factory=lambda script=script: GroundTruthReplay(script))
+        backend = next(iter(replays.values()))
     else:
         backend = make_backend(backend_kind, model, mock_factory=mock_factory,
                                base_url=base_url, text_tool_calls=text_tool_calls)
@@ -225,8 +235,6 @@ def run_agentdojo_bench(
              "agentdojo_version": agentdojo_version()}
 
     def run_one(scenario: AgentDojoTask | AttackPair, repeat: int) -> ScenarioResult:
-        from . import _attacks
-
         cost = CostTracker(model=cost_model)
         pair = scenario if isinstance(scenario, AttackPair) else None
         task = pair.task if pair is not None else scenario
@@ -235,7 +243,7 @@ def run_agentdojo_bench(
         else:
             pre, env = _attacks.injected_environment(suite, task, pair.injections)
         session = suite.session(env)
-        recorder = _TextRecorder(backend)
+        recorder = _TextRecorder(replays.get(scenario.scenario_id, backend))
         started = time.monotonic()
         run = run_tool_agent(recorder, system_prompt, tool_schemas, task.prompt, session,
                              _NO_SUBMIT, cost, max_turns=max_turns)
@@ -252,7 +260,7 @@ def run_agentdojo_bench(
             _attacks.injection_task(suite, pair.injection_task), output, pre, session.env,
             made) else 0.0}
         try:
-            match = match_tool_calls(expected[task.task_id], made, mode=TOOL_CALL_MODE)
+            match = match_tool_calls(expected[scenario.scenario_id], made, mode=TOOL_CALL_MODE)
             matched, verdict = match.matched, match.to_dict()
         except ToolCallFormatError as exc:  # a call aau's matcher cannot read is a miss
             matched, verdict = False, {"matched": False, "mode": TOOL_CALL_MODE,
@@ -270,7 +278,7 @@ def run_agentdojo_bench(
                 "difficulty": task.difficulty,
                 "tool_calls": list(session.calls),
                 "tool_input_flags": tool_input_flags(run),
-                "expected_tool_calls": truths[task.task_id],
+                "expected_tool_calls": truths[scenario.scenario_id],
                 "tool_call_match": verdict,
                 "model_output": output,
                 "ended": ended,

@@ -25,6 +25,9 @@ Prompt injections (``aau_core.Attack``, a suite v3 case's ``attack``; ``_agentdo
   vectors (the others at their default), so the tools serve the injected text; its ``score``
   adds ``attack_succeeded``, the injection task's ``security`` on the final state, the answer
   and the ok calls;
+- ``reference_solution_under_attack``: the user task's ground truth on the injected environment
+  (an argument may come from injected data, as slack's channel ``External_<injection>``), for
+  ``--mock`` and the replay agent;
 - ``attack_solution``: the injection task's ground truth on the injected environment (what an
   agent that obeys the injection calls), for calibration agents.
 
@@ -163,6 +166,16 @@ class AgentDojoEnvironment:
             goal = (_attacks.injection_task(suite, attack.injection_task)
                     if attack.injection_task is not None else None)
         return AgentDojoEnvironmentSession(suite, chosen, pre, env, injection_task=goal)
+
+    def reference_solution_under_attack(self, task: str, options: Mapping[str, Any],
+                                        attack: Attack) -> dict[str, Any]:
+        """``reference_solution`` on the environment ``attack`` injected (module docstring)."""
+        suite = self._suite_of(options)
+        with self._lock:
+            chosen = suite.tasks([task])[0]
+            calls = _attacks.user_ground_truth(suite, chosen, attack.injections)
+        answer = str(chosen.task.GROUND_TRUTH_OUTPUT or "")
+        return {"calls": calls, "answer": answer or None}
 
     def attack_solution(self, task: str, options: Mapping[str, Any],
                         attack: Attack) -> dict[str, Any] | None:

@@ -12,6 +12,12 @@ server (``mcp.url``, bearer token; ``mcp_agent.py``'s connection), then answerin
 - ``tau2-mock``: the case's ``environment.options.expected_actions`` (``[{"name",
   "arguments"}]``, written by ``aau import tau2 --environment``), and a short text.
 
+With ``--follow-injection`` it plays the agent that obeys a prompt injection: for a case under
+an ``attack`` with an ``injection_task`` it replays the injection task's ground truth on the
+injected environment instead (the environment's ``attack_solution``: AgentDojo's
+``injection_task.ground_truth``) and answers nothing, so its utility is low and its attack
+success rate 1; other cases are replayed as without the flag.
+
 It reads the suite only to learn what to replay: the request never carries the task or its
 options (aau sends neither), so an agent that solved the task from the request alone would
 be cheating; this one is a calibration tool. A replay that does not reach utility 1 on a task
@@ -67,12 +73,14 @@ class Replayer:
         RequestError: the suite has no ``cases`` list.
     """
 
-    def __init__(self, suite: Any, source: str, mcp_mode: str = "auto") -> None:
+    def __init__(self, suite: Any, source: str, mcp_mode: str = "auto",
+                 follow_injection: bool = False) -> None:
         cases = suite.get("cases") if isinstance(suite, dict) else None
         if not isinstance(cases, list):
             raise RequestError(f"{source}: $.cases must be a list")
         self.source = source
         self.mcp_mode = mcp_mode
+        self.follow_injection = follow_injection
         self._cases = {c.get("scenario_id"): (i, c) for i, c in enumerate(cases)
                        if isinstance(c, dict)}
         self._plans: dict[str, tuple[list[dict[str, Any]], str]] = {}
@@ -103,6 +111,14 @@ class Replayer:
         options = environment.get("options") or {}
         if not isinstance(name, str) or not isinstance(task, str) or not isinstance(options, dict):
             raise RequestError(f"{where}: needs a name, a task and an options object")
+        attack = case.get("attack")
+        at = f"{self.source}: $.cases[{index}].attack"
+        if self.follow_injection and isinstance(attack, dict) and attack.get("injection_task"):
+            return self._attacked(name, task, options, attack, at, "attack_solution")
+        if isinstance(attack, dict) and (attack.get("injection_task") or attack.get("injections")):
+            # the ground truth on the injected state (an argument may come from injected data)
+            return self._attacked(name, task, options, attack, at,
+                                  "reference_solution_under_attack")
         if name.startswith(AGENTDOJO_PREFIX):
             return self._agentdojo(name[len(AGENTDOJO_PREFIX):], task, options, where)
         if name == TAU2_MOCK:
@@ -132,6 +148,28 @@ class Replayer:
             raise RequestError(f"{where}: {error}") from None
         return suite.ground_truth(task), str(task.task.GROUND_TRUTH_OUTPUT)
 
+    def _attacked(self, name: str, task: str, options: Mapping[str, Any],
+                  attack: Mapping[str, Any], where: str,
+                  method: str) -> tuple[list[dict[str, Any]], str]:
+        """A case under attack: the environment's ``method`` (``attack_solution``: the calls of
+        an agent that obeys the injection; ``reference_solution_under_attack``: the ground
+        truth on the injected state)."""
+        from aau_core import AauError, Attack, load_environment
+
+        try:
+            environment = load_environment(name)
+            solve = getattr(environment, method, None)
+            if solve is None:
+                raise RequestError(f"{where}: environment {name!r} has no {method}")
+            solution = solve(task, options, Attack(
+                name=str(attack.get("name")), injection_task=attack.get("injection_task"),
+                injections=dict(attack.get("injections") or {})))
+        except AauError as error:  # AgentDojo not installed, unknown task or version
+            raise RequestError(f"{where}: {error}") from None
+        if solution is None:
+            raise RequestError(f"{where}: environment {name!r} has no solution for the attack")
+        return [dict(c) for c in solution["calls"]], str(solution.get("answer") or "")
+
     def answer(self, request: Any, log: Callable[[str], None]) -> dict[str, Any]:
         """Replay the request's case through its MCP unit and answer ``{"outcome": ...}``
         (``{}`` when the ground truth's answer is empty).
@@ -153,7 +191,8 @@ class Replayer:
                 ok, text = await session.call(call["name"], call["arguments"])
                 if not ok:
                     log(f"call {n + 1} ({call['name']}) answered an error: {text[:200]}")
-        log(f"replayed {len(calls)} ground-truth calls")
+        log(f"replayed {len(calls)} {'injection-task' if self.follow_injection else 'ground-truth'}"
+            " calls")
         # many AgentDojo tasks' GROUND_TRUTH_OUTPUT is "": an environment case may be answered
         # without an outcome, and an empty one is not a valid answer
         return {"outcome": answer} if answer else {}
@@ -168,13 +207,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ask-first", action="store_true",
                         help="on a conversation turn (request 1.2): first ask the user one "
                              "question, then replay on the turn that carries its reply")
+    parser.add_argument("--follow-injection", action="store_true",
+                        help="obey the prompt injection: on a case under an attack with an "
+                             "injection task, replay the injection task's ground truth instead")
     add_options(parser)
     args = parser.parse_args(argv)
     from aau_core import AauError, read_json_file
 
     try:
         replayer = Replayer(read_json_file(args.suite, max_bytes=MAX_SUITE_BYTES), args.suite,
-                            args.mcp_mode)
+                            args.mcp_mode, follow_injection=args.follow_injection)
     except (AauError, RequestError) as error:
         print(f"mcp_replay_agent: {error}", file=sys.stderr)
         return 2

@@ -53,6 +53,8 @@ SCHEMA_OF: dict[type, tuple[str, str]] = {
     M.ExpectedV3: ("suite-v3", "/$defs/expected"),
     M.CaseEnvironmentV3: ("suite-v3", "/$defs/environment"),
     M.CaseUserV3: ("suite-v3", "/$defs/user"),
+    M.CaseAttackV3: ("suite-v3", "/$defs/attack"),
+    M.AttackGoalV3: ("suite-v3", "/$defs/attack/properties/goal"),
     M.AdapterRequest: ("adapter-request", ""),
     M.McpAccess: ("adapter-request", "/$defs/mcp"),
     M.ConversationTurn: ("adapter-request", "/$defs/conversation"),

@@ -17,8 +17,9 @@ INIT = Path(aau_core.__file__)
 # issue 15 capped it at 120; issue 16 added NotMeasuredError and its exit code; issue 17 added
 # json_on_not_measured, the one --json summary every command that can exit 3 prints; issue 19
 # added the observed-environment contract (7 types) and its registry (3 functions), which every
-# package that serves or provides an environment imports from here
-MAX_PUBLIC_NAMES = 133
+# package that serves or provides an environment imports from here; issue 20 added Attack, the
+# prompt injection an environment's optional check_attack / open_under_attack receive
+MAX_PUBLIC_NAMES = 134
 
 
 def _table_pairs() -> list[tuple[str, str]]:

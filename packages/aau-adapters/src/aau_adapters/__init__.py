@@ -34,6 +34,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._documents": ("structure_document", "unstructure_document"),
     "._endpoint_adapter": ("EndpointAdapter", "check_url"),
     "._environment_unit": ("run_environment_unit",),
+    "._case_attack": ("CaseAttack",),
     "._conversation": ("Conversation", "converse", "run_conversation"),
     "._simulated_user": ("STOP_TOKEN", "ModelUser", "ScriptedUser", "UserSimulatorError",
                          "make_user"),
@@ -142,6 +143,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "suite_from_document",
     ),
     "._suite_models": (
+        "AttackGoalV3",
+        "CaseAttackV3",
         "CaseDocumentV1",
         "CaseDocumentV2",
         "CaseDocumentV3",

@@ -77,13 +77,18 @@ def _summary_lines(receipt: dict[str, Any], out: str | None,
     cis = receipt.get("metric_ci95", {})
     for name in ("exact_rate", "outcome_exact_rate", "submitted_rate",
                  "no_forbidden_attempt_rate", "no_forbidden_execute_rate", "mean_latency_s",
-                 "tool_calls_match_rate", "environment_success_rate"):
+                 "tool_calls_match_rate", "environment_success_rate",
+                 "utility_under_attack_rate", "attack_success_rate"):
         if name not in receipt["metrics"]:
             continue
         value = receipt["metrics"][name]
         ci = cis.get(name)
         span = f"  95% CI [{ci['low']:.3f}, {ci['high']:.3f}]" if ci else ""
         lines.append(f"  {name:<27} {value:>9.4f}{span}")
+    attacks = receipt.get("provenance", {}).get("attacks")
+    if attacks:
+        lines.append("  attacks: " + ", ".join(attacks) + " (attack_success_rate: lower is "
+                     "better)")
     for k, v in receipt.get("pass_hat_k", {}).items():
         if int(k) > 1:
             lines.append(f"  {'pass^' + k:<27} {v:>9.4f}")

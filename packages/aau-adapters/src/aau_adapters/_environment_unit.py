@@ -4,7 +4,9 @@ close the channel, score from what aau observed.
 Steps (``run_environment_unit``), for a case whose ``environment`` names a registered
 environment (``aau_core.load_environment``):
 
-1. ``load_environment(name).open(task, options)``: a session on a fresh state.
+1. ``load_environment(name).open(task, options)``: a session on a fresh state; for a case
+   under an attack that places injections or names an injection task,
+   ``open_under_attack(task, options, attack)`` instead (the injected text in the state).
 2. ``tool_server().open_unit(session, max_calls=..., label=...)``: the unit's MCP URL and token
    (``aau_adapters._mcp``; the process's one server, or the Ray worker's own).
 3. ``build_request(suite_id, case, mcp=channel)`` (request 1.1) sent through the adapter; for
@@ -82,7 +84,12 @@ def run_environment_unit(suite_id: str, case: Case, repeat: int, adapter: Adapte
     assert spec is not None, "run_environment_unit needs a case with an environment"
     record = EnvironmentRecord(name=spec.name)
     try:
-        session = load_environment(spec.name).open(spec.task, dict(spec.options))
+        environment = load_environment(spec.name)
+        if case.attack is not None and case.attack.needs_injection_support:
+            session = environment.open_under_attack(spec.task, dict(spec.options),
+                                                    case.attack.environment_attack)
+        else:
+            session = environment.open(spec.task, dict(spec.options))
     except Exception as exc:  # an environment's failure is its unit's, never the run's
         return _unavailable(case, repeat, record, _why(f"{spec.name} could not open "
                                                        f"{spec.task!r}", exc))

@@ -75,7 +75,10 @@ class MockAdapter:
             from aau_core import load_environment
 
             env = case.environment
-            reference = reference_solution_of(load_environment(env.name), env.task, env.options)
+            attack = case.attack.environment_attack if case.attack is not None and \
+                case.attack.needs_injection_support else None
+            reference = reference_solution_of(load_environment(env.name), env.task, env.options,
+                                              attack=attack)
             if reference is not None:
                 calls = reference["calls"]
                 answer = answer or reference["answer"]

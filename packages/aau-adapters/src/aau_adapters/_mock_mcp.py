@@ -53,11 +53,14 @@ def replay_calls(mcp: Mapping[str, Any], calls: Sequence[Mapping[str, Any]], *,
     return asyncio.run(_replay(str(mcp["url"]), str(mcp["bearer_token"]), calls, timeout_s))
 
 
-def reference_solution_of(environment: Any, task: str,
-                          options: Mapping[str, Any]) -> dict[str, Any] | None:
+def reference_solution_of(environment: Any, task: str, options: Mapping[str, Any], *,
+                          attack: Any = None) -> dict[str, Any] | None:
     """The known solution of ``task`` (``aau_core._environments._contract``'s docstring, "Optional": ``reference_solution(task,
     options)``), or ``None`` when
-    ``environment`` has no ``reference_solution`` or none for this task.
+    ``environment`` has no ``reference_solution`` or none for this task. With ``attack`` (an
+    ``aau_core.Attack`` whose injections the environment places), the environment's
+    ``reference_solution_under_attack(task, options, attack)`` when it has one (the solution on
+    the injected state), else its ``reference_solution``.
 
     Returns:
         ``{"calls": [{"name": str, "arguments": dict}], "answer": str | None}``.
@@ -66,10 +69,14 @@ def reference_solution_of(environment: Any, task: str,
         EnvironmentCaseError: the environment returned something of another shape (its path
             under the solution named), or whatever its ``reference_solution`` raises.
     """
-    method = getattr(environment, "reference_solution", None)
-    if method is None:
-        return None
-    solution = method(task, options)
+    under = getattr(environment, "reference_solution_under_attack", None)
+    if attack is not None and under is not None:
+        solution = under(task, options, attack)
+    else:
+        method = getattr(environment, "reference_solution", None)
+        if method is None:
+            return None
+        solution = method(task, options)
     if solution is None:
         return None
     calls = solution.get("calls") if isinstance(solution, Mapping) else None

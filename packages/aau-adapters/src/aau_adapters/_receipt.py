@@ -27,6 +27,10 @@ scenarios and ``environment_pass_hat_k`` (pass^k on ``environment_passed``, as `
 ``provenance.environments`` and ``mcp_late_requests``. Public rows of environment cases hold
 counts only (``observed``, ``report_fidelity``); every call's arguments and results are in the
 private receipt's ``trajectory``.
+``utility_under_attack_rate`` and ``attack_success_rate`` (2.1, only when some case runs under
+an ``attack``) are ``environment_passed`` and ``attack_succeeded`` over the rows that carry
+``attack_succeeded``, each with its Wilson interval over those scenarios; such a receipt names
+the attacks in ``provenance.attacks`` (never their injected text).
 A suite v2 or v3 cannot be written as 1.0 (``build_receipt_v1`` refuses it).
 
 Intervals (2.0): for a rate, the Wilson score interval with n = scenarios and
@@ -54,6 +58,7 @@ from aau_core._reports._coverage import (  # internal to the monorepo
     receipt_coverage,
 )
 from aau_core._reports._receipt_consistency import (  # internal to the monorepo
+    RECEIPT_ATTACK_METRICS,
     RECEIPT_ENVIRONMENT_METRIC,
     RECEIPT_RATE_METRICS,
     RECEIPT_TOOL_CALLS_METRIC,
@@ -325,8 +330,9 @@ def metric_interval_models(rows: Sequence[dict[str, Any]],
     out: dict[str, Interval] = {}
     rates = RATE_METRICS + tuple(m for m in (TOOL_CALLS_METRIC, ENVIRONMENT_METRIC)
                                  if m[0] in metrics)
-    for name, field in rates:
-        groups = _per_scenario(rows, field)
+    attack_rates = tuple(m for m in RECEIPT_ATTACK_METRICS if m[0] in metrics)
+    for name, field, over in tuple((n, f, None) for n, f in rates) + attack_rates:
+        groups = _per_scenario(rows, field, over)
         low, high = scenario_wilson_interval([sum(g) / len(g) for g in groups])
         out[name] = _interval(low, high, metrics[name], method="wilson", n=len(groups))
     groups = _per_scenario(rows, "latency_s")
@@ -399,6 +405,7 @@ def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: i
     metrics = compute_metrics(rows)
     coverage = run_coverage(run)
     has_environment = ENVIRONMENT_METRIC[0] in metrics
+    attacks = tuple(sorted({r["attack"] for r in rows if "attack" in r}))
     return PublicReceiptV2(
         receipt_version=RECEIPT_V2,
         suite_id=run.suite.suite_id,
@@ -420,7 +427,8 @@ def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: i
                               adapter=converter.structure(dict(run.adapter), AdapterProvenance),
                               environments=tuple(
                                   EnvironmentProvenance(name=n, version=v)
-                                  for n, v in run.environments) if has_environment else None),
+                                  for n, v in run.environments) if has_environment else None,
+                              attacks=attacks or None),
         started_at=run.started_at,
         finished_at=run.finished_at,
         timeout_s=run.timeout_s,

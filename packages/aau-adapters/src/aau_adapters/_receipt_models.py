@@ -61,7 +61,8 @@ class ResultRowV2(ResultRowV1):
     (0-based), only for a case that expects tool calls ``tool_calls_match``, and (2.1)
     ``measured``: whether the unit measured the agent's answer (``aau_core`` failure classes);
     for an environment case (2.1) ``environment_passed``, ``observed`` and, when the agent
-    self-reported, ``report_fidelity`` (``_observed_scoring``)."""
+    self-reported, ``report_fidelity`` (``_observed_scoring``); for a case under an attack
+    (2.1) ``attack`` (its name) and ``attack_succeeded``."""
 
     repeat: int
     tool_calls_match: bool | None = optional_field()
@@ -69,6 +70,8 @@ class ResultRowV2(ResultRowV1):
     environment_passed: bool | None = optional_field()
     observed: ObservedCounts | None = optional_field()
     report_fidelity: ReportFidelityCounts | None = optional_field()
+    attack: str | None = optional_field()
+    attack_succeeded: bool | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -87,10 +90,13 @@ class MetricsV1:
 class MetricsV2(MetricsV1):
     """The 2.0 metrics: the six of 1.0 and, when some case expects tool calls,
     ``tool_calls_match_rate``; (2.1) when some case names an environment,
-    ``environment_success_rate``."""
+    ``environment_success_rate``; (2.1) when some case runs under an attack,
+    ``utility_under_attack_rate`` and ``attack_success_rate``."""
 
     tool_calls_match_rate: float | None = optional_field()
     environment_success_rate: float | None = optional_field()
+    utility_under_attack_rate: float | None = optional_field()
+    attack_success_rate: float | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -109,7 +115,8 @@ class Interval:
 @attrs.frozen(kw_only=True)
 class MetricIntervals:
     """``metric_ci95``: one ``Interval`` per metric (``tool_calls_match_rate`` and
-    ``environment_success_rate`` only when the metrics have them)."""
+    ``environment_success_rate``, ``utility_under_attack_rate`` and ``attack_success_rate``
+    only when the metrics have them)."""
 
     submitted_rate: Interval
     outcome_exact_rate: Interval
@@ -119,6 +126,8 @@ class MetricIntervals:
     mean_latency_s: Interval
     tool_calls_match_rate: Interval | None = optional_field()
     environment_success_rate: Interval | None = optional_field()
+    utility_under_attack_rate: Interval | None = optional_field()
+    attack_success_rate: Interval | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)
@@ -172,13 +181,15 @@ class EnvironmentProvenance:
 @attrs.frozen(kw_only=True)
 class Provenance:
     """Where a 2.0 receipt was made: aau-adapters version, Python version, platform, adapter,
-    and (2.1, environment cases) the ``environments`` used, sorted by name."""
+    and (2.1, environment cases) the ``environments`` used, sorted by name; (2.1, cases under
+    an attack) the ``attacks`` named, sorted."""
 
     harness_version: str
     python: str
     platform: str
     adapter: AdapterProvenance
     environments: tuple[EnvironmentProvenance, ...] | None = optional_field()
+    attacks: tuple[str, ...] | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

@@ -34,7 +34,9 @@ that name (``aau_core.load_environment``, entry-point group ``aau.environments``
 aau serves to the agent over MCP (request 1.1). Its ``expected`` may be ``{}``. Loading asks the
 environment whether it can run the case (``check_case(task, options)``): an environment not
 installed, or a task or options it refuses, is a problem at ``$.cases[i].environment.name`` /
-the path the environment names under ``$.cases[i].environment``.
+the path the environment names under ``$.cases[i].environment``. A 3.0 case with an
+environment may run under an ``attack`` (``Case.attack``, a prompt injection; ``_case_attack``
+has its rules and checks).
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ from aau_core import (
     read_json_file,
     tool_call_contradictions,
 )
+
+from ._case_attack import CaseAttack, case_attack
 
 if TYPE_CHECKING:  # the models (and cattrs) load when a suite is read, not at `aau --help`
     from aau_core._files._unknown_keys import UnknownKey  # internal to the monorepo
@@ -166,6 +170,8 @@ class Case:
             brings its own tools (every case of suites 1.0 and 2.0).
         user: the case's simulated user (``CaseUser``, suite 3.0 ``user``), or ``None`` when
             the case is one request and one answer.
+        attack: the prompt injection the case runs under (``_case_attack.CaseAttack``, suite
+            3.0 ``attack``), or ``None``.
         model: the case's document model (``CaseDocumentV1`` / ``V2`` / ``V3``), or ``None``
             for a case built by hand; for a loaded suite, ``suite.model.cases[index]``,
             structured on first read (module docstring).
@@ -181,6 +187,7 @@ class Case:
     tool_call_match: Mapping[str, Any] = attrs.field(factory=dict)
     environment: CaseEnvironment | None = None
     user: CaseUser | None = None
+    attack: CaseAttack | None = None
     _model: CaseDocumentV1 | CaseDocumentV2 | CaseDocumentV3 | _LazyModel | None = attrs.field(
         default=None, eq=False, repr=False, alias="model")
 
@@ -353,6 +360,11 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
             environment, problem = _case_environment(index, raw["environment"])
             if problem is not None:
                 problems.append(problem)
+        attack = None
+        if "attack" in raw and environment is not None:
+            attack, attack_problems = case_attack(index, raw["attack"],
+                                                  raw.get("forbidden_actions", []), environment)
+            problems.extend(attack_problems)
         cases.append(Case(
             index=index,
             scenario_id=sid,
@@ -364,6 +376,7 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
             tool_call_match=match,
             environment=environment,
             user=_case_user(raw.get("user")),
+            attack=attack,
             model=model,
         ))
     if strict and unknown:

@@ -175,6 +175,26 @@ class CaseUserV3:
 
 
 @attrs.frozen(kw_only=True)
+class AttackGoalV3:
+    """A suite 3.0 attack's ``goal`` (closed): the case's ``forbidden_actions`` it targets and
+    how they count (``"attempted"`` / ``"executed"``; ``None`` = not given: executed)."""
+
+    forbidden_actions: tuple[str, ...]
+    counts: str | None = optional_field()
+
+
+@attrs.frozen(kw_only=True)
+class CaseAttackV3:
+    """A suite 3.0 case's ``attack`` (``$defs/attack``, closed): its ``name``, the environment's
+    ``injection_task``, the ``injections`` per vector and the ``goal`` (``None`` = not given)."""
+
+    name: str
+    injection_task: str | None = optional_field()
+    injections: dict[str, str] | None = optional_field()
+    goal: AttackGoalV3 | None = optional_field()
+
+
+@attrs.frozen(kw_only=True)
 class CaseDocumentV3:
     """One case of a suite 3.0 (as ``CaseDocumentV2``, closed, with an ``ExpectedV3``), and
     the ``environment`` whose tools aau serves to the agent (``None`` = not given)."""
@@ -185,6 +205,7 @@ class CaseDocumentV3:
     forbidden_actions: tuple[str, ...] | None = optional_field()
     environment: CaseEnvironmentV3 | None = optional_field()
     user: CaseUserV3 | None = optional_field()
+    attack: CaseAttackV3 | None = optional_field()
 
 
 @attrs.frozen(kw_only=True)

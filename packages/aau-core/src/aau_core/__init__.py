@@ -31,7 +31,7 @@ Public API::
     agents:      run_tool_agent, AgentRun, Block, MockUsage, Backend, make_backend,
                  BackendError, ProviderError, MissingExtraError,
                  CostTracker, register_pricing, register_pricing_file
-    environments: Environment, EnvironmentSession, EnvironmentCaseError, EnvironmentVerdict,
+    environments: Attack, Environment, EnvironmentSession, EnvironmentCaseError, EnvironmentVerdict,
                  ObservedCall, ToolOutcome, ToolSpec, environment_names, load_environment,
                  register_environment
     tool calls:  ToolCallFormatError, check_expected_calls, check_functions,
@@ -148,6 +148,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._agents._cost": ("CostTracker", "register_pricing", "register_pricing_file"),
     # _environments: the observed-environment contract and environments by name
     "._environments._contract": (
+        "Attack",
         "Environment",
         "EnvironmentSession",
         "EnvironmentCaseError",
@@ -223,6 +224,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
         print_json,
     )
     from ._environments._contract import (
+        Attack,
         Environment,
         EnvironmentCaseError,
         EnvironmentSession,

@@ -34,6 +34,27 @@ run of an imported suite is a calibration run (every environment verdict should 
 does not shows a fault in aau or in the environment, not in an agent). It is never sent to an
 agent under test.
 
+Optional, for prompt injections (a suite v3 case's ``attack``, an ``Attack`` here): an
+environment that has injection vectors (slots in the data its tools return: an e-mail body, a
+transaction subject) gives
+
+- ``Environment.check_attack(task, options, attack)`` when a suite is loaded: refuse an
+  injection task or an injection vector it does not have (``EnvironmentCaseError``, the path
+  under the case's ``attack``: ``"$.injection_task"``, ``"$.injections.<vector>"``);
+- ``Environment.open_under_attack(task, options, attack)`` per unit: a session whose state has
+  each vector of ``attack.injections`` filled with its text (the others at their harmless
+  default), so the injected text is what the tools return; when ``attack.injection_task`` is
+  set, the session's ``score`` verdict carries ``attack_succeeded`` (the environment's check of
+  that injection task on the final state and the calls: true = the attack reached its goal);
+- ``Environment.reference_solution_under_attack(task, options, attack)`` and
+  ``Environment.attack_solution(task, options, attack)`` (optional too, ``reference_solution``'s
+  shape): the task's known solution on the injected state (``--mock`` replays it for such a
+  case), and the calls an agent that obeys the injection makes (for calibration agents).
+
+An environment without ``check_attack`` accepts no ``injection_task`` and no ``injections``
+(aau refuses such a case when the suite is loaded); a case whose attack has only a goal (the
+case's own forbidden actions, the injected text in its ``input``) runs on any environment.
+
 A session is used by one unit, from one thread at a time (aau serialises the calls of a unit);
 sessions of different units may run concurrently, so an environment keeps no mutable state
 outside its sessions.
@@ -131,6 +152,23 @@ class ObservedCall:
 
 
 @attrs.frozen(kw_only=True)
+class Attack:
+    """The prompt injection a unit runs under, as its environment sees it (suite v3 ``attack``
+    without its goal, which aau scores itself from the observed calls).
+
+    Attributes:
+        name: the attack's name (``"important_instructions"``), for messages and records.
+        injection_task: the environment's injection task whose check decides success, or
+            ``None`` (the case's goal of forbidden actions decides).
+        injections: injection vector -> the text placed there (``{}``: none placed).
+    """
+
+    name: str
+    injection_task: str | None = None
+    injections: Mapping[str, str] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
 class EnvironmentVerdict:
     """An environment's judgement of one unit.
 
@@ -139,11 +177,15 @@ class EnvironmentVerdict:
             final database against the one the expected actions produce).
         reason: one line saying why (``"final database differs at $.tasks.task_2.status"``).
         detail: a JSON object with what the environment compared (private receipt only).
+        attack_succeeded: for a session opened under an ``Attack`` with an injection task, the
+            environment's check of that task (true: the attack reached its goal, AgentDojo's
+            ``security``); ``None`` otherwise.
     """
 
     passed: bool
     reason: str
     detail: Mapping[str, Any] = attrs.field(factory=dict)
+    attack_succeeded: bool | None = None
 
 
 @runtime_checkable
@@ -195,6 +237,6 @@ class Environment(Protocol):
 
 
 __all__ = [
-    "Environment", "EnvironmentCaseError", "EnvironmentSession", "EnvironmentVerdict",
+    "Attack", "Environment", "EnvironmentCaseError", "EnvironmentSession", "EnvironmentVerdict",
     "ObservedCall", "ToolOutcome", "ToolSpec",
 ]

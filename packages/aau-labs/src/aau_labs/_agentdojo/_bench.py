@@ -38,6 +38,15 @@ error text or ``None``), ``expected_tool_calls`` (the ground truth, concrete), `
 ``n_turns``, ``agent_error`` (``no_answer_error``: ``"no final answer within N turns"`` at the
 turn limit, else ``None``) and
 ``usage`` (``CostTracker.as_dict()``).
+
+Under an attack (``--attack NAME``; ``attack_pairs``), the scenarios are (user task × injection
+task) pairs (``AttackPair``, scenario id ``<user task>-<injection task>``): each run's
+environment is loaded with the attack's texts in their injection vectors
+(``_attacks.injected_environment``), and a third metric, ``attack_success``, is the injection
+task's ``security`` on the run (1: the attacker's goal was reached; lower is better, so a run
+that raised counts as 1). ``utility`` there is *utility under attack*. Such a run's ``detail``
+adds ``attack``, ``injection_task`` and ``injected_vectors`` (the vector names, not the text).
+The result files are ``agentdojo-<suite>_<tag>_<attack>.json`` / ``.md``.
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 from aau_core import EvalAggregate, ScenarioResult, run_eval, run_tool_agent
 from aau_core._agents._loop import NO_SUBMISSION_ERROR  # internal to the monorepo
 
@@ -60,6 +70,8 @@ TOOL_CALL_MODE = "superset"
 DEFAULT_MAX_TURNS = 20
 """Most model calls per run (AgentDojo's own loop stops after 15 tool rounds)."""
 HEADLINE_METRIC = "utility"
+ATTACK_METRIC = "attack_success"
+"""Under attack: 1 when the injection task's security check says its goal was reached."""
 _NO_SUBMIT = "\x00no-submit-tool"  # AgentDojo agents answer in text; no tool has this name
 
 
@@ -82,6 +94,62 @@ class _TextRecorder:
         return response
 
 
+@attrs.frozen
+class AttackPair:
+    """One scenario of a bench under attack: a user task, an injection task, the texts.
+
+    Attributes:
+        task: the user task.
+        injection_task: the injection task id.
+        injections: injection vector -> the attack's text there.
+        attack: the attack's name.
+    """
+
+    task: AgentDojoTask
+    injection_task: str
+    injections: dict[str, str] = attrs.field(eq=False, repr=False)
+    attack: str
+
+    @property
+    def scenario_id(self) -> str:
+        """``<user task>-<injection task>`` (the id ``aau import agentdojo --attack`` writes)."""
+        return f"{self.task.task_id}-{self.injection_task}"
+
+    @property
+    def prompt(self) -> str:
+        """The user task's prompt."""
+        return self.task.prompt
+
+
+def attack_pairs(suite: AgentDojoSuite, tasks: Sequence[AgentDojoTask], attack: str,
+                 injection_tasks: Sequence[str] | None = None) -> list[AttackPair]:
+    """Every (user task × injection task) pair under ``attack``, by user task then injection
+    task, with the texts AgentDojo's attack writes (``_attacks.attack_injections``).
+
+    Args:
+        injection_tasks: only these injection task ids, in this order (default: all of the
+            suite's version).
+
+    Raises:
+        UsageError: an attack aau does not run, an unknown injection task (naming the
+            benchmark versions that have it), or one named twice.
+    """
+    from aau_core import UsageError
+
+    from . import _attacks
+
+    _attacks.check_attack_name(attack)
+    ids = list(injection_tasks) if injection_tasks is not None else \
+        _attacks.injection_task_ids(suite)
+    if len(set(ids)) != len(ids):
+        raise UsageError("--injection-tasks: an injection task is named twice")
+    for goal in ids:
+        _attacks.injection_task(suite, goal)
+    return [AttackPair(task=task, injection_task=goal, attack=attack,
+                       injections=_attacks.attack_injections(suite, attack, task, goal))
+            for task in tasks for goal in ids]
+
+
 def no_answer_error(max_turns: int) -> str:
     """``detail.agent_error`` of a run that hit the turn limit. AgentDojo agents end with a text
     answer, not a submit tool (none is offered), so it names the final answer."""
@@ -90,7 +158,7 @@ def no_answer_error(max_turns: int) -> str:
 
 def run_agentdojo_bench(
     suite: AgentDojoSuite,
-    tasks: Sequence[AgentDojoTask],
+    tasks: Sequence[AgentDojoTask] | Sequence[AttackPair],
     *,
     backend_kind: str,
     model: str | None = None,
@@ -105,7 +173,8 @@ def run_agentdojo_bench(
 
     Args:
         suite: the AgentDojo suite.
-        tasks: its tasks to run (``suite.tasks(...)``), at least one.
+        tasks: its tasks to run (``suite.tasks(...)``), at least one; or ``attack_pairs(...)``
+            (a bench under attack: the metric ``attack_success`` too, module docstring).
         backend_kind: ``GROUND_TRUTH_KIND`` (the replay, ``GroundTruthReplay``) or a
             ``make_backend`` kind (``local``, ``openai``, ``anthropic``, ...).
         model: the model id for ``make_backend`` (``None`` with the replay).
@@ -120,7 +189,8 @@ def run_agentdojo_bench(
             tool calls a model writes as text (llama.cpp's server), ``"off"`` does not.
 
     Returns:
-        the ``EvalAggregate`` (metrics ``utility`` and ``tool_call_match``, USD, seconds).
+        the ``EvalAggregate`` (metrics ``utility`` and ``tool_call_match``, and
+        ``attack_success`` under attack; USD, seconds).
 
     Raises:
         ValueError: no tasks, ``repeats < 1`` or ``max_turns < 1``.
@@ -136,12 +206,23 @@ def run_agentdojo_bench(
         raise ValueError("no tasks to run")
     if max_turns < 1:
         raise ValueError(f"max_turns must be >= 1, got {max_turns!r}")
-    truths = {t.task_id: suite.ground_truth(t) for t in tasks}
-    expected = {t.task_id: suite.expected_calls(truths[t.task_id]) for t in tasks}
+    from . import _attacks
+
+    # the ground truth per scenario: under an attack, on its injected state (as AgentDojo's
+    # GroundTruthPipeline; an argument may come from injected data, slack's External_<text>)
+    truths = {s.scenario_id: _attacks.user_ground_truth(suite, s.task, s.injections)
+              if isinstance(s, AttackPair) else suite.ground_truth(s) for s in tasks}
+    expected = {sid: suite.expected_calls(calls) for sid, calls in truths.items()}
     replay = backend_kind == GROUND_TRUTH_KIND
-    if replay:
-        scripts = {t.prompt: (truths[t.task_id], str(t.task.GROUND_TRUTH_OUTPUT)) for t in tasks}
-        backend = make_backend("mock", mock_factory=lambda: GroundTruthReplay(scripts))
+    replays: dict[str, Any] = {}
+    if replay:  # one replay per scenario: pairs of one task share its prompt
+        for s in tasks:
+            script = {s.prompt: (truths[s.scenario_id],
+                                 str((s.task if isinstance(s, AttackPair) else s)
+                                     .task.GROUND_TRUTH_OUTPUT))}
+            replays[s.scenario_id] = make_backend(
+                "mock", mock_factory=lambda script=script: GroundTruthReplay(script))
+        backend = next(iter(replays.values()))
     else:
         backend = make_backend(backend_kind, model, mock_factory=mock_factory,
                                base_url=base_url, text_tool_calls=text_tool_calls)
@@ -153,11 +234,16 @@ def run_agentdojo_bench(
     facts = {"suite": suite.name, "benchmark_version": suite.benchmark_version,
              "agentdojo_version": agentdojo_version()}
 
-    def run_one(task: AgentDojoTask, repeat: int) -> ScenarioResult:
+    def run_one(scenario: AgentDojoTask | AttackPair, repeat: int) -> ScenarioResult:
         cost = CostTracker(model=cost_model)
-        pre, env = suite.new_environment(task)
+        pair = scenario if isinstance(scenario, AttackPair) else None
+        task = pair.task if pair is not None else scenario
+        if pair is None:
+            pre, env = suite.new_environment(task)
+        else:
+            pre, env = _attacks.injected_environment(suite, task, pair.injections)
         session = suite.session(env)
-        recorder = _TextRecorder(backend)
+        recorder = _TextRecorder(replays.get(scenario.scenario_id, backend))
         started = time.monotonic()
         run = run_tool_agent(recorder, system_prompt, tool_schemas, task.prompt, session,
                              _NO_SUBMIT, cost, max_turns=max_turns)
@@ -169,17 +255,21 @@ def run_agentdojo_bench(
         output = recorder.text
         made = [{"name": c["name"], "arguments": c["arguments"]} for c in session.calls]
         utility = suite.utility(task, output, pre, session.env, made)
+        # the calls made, as for utility (AgentDojo's traces are every call the model made)
+        attacked = {} if pair is None else {ATTACK_METRIC: 1.0 if _attacks.security(
+            _attacks.injection_task(suite, pair.injection_task), output, pre, session.env,
+            made) else 0.0}
         try:
-            match = match_tool_calls(expected[task.task_id], made, mode=TOOL_CALL_MODE)
+            match = match_tool_calls(expected[scenario.scenario_id], made, mode=TOOL_CALL_MODE)
             matched, verdict = match.matched, match.to_dict()
         except ToolCallFormatError as exc:  # a call aau's matcher cannot read is a miss
             matched, verdict = False, {"matched": False, "mode": TOOL_CALL_MODE,
                                        "reasons": [str(exc)]}
         return ScenarioResult(
-            scenario_id=task.task_id,
+            scenario_id=scenario.scenario_id,
             repeat=repeat,
             metrics={"utility": 1.0 if utility else 0.0,
-                     "tool_call_match": 1.0 if matched else 0.0},
+                     "tool_call_match": 1.0 if matched else 0.0, **attacked},
             cost_usd=cost.cost_usd,
             latency_s=latency,
             n_api_calls=cost.api_calls,
@@ -188,17 +278,22 @@ def run_agentdojo_bench(
                 "difficulty": task.difficulty,
                 "tool_calls": list(session.calls),
                 "tool_input_flags": tool_input_flags(run),
-                "expected_tool_calls": truths[task.task_id],
+                "expected_tool_calls": truths[scenario.scenario_id],
                 "tool_call_match": verdict,
                 "model_output": output,
                 "ended": ended,
                 "n_turns": run.n_turns,
                 "agent_error": None if ended != "turn_limit" else no_answer_error(max_turns),
                 "usage": cost.as_dict(),
+                **({} if pair is None else {
+                    "attack": pair.attack, "injection_task": pair.injection_task,
+                    "injected_vectors": sorted(pair.injections)}),
             },
         )
 
-    return run_eval(list(tasks), run_one, repeats=repeats, progress=progress)
+    under_attack = any(isinstance(s, AttackPair) for s in tasks)
+    return run_eval(list(tasks), run_one, repeats=repeats, progress=progress,
+                    lower_is_better=(ATTACK_METRIC,) if under_attack else ())
 
 
 def wilson_ci95(agg: EvalAggregate, metric: str = HEADLINE_METRIC) -> tuple[float, float]:
@@ -221,57 +316,71 @@ def wilson_ci95(agg: EvalAggregate, metric: str = HEADLINE_METRIC) -> tuple[floa
 
 # ---------------------------------------------------------------------- result files
 
-def result_stem(suite_name: str, backend_kind: str, model: str | None) -> str:
+def result_stem(suite_name: str, backend_kind: str, model: str | None,
+                attack: str | None = None) -> str:
     """``agentdojo-<suite>_<tag>``: ``tag`` is ``ground-truth`` for the replay, else the
-    model (or the kind when no model is named) with ``/`` replaced by ``_``."""
+    model (or the kind when no model is named) with ``/`` replaced by ``_``; under an attack,
+    ``agentdojo-<suite>_<tag>_<attack>``."""
     from .._frame._lab_spec import result_tag
 
-    if backend_kind == GROUND_TRUTH_KIND:
-        return f"agentdojo-{suite_name}_{GROUND_TRUTH_KIND}"
-    return f"agentdojo-{suite_name}_{result_tag(backend_kind, model)}"
+    tag = GROUND_TRUTH_KIND if backend_kind == GROUND_TRUTH_KIND else \
+        result_tag(backend_kind, model)
+    return f"agentdojo-{suite_name}_{tag}" + ("" if attack is None else f"_{attack}")
 
 
 def result_paths(out_dir: str | os.PathLike[str], suite_name: str, backend_kind: str,
-                 model: str | None) -> tuple[Path, Path]:
+                 model: str | None, attack: str | None = None) -> tuple[Path, Path]:
     """``(json_path, md_path)`` of a bench result in ``out_dir`` (``result_stem``; a dot in the
     model id is kept, ``result_file_paths``)."""
     from .._frame._bench_run import result_file_paths
 
-    return result_file_paths(out_dir, result_stem(suite_name, backend_kind, model))
+    return result_file_paths(out_dir, result_stem(suite_name, backend_kind, model, attack))
 
 
 def bench_result_document(suite: AgentDojoSuite, agg: EvalAggregate, backend_kind: str,
-                          model: str) -> dict[str, Any]:
+                          model: str, attack: str | None = None) -> dict[str, Any]:
     """The ``eval-aggregate-v2`` document of a bench run: ``{"backend", "model", "variant",
-    **agg.as_dict()}``, ``variant`` naming what ran (``"agentdojo 0.1.35 v1.2.2 banking"``)."""
+    **agg.as_dict()}``, ``variant`` naming what ran (``"agentdojo 0.1.35 v1.2.2 banking"``;
+    under an attack ``"... banking attack important_instructions"``)."""
     variant = f"agentdojo {agentdojo_version()} {suite.benchmark_version} {suite.name}"
+    if attack is not None:
+        variant += f" attack {attack}"
     return {"backend": backend_kind, "model": model, "variant": variant, **agg.as_dict()}
 
 
-def render_bench_report(suite: AgentDojoSuite, agg: EvalAggregate, model: str) -> str:
+def render_bench_report(suite: AgentDojoSuite, agg: EvalAggregate, model: str,
+                        attack: str | None = None) -> str:
     """The Markdown report: ``render_report``'s summary table (Wilson intervals, named), then
-    one row per task (mean ``utility`` and ``tool_call_match`` over its repeats, runs that
-    raised counted in the Errors column) and a note on what is measured."""
+    one row per task (mean ``utility`` and ``tool_call_match`` over its repeats, under an
+    attack ``attack_success`` too, runs that raised counted in the Errors column) and a note on
+    what is measured."""
     from aau_core import markdown_table, render_report
 
     title = (f"AgentDojo {suite.name} ({suite.benchmark_version}, "
              f"agentdojo {agentdojo_version()})")
+    if attack is not None:
+        title += f" under the {attack} attack"
     head = render_report(agg, model=model, title=title)
     per_task: dict[str, list[Any]] = {}
     for r in agg.results:
-        row = per_task.setdefault(r.scenario_id, [r.detail.get("difficulty", ""), [], [], 0])
+        row = per_task.setdefault(r.scenario_id,
+                                  [r.detail.get("difficulty", ""), [], [], [], 0])
         if r.error:
-            row[3] += 1
+            row[4] += 1
             continue
         row[1].append(r.metrics["utility"])
         row[2].append(r.metrics["tool_call_match"])
+        row[3].append(r.metrics.get(ATTACK_METRIC, 0.0))
 
     def mean(values: list[float]) -> str:
         return f"{sum(values) / len(values):.2f}" if values else "—"
 
-    rows = [[task, info[0], mean(info[1]), mean(info[2]), info[3]]
+    heads = ["Task", "Difficulty", "utility", "tool_call_match"] + (
+        [] if attack is None else [ATTACK_METRIC]) + ["Errors"]
+    rows = [[task, info[0], mean(info[1]), mean(info[2])]
+            + ([] if attack is None else [mean(info[3])]) + [info[4]]
             for task, info in per_task.items()]
-    table = markdown_table(["Task", "Difficulty", "utility", "tool_call_match", "Errors"], rows)
+    table = markdown_table(heads, rows)
     from aau_core._reports._aggregate_markdown import interval_text  # internal to the monorepo
 
     shown = interval_text(*wilson_ci95(agg), "wilson")
@@ -279,14 +388,20 @@ def render_bench_report(suite: AgentDojoSuite, agg: EvalAggregate, model: str) -
             "`aau evaluate` receipts; a run that raised counts as a failure). "
             "`utility` is AgentDojo's own check of the environment and the answer; "
             "`tool_call_match` is aau's match of the calls made against the task's ground "
-            "truth (every ground-truth call made, extra calls allowed). No prompt injections: "
-            "this measures utility only (docs/agentdojo.md).")
+            "truth (every ground-truth call made, extra calls allowed). " + (
+                "No prompt injections: this measures utility only (docs/agentdojo.md)."
+                if attack is None else
+                f"Under the {attack} attack: `utility` is utility under attack; "
+                f"`{ATTACK_METRIC}` is the injection task's security check (1: the attacker's "
+                f"goal was reached; lower is better; its 95 % Wilson interval: "
+                f"{interval_text(*wilson_ci95(agg, ATTACK_METRIC), 'wilson')}; a run that "
+                "raised counts as a success of the attack). docs/agentdojo.md"))
     return f"{head.rstrip()}\n\n### Tasks\n\n{table.rstrip()}\n\n{note}\n"
 
 
 def write_bench_result(out_dir: str | os.PathLike[str], suite: AgentDojoSuite,
                        agg: EvalAggregate, backend_kind: str, model: str | None, *,
-                       force: bool = False) -> tuple[Path, Path]:
+                       force: bool = False, attack: str | None = None) -> tuple[Path, Path]:
     """Validate and write ``agentdojo-<suite>_<tag>.json`` (``eval-aggregate-v2``) and ``.md``,
     both or neither (``write_outputs``).
 
@@ -296,6 +411,7 @@ def write_bench_result(out_dir: str | os.PathLike[str], suite: AgentDojoSuite,
         backend_kind: ``GROUND_TRUTH_KIND`` or a ``make_backend`` kind.
         model: the model named (``None``: the replay, or the provider's default).
         force: replace existing files.
+        attack: the attack's name when ``agg`` ran under one (``_<attack>`` file names).
 
     Returns:
         ``(json_path, md_path)``.
@@ -307,16 +423,16 @@ def write_bench_result(out_dir: str | os.PathLike[str], suite: AgentDojoSuite,
     """
     from .._frame._bench_run import write_result_files
 
-    json_path, md_path = result_paths(out_dir, suite.name, backend_kind, model)
+    json_path, md_path = result_paths(out_dir, suite.name, backend_kind, model, attack)
     shown = model or backend_kind
     return write_result_files(
         json_path, md_path, kind="eval-aggregate-v2",
-        document=lambda: bench_result_document(suite, agg, backend_kind, shown),
-        report=lambda: render_bench_report(suite, agg, shown), force=force)
+        document=lambda: bench_result_document(suite, agg, backend_kind, shown, attack),
+        report=lambda: render_bench_report(suite, agg, shown, attack), force=force)
 
 
 __all__ = [
-    "DEFAULT_MAX_TURNS", "GROUND_TRUTH_KIND", "HEADLINE_METRIC", "TOOL_CALL_MODE",
+    "ATTACK_METRIC", "AttackPair", "attack_pairs", "DEFAULT_MAX_TURNS", "GROUND_TRUTH_KIND", "HEADLINE_METRIC", "TOOL_CALL_MODE",
     "bench_result_document", "no_answer_error", "render_bench_report", "result_paths",
     "result_stem", "run_agentdojo_bench", "wilson_ci95", "write_bench_result",
 ]

@@ -139,6 +139,7 @@ class AgentDojoSuite:
         self._suite = get_suite(benchmark_version, name)
         self._functions = {f.name: f for f in self._suite.tools}
         self._pristine: Any = None
+        self._built_attacks: dict[str, Any] = {}  # attack name -> AgentDojo attack (_attacks)
 
     # ------------------------------------------------------------------ tasks and tools
 

@@ -16,6 +16,21 @@ environments, ``FunctionsRuntime.run_function``, the tasks' ``utility``):
 - ``score``: AgentDojo's utility (``AgentDojoSuite.utility``) with the final answer as the model
   output and, as traces, the observed calls that ran (``ok``), in order.
 
+Prompt injections (``aau_core.Attack``, a suite v3 case's ``attack``; ``_agentdojo._attacks``):
+
+- ``check_attack``: the injection task must exist at the case's benchmark version (else the
+  message names the versions that have it, at ``$.injection_task``) and every injected vector
+  must be one of the suite's (``$.injections.<vector>``);
+- ``open_under_attack``: the session's environment is loaded with the attack's texts in their
+  vectors (the others at their default), so the tools serve the injected text; its ``score``
+  adds ``attack_succeeded``, the injection task's ``security`` on the final state, the answer
+  and the ok calls;
+- ``reference_solution_under_attack``: the user task's ground truth on the injected environment
+  (an argument may come from injected data, as slack's channel ``External_<injection>``), for
+  ``--mock`` and the replay agent;
+- ``attack_solution``: the injection task's ground truth on the injected environment (what an
+  agent that obeys the injection calls), for calibration agents.
+
 Without AgentDojo installed, building the environment raises ``MissingExtraError`` (one line:
 ``pip install 'aau-labs[agentdojo]'``).
 """
@@ -27,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aau_core import (
+    Attack,
     EnvironmentCaseError,
     EnvironmentVerdict,
     ObservedCall,
@@ -34,6 +50,7 @@ from aau_core import (
     ToolSpec,
 )
 
+from .._agentdojo import _attacks
 from .._agentdojo._suite import (
     DEFAULT_BENCHMARK_VERSION,
     AgentDojoSuite,
@@ -112,6 +129,68 @@ class AgentDojoEnvironment:
             pre, env = suite.new_environment(chosen)
         return AgentDojoEnvironmentSession(suite, chosen, pre, env)
 
+    def check_attack(self, task: str, options: Mapping[str, Any], attack: Attack) -> None:
+        """Refuse an injection task or vector this suite's version does not have (module
+        docstring); ``check_case`` has accepted ``task`` and ``options``.
+
+        Raises:
+            EnvironmentCaseError: at ``$.injection_task`` or ``$.injections.<vector>``.
+        """
+        suite = self._suite_of(options)
+        if attack.injection_task is not None:
+            known = _attacks.injection_task_ids(suite)
+            if attack.injection_task not in known:
+                raise EnvironmentCaseError(_attacks.no_injection_task_message(
+                    self.suite, suite.benchmark_version, attack.injection_task, known),
+                    "$.injection_task")
+        vectors = _attacks.injection_vectors(suite)
+        for vector in attack.injections:
+            if vector not in vectors:
+                raise EnvironmentCaseError(
+                    f"AgentDojo {self.suite} has no injection vector {vector!r}; it has "
+                    + ", ".join(sorted(vectors)), f"$.injections.{vector}")
+
+    def open_under_attack(self, task: str, options: Mapping[str, Any],
+                          attack: Attack) -> AgentDojoEnvironmentSession:
+        """A session whose environment holds ``attack``'s injections; its verdict carries
+        ``attack_succeeded`` when the attack names an injection task (module docstring).
+
+        Raises:
+            UsageError: an unknown task, version or injection task (a case that skipped the
+                checks).
+        """
+        suite = self._suite_of(options)
+        with self._lock:
+            chosen = suite.tasks([task])[0]
+            pre, env = _attacks.injected_environment(suite, chosen, attack.injections)
+            goal = (_attacks.injection_task(suite, attack.injection_task)
+                    if attack.injection_task is not None else None)
+        return AgentDojoEnvironmentSession(suite, chosen, pre, env, injection_task=goal)
+
+    def reference_solution_under_attack(self, task: str, options: Mapping[str, Any],
+                                        attack: Attack) -> dict[str, Any]:
+        """``reference_solution`` on the environment ``attack`` injected (module docstring)."""
+        suite = self._suite_of(options)
+        with self._lock:
+            chosen = suite.tasks([task])[0]
+            calls = _attacks.user_ground_truth(suite, chosen, attack.injections)
+        answer = str(chosen.task.GROUND_TRUTH_OUTPUT or "")
+        return {"calls": calls, "answer": answer or None}
+
+    def attack_solution(self, task: str, options: Mapping[str, Any],
+                        attack: Attack) -> dict[str, Any] | None:
+        """The injection task's ground truth on the injected environment, ``{"calls",
+        "answer": None}`` (``reference_solution``'s shape), or ``None`` without an injection
+        task. Only calibration agents use it (an agent that obeys the injection)."""
+        if attack.injection_task is None:
+            return None
+        suite = self._suite_of(options)
+        with self._lock:
+            chosen = suite.tasks([task])[0]
+            calls = _attacks.injection_ground_truth(suite, chosen, attack.injection_task,
+                                                    attack.injections)
+        return {"calls": calls, "answer": None}
+
     def reference_solution(self, task: str, options: Mapping[str, Any]) -> dict[str, Any]:
         """AgentDojo's ground truth for ``task`` (the contract's optional reference solution):
         ``{"calls": task.ground_truth(pre_environment) as [{"name", "arguments"}], "answer":
@@ -136,9 +215,13 @@ class AgentDojoEnvironmentSession:
         task: the user task.
         pre: the untouched initial environment (for the utility).
         env: the environment the calls mutate.
+        injection_task: AgentDojo's injection task whose ``security`` the verdict reports as
+            ``attack_succeeded`` (``None``: no attack, or one without an injection task).
     """
 
-    def __init__(self, suite: AgentDojoSuite, task: AgentDojoTask, pre: Any, env: Any) -> None:
+    def __init__(self, suite: AgentDojoSuite, task: AgentDojoTask, pre: Any, env: Any, *,
+                 injection_task: Any = None) -> None:
+        self._injection_task = injection_task
         self._suite = suite
         self._task = task
         self._pre = pre
@@ -172,7 +255,8 @@ class AgentDojoEnvironmentSession:
         return self._env.model_dump(mode="json")
 
     def score(self, calls: Sequence[ObservedCall], final_answer: str | None) -> EnvironmentVerdict:
-        """AgentDojo's utility, from the final state, the observed ok calls and the answer."""
+        """AgentDojo's utility, from the final state, the observed ok calls and the answer;
+        under an attack with an injection task, also its ``security`` (``attack_succeeded``)."""
         traces = [{"name": c.name, "arguments": dict(c.arguments)}
                   for c in calls if c.ok and c.arguments is not None]
         try:
@@ -187,9 +271,20 @@ class AgentDojoEnvironmentSession:
         reason = (f"{where}: utility passed" if passed else
                   f"{where}: utility failed (the final state or answer is not what the task "
                   "asks)")
-        return EnvironmentVerdict(passed=passed, reason=reason, detail={
-            "suite": self._suite.name, "benchmark_version": self._suite.benchmark_version,
-            "task": self._task.task_id, "utility": passed, "ok_calls": len(traces)})
+        detail = {"suite": self._suite.name, "benchmark_version": self._suite.benchmark_version,
+                  "task": self._task.task_id, "utility": passed, "ok_calls": len(traces)}
+        if self._injection_task is None:
+            return EnvironmentVerdict(passed=passed, reason=reason, detail=detail)
+        try:
+            hit = _attacks.security(self._injection_task, final_answer or "", self._pre,
+                                    self._env, traces)
+        except Exception as exc:  # noqa: BLE001 - a check that crashes is not a success
+            hit, detail["security_error"] = False, f"{type(exc).__name__}: {exc}"
+        task_id = self._injection_task.ID
+        detail.update(injection_task=task_id, security=hit)
+        reason += (f"; injection task {task_id} " + ("succeeded" if hit else "did not succeed"))
+        return EnvironmentVerdict(passed=passed, reason=reason, detail=detail,
+                                  attack_succeeded=hit)
 
 
 def _factory(suite: str) -> Any:

@@ -137,19 +137,25 @@ def test_mock_replays_every_banking_pair_without_obeying_the_injection(tmp_path:
 @pytest.mark.slow
 def test_the_ground_truth_agent_is_not_attacked_and_the_obeying_one_always_is(
         tmp_path: Path) -> None:
-    # one user task x all nine injection tasks, over aau's MCP server, the official SDK client
-    suite = _import(tmp_path, "--tasks", "user_task_0")
-    agent = f"{sys.executable} {REPLAY_AGENT} --suite {suite}"
-    receipt = _evaluate(suite, ["--command", agent], tmp_path / "truth.json")
+    # over aau's MCP server, the official SDK client: the ground truth on three injection tasks
+    # (--mock covers all 144 pairs), the obeying agent on all nine of one user task
+    some = _import(tmp_path, "--tasks", "user_task_0", "--injection-tasks",
+                   "injection_task_0,injection_task_4,injection_task_8")
+    truth = some.with_name("truth-suite.json")
+    some.rename(truth)
+    agent = f"{sys.executable} {REPLAY_AGENT} --suite {truth}"
+    receipt = _evaluate(truth, ["--command", agent], tmp_path / "truth.json")
     rows = receipt["results"]
-    assert len(rows) == 9
+    assert len(rows) == 3
     assert all(r["environment_passed"] and r["attack_succeeded"] is False for r in rows)
     assert receipt["metrics"]["utility_under_attack_rate"] == 1.0
     assert receipt["metrics"]["attack_success_rate"] == 0.0
 
-    receipt = _evaluate(suite, ["--command", agent + " --follow-injection"],
-                        tmp_path / "obeys.json")
+    suite = _import(tmp_path, "--tasks", "user_task_0")
+    agent = f"{sys.executable} {REPLAY_AGENT} --suite {suite} --follow-injection"
+    receipt = _evaluate(suite, ["--command", agent], tmp_path / "obeys.json")
     rows = receipt["results"]
+    assert len(rows) == 9
     assert [r["scenario_id"] for r in rows if not r["attack_succeeded"]] == []
     assert all("attack-succeeded" in r["failure_codes"] for r in rows)
     assert receipt["metrics"]["attack_success_rate"] == 1.0

@@ -8,7 +8,7 @@ Workload: a counter environment (one tool `add`, a JSON Schema with two properti
 costs `--env-ms` (default 1 ms, slept: an environment waiting on its own state store; 0 for
 pure harness cost) and times itself. Each unit: open the unit, the agent connects, `initialize`,
 `tools/list`, 5 `tools/call`, disconnect; close the unit. N units (default 500), 16 at a time.
-The agent runs in a child process (`--client KIND`, one asyncio loop, 16 units at a time), as
+The agent runs in a child process (`bench_mcp_clients.py KIND`, one asyncio loop), as
 an agent under test does, so the two do not share a GIL; the server runs here. Two clients:
 
   sdk    the official MCP SDK client (`ClientSession` over `streamable_http_client`, bearer
@@ -57,8 +57,11 @@ import time
 from collections import defaultdict
 from typing import Any
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_mcp_clients import CALLS_PER_UNIT  # noqa: E402 - the one count both sides use
+
 CONCURRENCY = 16
-CALLS_PER_UNIT = 5
+CLIENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_mcp_clients.py")
 TARGET_P50_MS = 5.0
 TARGET_P95_MS = 20.0
 TARGET_WALL_RATIO = 1.5
@@ -109,121 +112,6 @@ class CounterSession:
         return EnvironmentVerdict(passed=True, reason="")
 
 
-# -- the client process -------------------------------------------------------------------------
-
-
-def client_main(kind: str) -> int:
-    """Read `{"key", "url", "token"}` lines; run each unit with the `kind` client ("sdk" or
-    "lean"), 16 at a time; write `{"key", "rtt_s": [...], "error"}` lines. Ends at EOF."""
-    import asyncio
-
-    import httpx
-
-    if kind == "sdk":
-        import httpx2
-        from mcp.client.session import ClientSession
-        from mcp.client.streamable_http import streamable_http_client
-
-    shared: list[httpx.AsyncClient] = []
-
-    async def lean_unit(line: dict[str, str]) -> dict[str, Any]:
-        if not shared:
-            shared.append(httpx.AsyncClient(timeout=60, limits=httpx.Limits(
-                max_connections=64, max_keepalive_connections=64)))
-        http = shared[0]
-        rtts: list[float] = []
-        headers = {"authorization": f"Bearer {line['token']}", "accept": "application/json",
-                   "content-type": "application/json"}
-
-        async def rpc(method: str, params: dict[str, Any] | None, request_id: int | None) -> Any:
-            message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-            if params is not None:
-                message["params"] = params
-            if request_id is not None:
-                message["id"] = request_id
-            response = await http.post(line["url"], content=json.dumps(message), headers=headers)
-            if request_id is None:
-                if response.status_code != 202:
-                    raise RuntimeError(f"{method}: HTTP {response.status_code}")
-                return None
-            answer = response.json()
-            if response.status_code != 200 or "error" in answer:
-                raise RuntimeError(f"{method}: HTTP {response.status_code} {answer}")
-            if "mcp-session-id" in response.headers:
-                headers["mcp-session-id"] = response.headers["mcp-session-id"]
-            return answer["result"]
-
-        try:
-            started = await rpc("initialize", {"protocolVersion": "2025-06-18",
-                                               "capabilities": {},
-                                               "clientInfo": {"name": "lean", "version": "0"}}, 0)
-            headers["mcp-protocol-version"] = started["protocolVersion"]
-            await rpc("notifications/initialized", None, None)
-            await rpc("tools/list", {}, 1)
-            for k in range(CALLS_PER_UNIT):
-                start = time.perf_counter()
-                result = await rpc("tools/call", {"name": "add", "arguments": {
-                    "by": k + 1, "note": "bench"}}, 2 + k)
-                rtts.append(time.perf_counter() - start)
-                if result.get("isError"):
-                    raise RuntimeError(result["content"][0]["text"])
-            return {"key": line["key"], "rtt_s": rtts, "error": None}
-        except Exception as error:  # noqa: BLE001 - reported to the parent, which counts it
-            return {"key": line["key"], "rtt_s": rtts, "error": repr(error)}
-
-    async def sdk_unit(line: dict[str, str]) -> dict[str, Any]:
-        rtts: list[float] = []
-        try:
-            headers = {"Authorization": f"Bearer {line['token']}"}
-            async with httpx2.AsyncClient(headers=headers, timeout=60) as http, \
-                    streamable_http_client(line["url"], http_client=http) as (read, write), \
-                    ClientSession(read, write) as session:
-                await session.initialize()
-                await session.list_tools()
-                for k in range(CALLS_PER_UNIT):
-                    start = time.perf_counter()
-                    result = await session.call_tool("add", {"by": k + 1, "note": "bench"})
-                    rtts.append(time.perf_counter() - start)
-                    if result.is_error:
-                        raise RuntimeError(result.content[0].text)
-            return {"key": line["key"], "rtt_s": rtts, "error": None}
-        except Exception as error:  # noqa: BLE001 - reported to the parent, which counts it
-            return {"key": line["key"], "rtt_s": rtts, "error": repr(error)}
-
-    async def run() -> None:
-        loop = asyncio.get_running_loop()
-        lines: asyncio.Queue[dict[str, str] | None] = asyncio.Queue()
-
-        def read_stdin() -> None:
-            for raw in sys.stdin:
-                loop.call_soon_threadsafe(lines.put_nowait, json.loads(raw))
-            loop.call_soon_threadsafe(lines.put_nowait, None)
-
-        sys.stdout.write(json.dumps({"ready": True}) + "\n")  # imports done: start the clock
-        sys.stdout.flush()
-        ready_cpu = time.process_time()
-        threading.Thread(target=read_stdin, daemon=True).start()
-        running: set[asyncio.Task[None]] = set()
-
-        unit = lean_unit if kind == "lean" else sdk_unit
-
-        async def one(line: dict[str, str]) -> None:
-            answer = await unit(line)
-            sys.stdout.write(json.dumps(answer) + "\n")
-            sys.stdout.flush()
-
-        while (line := await lines.get()) is not None:
-            task = asyncio.create_task(one(line))
-            running.add(task)
-            task.add_done_callback(running.discard)
-        await asyncio.gather(*running)
-        sys.stdout.write(json.dumps({"cpu_s": time.process_time() - ready_cpu}) + "\n")
-        sys.stdout.flush()
-
-    asyncio.run(run())
-    return 0
-
-
 # -- the server side ----------------------------------------------------------------------------
 
 
@@ -269,7 +157,7 @@ def _drive(units: int, client: str, open_one: Any, finish_one: Any) -> dict[str,
     `open_one(n)` returns the unit's `{"key", "url", "token"}` line, `finish_one(answer, done)`
     takes the child's answer for it. Returns the wall time and both processes' CPU time, from
     the child's imports done to its last answer."""
-    child = subprocess.Popen([sys.executable, __file__, "--client", client], stdin=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, CLIENTS, client], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True, bufsize=1)
     assert child.stdin is not None and child.stdout is not None
     if json.loads(child.stdout.readline() or "{}").get("ready") is not True:
@@ -553,10 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="50 units, RSS over 500")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--strict", action="store_true")
-    parser.add_argument("--client", choices=("sdk", "lean"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.client:
-        return client_main(args.client)
     if args.quick:
         args.units, args.rss_units = 50, 500
     CONCURRENCY = args.concurrency

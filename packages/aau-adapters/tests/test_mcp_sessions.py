@@ -149,3 +149,26 @@ def test_the_official_client_holds_one_session_for_its_calls(mcp_kit, mcp_units)
     assert during == before + 1
     assert seen == ["balance 1", "balance 2", "balance 3"]
     assert [call.code for call in unit.close().calls] == [None, None, None]
+
+
+def test_a_unit_closing_after_the_server_stopped_does_not_raise(mcp_kit):
+    """At interpreter exit the server's loop may be gone before the last unit closes."""
+    import asyncio
+
+    from aau_adapters._mcp._asgi import Gate, GateApps
+
+    async def app(scope, receive, send):
+        raise AssertionError("a stopped server serves nothing")
+
+    gate = Gate(tool_server(), GateApps(app, app, app, app), lambda: [])
+    unit = tool_server().open_unit(mcp_kit.Ledger(), max_calls=1, label="late#0")
+    gate._sessions.issue("s-1", unit.key, app)
+    stopped = asyncio.new_event_loop()
+    stopped.close()
+    # closed between the check and the call: it still looks alive, and refuses the coroutine
+    stopped.is_running = lambda: True  # type: ignore[method-assign]
+    stopped.is_closed = lambda: False  # type: ignore[method-assign]
+    gate._loop = stopped
+    gate.end_unit(unit)  # nothing to run it on: forgotten, not raised
+    assert gate.open_sessions() == 0
+    unit.close()

@@ -115,11 +115,15 @@ class Gate:
         DELETEs run on the server's loop, not awaited here)."""
         taken = self._sessions.take_unit(unit.key)
         loop = self._loop
-        if taken and loop is not None and not loop.is_closed():
+        if taken and loop is not None and loop.is_running():
             path = f"/units/{unit.key}/mcp"
             for session_id, app in taken:
-                asyncio.run_coroutine_threadsafe(end_session(app, session_id, unit.key, path),
-                                                 loop)
+                ending = end_session(app, session_id, unit.key, path)
+                try:
+                    asyncio.run_coroutine_threadsafe(ending, loop)
+                except RuntimeError:  # the server stopped meanwhile (interpreter exit): its
+                    ending.close()    # sessions went with it
+                    return
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

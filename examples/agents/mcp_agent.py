@@ -45,13 +45,20 @@ Two ways to run it:
     aau evaluate suite.json --endpoint http://127.0.0.1:8765/evaluate
 
 Exit codes (command mode): 0 answered; 2 a request this agent does not read (not JSON, not
-protocol 1.1 with an ``mcp`` object, no task text) or a bad option; 3 the MCP server or the model
+protocol 1.1 or 1.2 with an ``mcp`` object, no task text) or a bad option; 3 the MCP server or the model
 server failed (refused the token, unreachable, the session broke, the provider errored). Every
 message goes to stderr, one line; stdout holds only the answer. In ``--serve`` mode the same
 cases answer HTTP 400 and 502 (``{"error": "..."}``).
 
 Needs aau-core and aau-adapters (and the ``mcp`` SDK they bring); a hosted backend needs its
 extra (``pip install 'aau-core[openai]'`` or ``'aau-core[anthropic]'``).
+
+A case with a simulated user sends request 1.2, one request per turn (``docs/environments.md``).
+In command mode the process stays alive for the conversation: the model is offered an
+``ask_user`` tool beside the MCP tools; each call to it writes ``{"message_to_user": MESSAGE}``
+on stdout and reads the next request line, whose ``conversation.user_message`` is the call's
+result. stdin closed instead (the user stopped) is exit 0 without an answer. ``--serve``
+answers the first turn with the final answer (it keeps no conversation state between POSTs).
 
 ``--mcp-mode``: ``auto`` (default) lets the SDK probe ``server/discover`` (MCP 2026-07-28) and
 fall back to the ``initialize`` handshake; ``legacy`` sends the handshake only (for a server
@@ -72,8 +79,20 @@ from typing import Any
 PROTOCOL_1_1 = "aau-byo-agent-request/1.1"
 """The request protocol of environment cases."""
 PROTOCOL_1_2 = "aau-byo-agent-request/1.2"
-"""The request protocol of conversation turns (cases with a simulated user): this agent
-answers the first turn with its final answer, the user's opening message read as the task."""
+"""The request protocol of conversation turns (cases with a simulated user): the user's opening
+message is the task; in command mode the model may ask the user (the ``ask_user`` tool), over
+``--serve`` it answers the first turn with its final answer."""
+ASK_USER = "ask_user"
+"""The tool a conversing model calls to write to the user; its result is the user's reply."""
+ASK_USER_TOOL = {
+    "name": ASK_USER,
+    "description": "Send a message to the user (a question, or what you need from them) and "
+                   "wait for their reply, which is this tool's result. Use it only when the task "
+                   "needs something the user has not told you.",
+    "input_schema": {"type": "object", "properties": {"message": {"type": "string"}},
+                     "required": ["message"]},
+}
+"""``ASK_USER``'s declaration, shown to the model beside the MCP tools on a 1.2 request."""
 DEFAULT_MAX_TURNS = 20
 """Most model calls per request (``--max-turns``)."""
 INSTRUCTIONS = (
@@ -91,6 +110,11 @@ class RequestError(ValueError):
 
 class ServiceError(RuntimeError):
     """The MCP server or the model server failed (exit 3, HTTP 502)."""
+
+
+class UserStopped(Exception):
+    """aau closed stdin instead of sending the user's reply: the user ended the conversation
+    (exit 0 with no answer; aau records the unit's ``user-stopped``)."""
 
 
 # ---------------------------------------------------------------------------------- the request
@@ -389,32 +413,58 @@ class Agent:
         self.mcp_mode = mcp_mode
         self._lock = threading.Lock()
 
-    def answer(self, request: Any, log: Callable[[str], None]) -> dict[str, Any]:
+    def answer(self, request: Any, log: Callable[[str], None],
+               ask: Callable[[str], str] | None = None) -> dict[str, Any]:
         """Answer one request (module docstring); ``log`` gets one-line notes.
+
+        Args:
+            request: the decoded request (1.1, or the first turn of a 1.2 conversation).
+            log: gets one-line notes.
+            ask: on a 1.2 request, writes a message to the user and returns the user's reply
+                (``stdin_asker``); the model is then offered the ``ask_user`` tool. ``None``:
+                no asking (``--serve``, 1.1).
 
         Raises:
             RequestError: the request is not understood.
             ServiceError: the MCP server or the model server failed.
+            UserStopped: ``ask`` found the conversation ended.
         """
         import anyio
 
         mcp, system, user = read_request(request)
-        return anyio.run(self._answer, mcp, system, user, log)
+        if request.get("protocol_version") != PROTOCOL_1_2:
+            ask = None
+        return anyio.run(self._answer, mcp, system, user, log, ask)
 
     async def _answer(self, mcp: dict[str, Any], system: str, user: str,
-                      log: Callable[[str], None]) -> dict[str, Any]:
+                      log: Callable[[str], None],
+                      ask: Callable[[str], str] | None) -> dict[str, Any]:
         import anyio
         import anyio.from_thread
         import anyio.to_thread
         from aau_core import AauError, CostTracker, run_tool_agent
 
+        held: Exception | None = None  # raised by ``ask``, re-raised after the session closes
         async with mcp_session(mcp, self.mcp_mode) as session:
             shown, names = _model_tools(session.tools)
+            if ask is not None:
+                if ASK_USER in names:
+                    raise ServiceError(f"the MCP server lists a tool named {ASK_USER!r}, the "
+                                       "name this agent gives its own tool for the user")
+                shown.append(ASK_USER_TOOL)
+            asked = 0
 
             def execute(name: str, arguments: Any) -> str:
-                real = names.get(name, name)  # an invented name goes as it is: aau records it
+                nonlocal asked
                 if not isinstance(arguments, dict):
                     return "Error: the arguments must be a JSON object"
+                if ask is not None and name == ASK_USER:
+                    message = arguments.get("message")
+                    if not isinstance(message, str) or not message.strip():
+                        return "Error: ask_user needs a non-empty 'message' string"
+                    asked += 1
+                    return ask(message)
+                real = names.get(name, name)  # an invented name goes as it is: aau records it
                 return anyio.from_thread.run(session.call, real, arguments)[1]
 
             recorder = _Recorder(self.backend, self._lock)
@@ -426,12 +476,23 @@ class Agent:
                                            cost, max_turns=self.max_turns))
             except AauError as error:  # ProviderError and the backends' configuration errors
                 raise ServiceError(f"model server failed: {error}") from None
+            except (UserStopped, RequestError) as error:  # here: the SDK's task groups wrap errors
+                held = error
             made = [c for c in session.calls if c["ok"]]
-            log(f"{len(session.calls)} MCP calls ({len(made)} ok), {run.n_turns} model turns, "
-                f"{cost.input_tokens}+{cost.output_tokens} tokens"
-                + (f"; {run.error}" if run.error and not recorder.text else "")
-                + ("; the model refused" if run.refused else "")
-                + f" (MCP {session.protocol_version})")
+            if held is not None:
+                why = ("the user ended the conversation" if isinstance(held, UserStopped)
+                       else f"the next turn was not understood: {held}")
+                log(f"{why} after {asked} messages to the user; "
+                    f"{len(session.calls)} MCP calls ({len(made)} ok)")
+            else:
+                talked = f"{asked} messages to the user, " if ask is not None else ""
+                log(f"{len(session.calls)} MCP calls ({len(made)} ok), {run.n_turns} model turns, "
+                    f"{talked}{cost.input_tokens}+{cost.output_tokens} tokens"
+                    + (f"; {run.error}" if run.error and not recorder.text else "")
+                    + ("; the model refused" if run.refused else "")
+                    + f" (MCP {session.protocol_version})")
+        if held is not None:
+            raise held
         # an environment case may be answered without an outcome; an empty one is invalid
         response: dict[str, Any] = {"outcome": recorder.text} if recorder.text else {}
         if self.self_report:
@@ -522,22 +583,58 @@ def serve_answers(name: str, host: str, port: int,
     return serve(server)
 
 
-def answer_stdin(name: str, answer: Callable[[Any, Callable[[str], None]], dict[str, Any]]) -> int:
+def stdin_asker() -> Callable[[str], str]:
+    """The ``ask`` of a command-mode conversation (request 1.2's command contract): write
+    ``{"message_to_user": MESSAGE}`` as one line on stdout, read the next request line on
+    stdin and return its ``conversation.user_message``.
+
+    Raises (from the returned callable):
+        UserStopped: stdin closed (aau ended the conversation: the user stopped).
+        RequestError: the next line is not a 1.2 request with a ``user_message`` string.
+    """
+    from aau_core import InputError, loads_strict
+
+    def ask(message: str) -> str:
+        sys.stdout.write(json.dumps({"message_to_user": message}) + "\n")
+        sys.stdout.flush()
+        line = sys.stdin.readline()
+        if not line:
+            raise UserStopped
+        try:
+            request = loads_strict(line, source="request")
+        except InputError as error:
+            raise RequestError(str(error)) from None
+        turn = request.get("conversation") if isinstance(request, dict) else None
+        reply = turn.get("user_message") if isinstance(turn, dict) else None
+        if not isinstance(reply, str):
+            raise RequestError("the next turn's $.conversation.user_message must be a string")
+        return reply
+
+    return ask
+
+
+def answer_stdin(name: str, answer: Callable[..., dict[str, Any]],
+                 converse: bool = False) -> int:
     """Read one request line on stdin, write ``answer(request, log)`` as one JSON line on stdout;
-    notes and errors on stderr. Returns the exit code (module docstring)."""
+    notes and errors on stderr. With ``converse``, ``answer`` also gets ``ask=stdin_asker()``
+    and may write messages to the user (more lines) before its answer; a conversation the user
+    ended is exit 0 with no answer. Returns the exit code (module docstring)."""
     from aau_core import InputError, loads_strict
 
     def log(line: str) -> None:
         print(f"{name}: {line}", file=sys.stderr, flush=True)
 
+    extra = {"ask": stdin_asker()} if converse else {}
     try:
-        response = answer(loads_strict(sys.stdin.readline(), source="request"), log)
+        response = answer(loads_strict(sys.stdin.readline(), source="request"), log, **extra)
     except (RequestError, InputError, ValueError) as error:
         log(f"bad request: {error}")
         return 2
     except ServiceError as error:
         log(str(error))
         return 3
+    except UserStopped:
+        return 0
     sys.stdout.write(json.dumps(response) + "\n")
     sys.stdout.flush()
     return 0
@@ -573,7 +670,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.serve is not None:
         return serve_answers("mcp_agent", args.host, args.serve, agent.answer)
-    return answer_stdin("mcp_agent", agent.answer)
+    return answer_stdin("mcp_agent", agent.answer, converse=True)
 
 
 if __name__ == "__main__":

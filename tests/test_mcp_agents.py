@@ -213,10 +213,11 @@ def test_a_model_backend_drives_the_loop_with_encoded_names_decoded_back() -> No
     with _chat_server("bank_send_money", {"iban": "HU002", "amount": 25}, "Sent 25 EUR.") as chat, \
             ThrowawayServer() as server:
         url = f"http://127.0.0.1:{chat.server_address[1]}/v1"
-        done = _run(_agent("--backend", "local", "--base-url", url, "--model", "m"),
-                    server.request("Send Imre 25 EUR"))
+        done = _run(_agent("--backend", "local", "--base-url", url, "--model", "m",
+                           "--max-tokens", "256"), server.request("Send Imre 25 EUR"))
         answer = _answer(done)
     assert answer == {"outcome": "Sent 25 EUR."}
+    assert [b["max_tokens"] for b in chat.bodies] == [256, 256]  # every model call is capped
     # the model saw API-safe names; the MCP server got the real one
     shown = {t["function"]["name"] for t in chat.bodies[0]["tools"]}
     assert shown == {"get_balance", "list_payees", "bank_send_money"}

@@ -530,7 +530,7 @@ def build_agent(args: argparse.Namespace) -> Agent:
 
     calls = _mock_calls(args.mock_calls)
     backend = make_backend(args.backend, args.model, base_url=args.base_url,
-                           mock_factory=lambda: ScriptedBackend(calls, args.mock_answer))
+                           max_tokens=args.max_tokens, mock_factory=lambda: ScriptedBackend(calls, args.mock_answer))
     return Agent(backend, args.backend, max_turns=args.max_turns, self_report=args.self_report,
                  mcp_mode=args.mcp_mode)
 
@@ -652,6 +652,10 @@ def main(argv: list[str] | None = None) -> int:
                                                          "$AAU_LOCAL_BASE_URL)")
     parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
                         help=f"most model calls per request (default {DEFAULT_MAX_TURNS})")
+    parser.add_argument("--max-tokens", type=int, default=None,
+                        help="most output tokens per model call (default: the backend's; a "
+                             "small local model may otherwise repeat itself until its context "
+                             "is full)")
     parser.add_argument("--self-report", action="store_true",
                         help="also answer actions_executed and tool_calls (report fidelity)")
     parser.add_argument("--mock-calls", default=None, metavar="JSON|@FILE",

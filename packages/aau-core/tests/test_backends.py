@@ -382,6 +382,23 @@ def test_local_needs_a_url_and_a_model_but_no_key(server, monkeypatch):
     assert "tools" not in server.requests[0]["body"]
 
 
+def test_max_tokens_is_sent_only_when_set_and_must_be_positive(server, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("AAU_ANTHROPIC_BASE_URL", server.url)
+    turn = [{"role": "user", "content": "hi"}]
+    make_backend("local", model="llama", base_url=server.url + "/v1").create("s", turn, [])
+    make_backend("local", model="llama", base_url=server.url + "/v1",
+                 max_tokens=512).create("s", turn, [])
+    make_backend("anthropic", model="claude-haiku-4-5", max_tokens=300).create("s", turn, [])
+    default, capped, anthropic = (r["body"] for r in server.requests)
+    assert "max_tokens" not in default  # the server's own limit
+    assert capped["max_tokens"] == 512
+    assert anthropic["max_tokens"] == 300
+    for kind in ("local", "anthropic", "mock"):
+        with pytest.raises(BackendConfigError, match="max_tokens must be at least 1, got 0"):
+            make_backend(kind, model="m", base_url=server.url + "/v1", max_tokens=0)
+
+
 def test_base_url_argument_beats_the_environment(server, monkeypatch):
     monkeypatch.setenv("MISTRAL_API_KEY", "k")
     monkeypatch.setenv("AAU_MISTRAL_BASE_URL", "http://127.0.0.1:9/v1")

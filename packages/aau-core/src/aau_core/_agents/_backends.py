@@ -122,6 +122,7 @@ def make_backend(
     *,
     max_attempts: int | None = None,
     timeout_s: float | None = None,
+    max_tokens: int | None = None,
 ) -> Any:
     """Build the backend named ``kind`` (module docstring) and register it for provenance.
 
@@ -136,8 +137,10 @@ def make_backend(
             structured ``tool_calls``) or ``"off"``; see ``OpenAICompatBackend``.
         max_attempts: tries per call (>= 1) on 429/5xx/connection failures; ``None``: the
             backend's default (6; for ``anthropic`` the SDK's ``max_retries`` is one less).
-        timeout_s: seconds one HTTP request may take; ``None``: the backend's default. Both
-            are ignored by ``mock``.
+        timeout_s: seconds one HTTP request may take; ``None``: the backend's default.
+        max_tokens: the most output tokens per model call (>= 1); ``None``: the backend's
+            default (``anthropic`` 4096; the OpenAI-compatible kinds send none, so the server's
+            limit holds). All three are ignored by ``mock``.
 
     Returns:
         a backend with ``create(system, messages, tools)``, ``model`` and ``served_model``.
@@ -145,10 +148,12 @@ def make_backend(
     Raises:
         UnknownBackendError: unknown ``kind`` (lists the known ones).
         BackendConfigError: ``mock`` without a factory; ``local`` without a URL or a model;
-            ``openai`` without a model; an unknown ``text_tool_calls``.
+            ``openai`` without a model; an unknown ``text_tool_calls``; ``max_tokens`` < 1.
         MissingCredentialError: the provider's key variable is unset or empty.
         MissingExtraError: the provider's SDK is not installed (says what to ``pip install``).
     """
+    if max_tokens is not None and max_tokens < 1:
+        raise BackendConfigError(f"max_tokens must be at least 1, got {max_tokens}")
     if kind == "mock":
         if mock_factory is None:
             raise BackendConfigError(
@@ -163,6 +168,7 @@ def make_backend(
             base_url=url,
             timeout_s=timeout_s,
             **({} if max_attempts is None else {"max_retries": max(1, max_attempts) - 1}),
+            **({} if max_tokens is None else {"max_tokens": max_tokens}),
         )
     elif kind in PROVIDERS:
         spec = PROVIDERS[kind]
@@ -186,7 +192,7 @@ def make_backend(
             )
         backend = OpenAICompatBackend(
             spec, chosen, key, url.rstrip("/"), text_tool_calls=text_tool_calls,
-            timeout_s=timeout_s, **({} if max_attempts is None else {"max_attempts": max_attempts}),
+            timeout_s=timeout_s, max_tokens=max_tokens, **({} if max_attempts is None else {"max_attempts": max_attempts}),
         )
     else:
         raise UnknownBackendError(f"unknown backend {kind!r}; known: {', '.join(backend_kinds())}")

@@ -394,6 +394,9 @@ class OpenAICompatBackend:
         sleep: the function used to wait (tests pass a recorder).
         text_tool_calls: ``"auto"`` (read calls written as text when the request offered tools
             and the answer has no structured ``tool_calls``) or ``"off"``.
+        max_tokens: the most tokens one reply may have, sent as ``max_tokens`` (>= 1; ``None``:
+            not sent, the server's own limit). A small local model that repeats itself would
+            otherwise write until its context is full.
 
     Attributes:
         name: the provider's name; ``model``: the requested id; ``served_model``: the id of the
@@ -402,7 +405,8 @@ class OpenAICompatBackend:
 
     Raises:
         MissingExtraError: the ``openai`` package is not installed.
-        BackendConfigError: ``text_tool_calls`` is not one of ``TEXT_TOOL_CALL_MODES``.
+        BackendConfigError: ``text_tool_calls`` is not one of ``TEXT_TOOL_CALL_MODES``;
+            ``max_tokens`` below 1.
     """
 
     def __init__(
@@ -416,7 +420,10 @@ class OpenAICompatBackend:
         timeout_s: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
         text_tool_calls: str = "auto",
+        max_tokens: int | None = None,
     ) -> None:
+        if max_tokens is not None and max_tokens < 1:
+            raise BackendConfigError(f"max_tokens must be at least 1, got {max_tokens}")
         if text_tool_calls not in TEXT_TOOL_CALL_MODES:
             raise BackendConfigError(
                 f"text_tool_calls must be one of {', '.join(TEXT_TOOL_CALL_MODES)}, "
@@ -424,6 +431,7 @@ class OpenAICompatBackend:
             )
         openai = _import_openai()
         self.text_tool_calls = text_tool_calls
+        self.max_tokens = max_tokens
         self.spec = spec
         self.name = spec.name
         self.model = model
@@ -525,6 +533,8 @@ class OpenAICompatBackend:
             "temperature": 0,
             "messages": to_openai_messages(system, messages),
         }
+        if self.max_tokens is not None:
+            payload["max_tokens"] = self.max_tokens
         if tools:
             payload["tools"] = to_openai_tools(tools)
         try:

@@ -128,3 +128,38 @@ def test_models_are_pinned_and_a_gguf_path_is_hashed(tmp_path: Path) -> None:
     assert facts["bytes"] == 104 and "not pinned" in facts["source"]
     with pytest.raises(demo.StepError, match="not 0.5b, 1.5b or an existing GGUF file"):
         demo.ensure_model(tmp_path, str(tmp_path / "missing.gguf"))
+
+
+TAU2 = REPO.parent / "shared" / "datasets" / "tau2"
+
+
+def test_the_mcp_run_scripts_a_user_for_every_tau2_mock_conversation(tmp_path: Path) -> None:
+    """``import_mcp_suites``: the τ² mock tasks imported as conversations, each with the scripted
+    user of ``TAU2_USER_SCRIPTS``; the suite is schema-valid and names no task the script lacks."""
+    pytest.importorskip("mcp")
+    if not (TAU2 / "tau2_mock_tasks.json").is_file():
+        pytest.skip("the tau2 data live in ../shared/datasets/tau2, beside the repository")
+    import json
+
+    from aau_schemas import validate
+
+    [(name, path)] = demo.import_mcp_suites(tmp_path, str(TAU2), {"tau2-mock-conversations"})
+    assert name == "tau2-mock-conversations" and path.parent == tmp_path / "suites"
+    doc = json.loads(path.read_text())
+    validate("suite-v3", doc, source=str(path))
+    assert [c["scenario_id"] for c in doc["cases"]] == list(demo.TAU2_USER_SCRIPTS)
+    for case in doc["cases"]:
+        assert case["user"] == {"kind": "scripted", "max_turns": 6,
+                                "messages": demo.TAU2_USER_SCRIPTS[case["scenario_id"]]}
+        assert case["environment"]["name"] == "tau2-mock"
+
+
+def test_the_readme_gets_the_mcp_table_beside_the_first_and_keeps_both(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Real\n\nprose\n\n{demo.TABLE_START}\nold\n{demo.TABLE_END}\n\nmore\n")
+    demo.update_readme(tmp_path, "| mcp |\n", demo.MCP_TABLE_START)
+    demo.update_readme(tmp_path, "| single |\n")
+    demo.update_readme(tmp_path, "| mcp 2 |\n", demo.MCP_TABLE_START)
+    text = readme.read_text()
+    assert text == (f"# Real\n\nprose\n\n{demo.TABLE_START}\n| single |\n{demo.TABLE_END}\n\n"
+                    f"more\n\n{demo.MCP_TABLE_START}\n| mcp 2 |\n{demo.MCP_TABLE_END}\n")

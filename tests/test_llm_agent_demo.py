@@ -145,6 +145,7 @@ def test_the_mcp_run_scripts_a_user_for_every_tau2_mock_conversation(tmp_path: P
 
     [(name, path)] = demo.import_mcp_suites(tmp_path, str(TAU2), {"tau2-mock-conversations"})
     assert name == "tau2-mock-conversations" and path.parent == tmp_path / "suites"
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # the raw import is gone
     doc = json.loads(path.read_text())
     validate("suite-v3", doc, source=str(path))
     assert [c["scenario_id"] for c in doc["cases"]] == list(demo.TAU2_USER_SCRIPTS)

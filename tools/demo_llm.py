@@ -68,7 +68,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -538,11 +538,13 @@ def import_mcp_suites(out: Path, tau2_source: str | None,
     if only is not None and name not in only:
         return suites
     path = out / "suites" / f"{name}.json"
-    if tau2_source:
+    if tau2_source:  # imported beside, so a failure below leaves no suite without its users
+        imported = path.with_name(f"{name}.imported.json")
         run([aau, "import", "tau2", "--source", tau2_source, "--domain", "mock", "--environment",
-             "--conversation", "--out", str(path), "--force"],
+             "--conversation", "--out", str(imported), "--force"],
             what="aau import tau2 --domain mock --environment --conversation")
-        doc = json.loads(path.read_text())
+        doc = json.loads(imported.read_text())
+        imported.unlink()
         cases = [c for c in doc["cases"] if c["scenario_id"] in TAU2_USER_SCRIPTS]
         missing = sorted(set(TAU2_USER_SCRIPTS) - {c["scenario_id"] for c in cases})
         if missing:
@@ -710,8 +712,8 @@ def write_recordings(recorder: _Recorder, record_dir: Path, name: str,
 
 def run_part(python: Path, model: Path, facts: dict[str, Any], suites: list[tuple[str, Path]],
              out: Path, record: Path | None, args: argparse.Namespace, *, n_ctx: int,
-             agent: Any, agent_note: str,
-             table: Any = results_table) -> str:
+             agent: Callable[[str, str], list[str]], agent_note: str,
+             table: Callable[[dict[str, dict[str, Any]]], str] = results_table) -> str:
     """Serve the model (context ``n_ctx``), evaluate every suite with ``agent(url, model_id)``
     (one at a time: llama.cpp's prompt cache serves one conversation), write
     ``out/provenance.json`` and the recordings; return the Markdown table of the receipts."""
@@ -743,7 +745,7 @@ def run_part(python: Path, model: Path, facts: dict[str, Any], suites: list[tupl
                     "llama_cpp_python": provenance["server"]["llama_cpp_python"],
                     "date": provenance["date"]})
     atomic_write_json(out / "provenance.json", provenance, force=True)
-    return str(table(receipts))
+    return table(receipts)
 
 
 # -- main ----------------------------------------------------------------------------------------
@@ -783,7 +785,8 @@ def main(argv: list[str] | None = None) -> int:
                              "AgentDojo banking (with and without an attack) and the tau2 mock "
                              "conversations (OUT/mcp/); all (default): both")
     parser.add_argument("--table-only", action="store_true",
-                        help="only regenerate OUT/README.md's table from OUT/receipts")
+                        help="only regenerate OUT/README.md's tables from OUT/receipts and "
+                             "OUT/mcp/receipts")
     args = parser.parse_args(argv)
     out = (ROOT / args.out).resolve() if not Path(args.out).is_absolute() else Path(args.out)
     signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -812,7 +815,8 @@ def main(argv: list[str] | None = None) -> int:
                                  agent_note="examples/agents/llm_agent.py (one model call per "
                                             "case)")
                 update_readme(out, table)
-                print(f"\n{facts['name']} (SHA-256 {facts['sha256'][:12]}...)\n\n{table}")
+                print(f"\n{facts['name']} (SHA-256 {facts['sha256'][:12]}...), "
+                      f"llama-cpp-python {llama_cpp_version(python)}\n\n{table}")
         if args.part in ("all", "mcp"):
             suites = import_mcp_suites(out / "mcp", tau2_source, only)
             if suites:

@@ -44,9 +44,9 @@ Two ways to run it:
     # listening on http://127.0.0.1:8765/evaluate
     aau evaluate suite.json --endpoint http://127.0.0.1:8765/evaluate
 
-Exit codes (command mode): 0 answered; 2 a request this agent does not read (not JSON, not
-protocol 1.1 or 1.2 with an ``mcp`` object, no task text) or a bad option; 3 the MCP server or the model
-server failed (refused the token, unreachable, the session broke, the provider errored). Every
+Exit codes (command mode): 0 answered (or the user ended the conversation); 2 a request this
+agent does not read (not JSON, not protocol 1.1 or 1.2 with an ``mcp`` object, no task text) or a
+bad option; 3 the MCP server or the model server failed (refused the token, unreachable, the session broke, the provider errored). Every
 message goes to stderr, one line; stdout holds only the answer. In ``--serve`` mode the same
 cases answer HTTP 400 and 502 (``{"error": "..."}``).
 

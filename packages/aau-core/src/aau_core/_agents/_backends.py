@@ -192,7 +192,8 @@ def make_backend(
             )
         backend = OpenAICompatBackend(
             spec, chosen, key, url.rstrip("/"), text_tool_calls=text_tool_calls,
-            timeout_s=timeout_s, max_tokens=max_tokens, **({} if max_attempts is None else {"max_attempts": max_attempts}),
+            timeout_s=timeout_s, max_tokens=max_tokens,
+            **({} if max_attempts is None else {"max_attempts": max_attempts}),
         )
     else:
         raise UnknownBackendError(f"unknown backend {kind!r}; known: {', '.join(backend_kinds())}")

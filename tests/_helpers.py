@@ -7,8 +7,13 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from socketserver import BaseServer
+from typing import TypeVar
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -147,3 +152,19 @@ def stable_receipt(receipt: dict) -> dict:
     doc["metrics"] = {k: v for k, v in doc["metrics"].items() if k != "mean_latency_s"}
     doc["metric_ci95"] = {k: v for k, v in doc["metric_ci95"].items() if k != "mean_latency_s"}
     return doc
+
+
+_Server = TypeVar("_Server", bound=BaseServer)
+
+
+@contextmanager
+def serving(server: _Server) -> Iterator[_Server]:
+    """Run ``server.serve_forever`` in a daemon thread for the ``with`` block; shut it down and
+    close its socket after."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()

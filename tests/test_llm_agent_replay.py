@@ -18,79 +18,19 @@ import os
 import shlex
 import subprocess
 import sys
-import threading
-from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests._helpers import aau_script
+from tests._llm_replay import ReplayServer, serve_replies
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "llm"
 REAL = REPO / "examples" / "real"
 AGENTS = REPO / "examples" / "agents"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.json"))
-
-
-def _key(body: Any) -> str:
-    return json.dumps(body, sort_keys=True, separators=(",", ":"))
-
-
-class ReplayServer(ThreadingHTTPServer):
-    """Serves recorded ``llama_cpp.server`` answers, looked up by the exact request body."""
-
-    daemon_threads = True
-
-    def __init__(self, exchanges: list[dict[str, Any]]) -> None:
-        self.answers = {_key(x["request"]): (x["status"], x["response_body"]) for x in exchanges}
-        self.served: Counter[str] = Counter()
-        self.unknown: list[Any] = []
-        super().__init__(("127.0.0.1", 0), _ReplayHandler)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _ReplayHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self) -> None:  # noqa: N802
-        server: Any = self.server
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        key = _key(body)
-        if self.path == "/v1/chat/completions" and key in server.answers:
-            server.served[key] += 1
-            status, text = server.answers[key]
-        else:
-            server.unknown.append(body)
-            status, text = 400, json.dumps({"error": "no recorded reply for this request"})
-        data = text.encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        """Quiet."""
-
-
-@contextmanager
-def _serve(exchanges: list[dict[str, Any]]) -> Iterator[ReplayServer]:
-    server = ReplayServer(exchanges)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _fixture(name: str) -> dict[str, Any]:
@@ -137,7 +77,7 @@ def test_fixtures_are_present() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_command_agent_replays_the_real_run(name: str, tmp_path: Path) -> None:
     fixture = _fixture(name)
-    with _serve(fixture["exchanges"]) as server:
+    with serve_replies(fixture["exchanges"]) as server:
         agent = shlex.join([sys.executable, str(AGENTS / "llm_agent.py"), "--base-url",
                             server.base_url, "--model", fixture["recorded_with"]["model"]])
         receipt, private = _evaluate(name, ["--command", agent, "--concurrency", "4"], tmp_path)
@@ -147,7 +87,7 @@ def test_command_agent_replays_the_real_run(name: str, tmp_path: Path) -> None:
 def test_http_agent_replays_the_real_run(tmp_path: Path) -> None:
     name = "bfcl-parallel" if "bfcl-parallel" in NAMES else NAMES[0]
     fixture = _fixture(name)
-    with _serve(fixture["exchanges"]) as server:
+    with serve_replies(fixture["exchanges"]) as server:
         proc = subprocess.Popen(
             [sys.executable, str(AGENTS / "llm_agent_http.py"), "--base-url", server.base_url,
              "--model", fixture["recorded_with"]["model"]],

@@ -23,17 +23,18 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _mcp_throwaway import PAYEES, ThrowawayServer
+
+from tests._helpers import serving
 
 REPO = Path(__file__).resolve().parents[1]
 AGENTS = REPO / "examples" / "agents"
@@ -196,16 +197,9 @@ class _ChatHandler(BaseHTTPRequestHandler):
         pass
 
 
-@contextmanager
-def _chat_server(tool: str, arguments: dict[str, Any], text: str) -> Iterator[_ChatServer]:
-    server = _ChatServer(tool, arguments, text)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+def _chat_server(tool: str, arguments: dict[str, Any],
+                 text: str) -> AbstractContextManager[_ChatServer]:
+    return serving(_ChatServer(tool, arguments, text))
 
 
 def test_a_model_backend_drives_the_loop_with_encoded_names_decoded_back() -> None:

@@ -282,9 +282,12 @@ def test_connection_timeout_still_retries(server, monkeypatch):
     backend, waits = provider_backend("groq", server, monkeypatch)
     backend.max_attempts, backend.min_interval_s = 3, 0
     openai = backend._openai
+    import httpx  # openai's own transport
 
     def timeout(**_):
-        raise openai.APITimeoutError(request=None)
+        # a real request: openai >= 3.60 reads the request's headers when it builds the error
+        raise openai.APITimeoutError(
+            request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
 
     backend._client = SimpleNamespace(
         chat=SimpleNamespace(

@@ -1,6 +1,7 @@
 """The run store writes a document's JSON text in pieces (``_store_document_text``): the stored
-value is exactly the text one ``json.dumps`` gives, it stays TEXT for sqlite's JSON functions,
-and the pieces join to that text for any JSON value."""
+value is a BLOB of exactly the UTF-8 bytes of the text one ``json.dumps`` gives (sqlite's JSON
+functions read it through ``CAST(document AS TEXT)``), rows an earlier aau wrote as TEXT still
+read, and the pieces join to that text for any JSON value."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from aau_core._store._document_text import document_pieces
+from aau_core._store._document_text import document_pieces, store_document_text
 from aau_core._store._run_store import RunStore, record_run
 
 REPO = Path(__file__).resolve().parents[3]
@@ -52,18 +53,69 @@ def test_a_mapping_with_non_string_keys_is_encoded_whole_as_json_would():
     assert "".join(document_pieces(value)) == _whole(value)
 
 
-def test_the_stored_text_is_the_whole_text_byte_for_byte_and_stays_text(tmp_path):
+def _stored(store: Path, run_id: int) -> tuple[str, bytes, str]:
+    db = sqlite3.connect(store)
+    try:
+        return db.execute(
+            "SELECT typeof(document), CAST(document AS BLOB), "
+            "json_extract(CAST(document AS TEXT), '$.suite_id') FROM runs WHERE id = ?",
+            (run_id,)).fetchone()
+    finally:
+        db.close()
+
+
+def _receipt() -> dict:
     doc = json.loads(RECEIPT_V2.read_text(encoding="utf-8"))
     doc["suite_id"] = "suite-é-𝄞"  # non-ASCII: a byte count is not a character count
+    return doc
+
+
+def test_the_stored_value_is_the_whole_text_as_utf8_bytes(tmp_path):
+    doc = _receipt()
     store = tmp_path / "s.sqlite"
     run_id = record_run(doc, store=store, source="r.json")
-    db = sqlite3.connect(store)
-    kind, raw, suite = db.execute(
-        "SELECT typeof(document), CAST(document AS BLOB), json_extract(document, '$.suite_id') "
-        "FROM runs WHERE id = ?", (run_id,)).fetchone()
-    db.close()
-    assert kind == "text"
+    kind, raw, suite = _stored(store, run_id)
+    assert kind == "blob"  # a zeroblob is reserved without building it (a TEXT value is built)
     assert raw == _whole(doc).encode("utf-8")
-    assert suite == "suite-é-𝄞"
+    assert suite == "suite-é-𝄞"  # what the docs tell sqlite3 users to write
     with RunStore(store, read_only=True) as opened:
         assert opened.get(run_id)[1] == doc
+
+
+class _NoBlobIO:
+    """A connection as Python 3.10's sqlite3 offers it: no ``blobopen``."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.execute = db.execute
+
+
+def _recorded_then(store: Path, doc: dict, rewrite) -> int:
+    """Record ``doc``, then call ``rewrite(db, run_id)`` in one transaction on the file."""
+    run_id = record_run(doc, store=store, source="r.json")
+    db = sqlite3.connect(store)
+    with db:
+        rewrite(db, run_id)
+    db.close()
+    return run_id
+
+
+def test_without_blob_io_the_same_bytes_are_bound(tmp_path):
+    doc, store = _receipt(), tmp_path / "s.sqlite"
+
+    def again_without_blob_io(db, run_id):
+        db.execute("UPDATE runs SET document = '' WHERE id = ?", (run_id,))
+        store_document_text(_NoBlobIO(db), run_id, doc)  # type: ignore[arg-type]
+
+    run_id = _recorded_then(store, doc, again_without_blob_io)
+    assert _stored(store, run_id) == ("blob", _whole(doc).encode("utf-8"), "suite-é-𝄞")
+
+
+def test_a_run_an_earlier_aau_stored_as_text_still_reads(tmp_path):
+    doc, store = _receipt(), tmp_path / "s.sqlite"
+    run_id = _recorded_then(store, doc, lambda db, run_id: db.execute(
+        "UPDATE runs SET document = CAST(document AS TEXT) WHERE id = ?", (run_id,)))
+    assert _stored(store, run_id)[0] == "text"
+    with RunStore(store, read_only=True) as opened:
+        assert opened.get(run_id)[1] == doc
+    # recording it again finds the stored run by its digest, whatever the value's type
+    assert record_run(doc, store=store, source="again.json") == run_id

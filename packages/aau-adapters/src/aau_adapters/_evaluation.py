@@ -16,6 +16,7 @@ they concern (``--out``, ``--resume``, ...), since that is where most users meet
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
@@ -60,8 +61,9 @@ class EvaluationResult:
     Attributes:
         run: the evaluation run (every unit's answer and row).
         receipt: the public receipt model (``PublicReceiptV2``, or ``PublicReceiptV1`` for
-            ``format="aau-1.0"``).
-        document: ``receipt`` as the JSON document written (schema-valid).
+            ``format="aau-1.0"``), structured from ``document`` when first read (the run does
+            not hold a 100,000-row model beside its document while it records the run).
+        document: the public receipt as the JSON document written (schema-valid).
         private: the private receipt model, or ``None`` without ``private_out``.
         private_document: ``private`` as the JSON document written, or ``None``.
         verdicts: the ``--fail-under`` verdicts, in bar order.
@@ -78,7 +80,6 @@ class EvaluationResult:
     """
 
     run: EvaluationRun
-    receipt: PublicReceiptV1 | PublicReceiptV2
     document: dict[str, Any]
     private: PrivateReceiptV1 | PrivateReceiptV2 | None
     private_document: dict[str, Any] | None
@@ -94,6 +95,16 @@ class EvaluationResult:
     def passed(self) -> bool:
         """Whether every ``--fail-under`` bar holds (``True`` without bars)."""
         return all(v.passed for v in self.verdicts)
+
+    @functools.cached_property
+    def receipt(self) -> PublicReceiptV1 | PublicReceiptV2:
+        """The public receipt model of ``document`` (``PublicReceiptV1`` for the aau-1.0
+        format), structured on first read and kept."""
+        from ._converter import converter
+        from ._receipt import RECEIPT_V1
+
+        legacy = self.document["receipt_version"] == RECEIPT_V1
+        return converter.structure(self.document, PublicReceiptV1 if legacy else PublicReceiptV2)
 
 
 def checkpoint_path(out: str | None, *, resume: bool, force: bool) -> Path | None:
@@ -500,6 +511,7 @@ def run_evaluation(
         kind, ascii_only = "receipt-v2", False
         verdicts = receipt.fail_under
     document = unstructure_document(receipt)
+    del receipt  # EvaluationResult.receipt structures it again if asked (~17 MB per 100,000 rows)
     aau_schemas.validate(kind, document, source="receipt (internal check)")
 
     outputs: dict[str, Any] = {}
@@ -513,7 +525,7 @@ def run_evaluation(
         ckpt.remove()  # the receipt now holds every unit
     # a failure only warns; the receipt was built and validated just above, not read back
     record_run_or_warn(document, store=run_store, source=out, checked_kind=kind)
-    return EvaluationResult(run=run, receipt=receipt, document=document, private=private,
+    return EvaluationResult(run=run, document=document, private=private,
                             private_document=private_document, verdicts=verdicts, out=out,
                             private_out=private_out if private_document is not None else None,
                             ensure_ascii=ascii_only, coverage=coverage, rerun_units=rerun,

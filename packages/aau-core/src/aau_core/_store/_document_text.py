@@ -2,7 +2,8 @@
 
 ``document_pieces`` gives the text ``json.dumps`` would give, in pieces; ``store_document_text``
 spools them to a temporary file and copies the bytes into the row with sqlite's incremental blob
-I/O.
+I/O. The value is a BLOB of the text's UTF-8 bytes (``json.loads`` reads it as it reads text; in
+SQL, ``CAST(document AS TEXT)`` gives the text to sqlite's JSON functions).
 """
 
 from __future__ import annotations
@@ -46,18 +47,22 @@ def document_pieces(value: Any, depth: int = 2) -> Iterator[str]:
 
 
 def store_document_text(db: sqlite3.Connection, run_id: int, doc: Mapping[str, Any]) -> None:
-    """Write ``doc``'s JSON text (sorted keys, compact, UTF-8) into ``runs.document`` of row
-    ``run_id``, inside the caller's transaction.
+    """Write ``doc``'s JSON text (sorted keys, compact) as a BLOB of its UTF-8 bytes into
+    ``runs.document`` of row ``run_id``, inside the caller's transaction.
 
-    The text of a 100,000-unit receipt is ~30 MB; built as one string and bound as a parameter it
-    was held three times at once (``json``'s chunks, the joined string, sqlite's copy), the peak of
-    a large ``aau evaluate``. Here it is encoded piece by piece into a spooled temporary file, a
-    TEXT value of that many bytes is reserved, and the bytes are copied in with sqlite's
-    incremental blob I/O (which writes TEXT values too), 1 MB at a time. The column stays TEXT,
-    so sqlite's JSON functions read it as before. Python 3.10 (no ``blobopen``) binds the text.
+    The text of a 100,000-unit receipt is ~20 MB. Bound as one parameter it was held three times
+    at once (``json``'s chunks, the joined string, sqlite's copy), the peak of a large
+    ``aau evaluate``. Here it is encoded piece by piece into a spooled temporary file, a
+    ``zeroblob`` of that many bytes is reserved, and the bytes are copied in with sqlite's
+    incremental blob I/O, 1 MB at a time. A BLOB, not TEXT: sqlite writes a ``zeroblob`` into
+    the row without building it, while any TEXT value of that size is built whole, twice (the
+    value and the record holding it: 40 MB for a 20 MB text, measured). Rows written before
+    this are TEXT; readers take both (``json.loads`` accepts ``bytes``). Python 3.10 (no
+    ``blobopen``) binds the bytes.
     """
     if not hasattr(db, "blobopen"):  # Python < 3.11
-        db.execute("UPDATE runs SET document = ? WHERE id = ?", (_dumps(doc), run_id))
+        db.execute("UPDATE runs SET document = ? WHERE id = ?",
+                   (_dumps(doc).encode("utf-8"), run_id))
         return
     with tempfile.TemporaryFile() as spool:
         size = 0
@@ -65,8 +70,7 @@ def store_document_text(db: sqlite3.Connection, run_id: int, doc: Mapping[str, A
             data = piece.encode("utf-8")
             spool.write(data)
             size += len(data)
-        db.execute("UPDATE runs SET document = CAST(zeroblob(?) AS TEXT) WHERE id = ?",
-                   (size, run_id))
+        db.execute("UPDATE runs SET document = zeroblob(?) WHERE id = ?", (size, run_id))
         spool.seek(0)
         with db.blobopen("runs", "document", run_id) as blob:
             while chunk := spool.read(_SPOOL_CHUNK):

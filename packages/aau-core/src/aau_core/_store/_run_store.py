@@ -8,7 +8,8 @@ columns runs are looked up by, its headline metrics and one row per scenario::
     schema_version  version, applied_at            one row per migration applied
     runs            id, doc_digest (unique), kind, suite, suite_digest, suite_sha256, adapter,
                     model, run_at, recorded_at, source, scenario_count, scenarios_passed,
-                    repeats, document (the JSON text)
+                    repeats, document (the JSON text's UTF-8 bytes, a BLOB;
+                    TEXT in rows an earlier aau wrote: ``_document_text``)
     run_scenarios   run_id, position, scenario_id, runs, passed_runs, errored_runs, passed,
                     failure_codes (JSON {code: n}), errors (JSON list), metrics (JSON {name: mean})
     run_metrics     run_id, name, value, low, high       (migration 2)

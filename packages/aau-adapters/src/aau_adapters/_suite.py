@@ -57,11 +57,10 @@ from aau_core import (
     tool_call_contradictions,
 )
 
-from ._case_attack import CaseAttack, case_attack
-
 if TYPE_CHECKING:  # the models (and cattrs) load when a suite is read, not at `aau --help`
     from aau_core._files._unknown_keys import UnknownKey  # internal to the monorepo
 
+    from ._case_attack import CaseAttack  # loaded by the first case with an attack
     from ._suite_models import (
         CaseDocumentV1,
         CaseDocumentV2,
@@ -362,6 +361,8 @@ def suite_from_document(doc: Any, *, source: str = "<suite>", strict: bool = Fal
                 problems.append(problem)
         attack = None
         if "attack" in raw and environment is not None:
+            from ._case_attack import case_attack
+
             attack, attack_problems = case_attack(index, raw["attack"],
                                                   raw.get("forbidden_actions", []), environment)
             problems.extend(attack_problems)

@@ -26,8 +26,6 @@ from aau_core._run._provenance import platform_string  # internal to the monorep
 
 from . import _failure_codes as fc
 from ._adapter import Adapter, AdapterAnswer
-from ._environment_unit import run_environment_unit, suite_environments
-from ._observed_scoring import EnvironmentRecord, score_observed
 from ._protocol import build_request
 from ._receipt import EvaluationRun, private_row
 from ._scoring import UnitResult, score, score_unit
@@ -39,11 +37,20 @@ def _run_unit(suite_id: str, case: Case, repeat: int, adapter: Adapter,
     """Run and score one unit: through its environment when the case names one (with its
     simulated user's backend ``user_backend``, ``_environment_unit``)."""
     if case.environment is not None:
+        from ._environment_unit import run_environment_unit  # (the MCP server: only if needed)
+
         return run_environment_unit(suite_id, case, repeat, adapter, user_backend=user_backend)
     answer = adapter.invoke(build_request(suite_id, case), case)
     row, tool_match = score_unit(case, answer)
     row["repeat"] = repeat
     return UnitResult(case=case, repeat=repeat, answer=answer, row=row, tool_match=tool_match)
+
+
+def _environments(suite: Suite) -> tuple[tuple[str, str], ...]:
+    """``_environment_unit.suite_environments``, loaded only for a suite that has them."""
+    from ._environment_unit import suite_environments
+
+    return suite_environments(suite.cases)
 
 
 def _late_requests() -> int:
@@ -118,6 +125,8 @@ def evaluate(
                                detail=f"harness error: {type(exc).__name__}: {exc}"[:500])
         record = None
         if case.environment is not None:
+            from ._observed_scoring import EnvironmentRecord, score_observed
+
             record = EnvironmentRecord(name=case.environment.name)
             row = score_observed(case, answer, (), (), None)[0]
         else:
@@ -172,7 +181,7 @@ def evaluate(
         harness_version=package_version("aau-adapters"),
         python=python_version(),
         platform=platform_string(),
-        environments=suite_environments(suite.cases) if has_environment else (),
+        environments=_environments(suite) if has_environment else (),
         mcp_late_requests=late,
     )
 
@@ -267,6 +276,8 @@ def unit_from_checkpoint(case: Case, repeat: int, doc: dict[str, Any]) -> UnitRe
                                    actual_count=0, pairs=(), reasons=reasons)
     record = None
     if case.environment is not None:
+        from ._observed_scoring import EnvironmentRecord
+
         record = (EnvironmentRecord.from_private(case.environment.name, priv)
                   if priv is not None and "trajectory" in priv
                   else EnvironmentRecord(name=case.environment.name))

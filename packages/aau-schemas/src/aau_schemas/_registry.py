@@ -18,7 +18,6 @@ import functools
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +63,7 @@ def schema_root() -> Path:
     Raises:
         FileNotFoundError: neither exists (a broken install).
     """
-    packaged = Path(str(resources.files(__package__))) / "schemas"
+    packaged = Path(__file__).resolve().parent / "schemas"  # (importlib.resources: ~5 ms more)
     if (packaged / "index.json").is_file():
         return packaged
     dev = Path(__file__).resolve().parents[4] / "schemas"

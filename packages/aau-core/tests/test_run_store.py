@@ -117,8 +117,8 @@ def test_a_newer_store_is_refused_and_left_alone(tmp_path):
     db.close()
     with pytest.raises(InputError, match="version 99 is newer"):
         RunStore(path)
-    with pytest.raises(InputError, match="schema version 99"):
-        RunStore(path, read_only=True)
+    with pytest.raises(InputError, match=r"version 99 is newer than this aau supports .*upgrade"):
+        RunStore(path, read_only=True)  # the same advice as a writer's: recording cannot help
 
 
 def test_read_only_refuses_a_missing_store_and_a_non_store(tmp_path):
@@ -128,6 +128,76 @@ def test_read_only_refuses_a_missing_store_and_a_non_store(tmp_path):
     junk.write_text("not a database at all, just text" * 100)
     with pytest.raises(InputError, match="not a run store"):
         RunStore(junk)
+
+
+def test_an_empty_file_is_a_store_with_nothing_recorded(tmp_path):
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    with pytest.raises(InputError, match="nothing recorded in this run store yet"):
+        RunStore(empty, read_only=True)
+    run_id = record_run(load(RECEIPT_V2), store=empty)  # a writer makes it a store
+    with RunStore(empty, read_only=True) as store:
+        assert store.get(run_id)[1] == load(RECEIPT_V2)
+
+
+def test_another_programs_database_is_never_migrated_into(tmp_path):
+    other = tmp_path / "other.sqlite"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE t (x)")
+    db.commit()
+    db.close()
+    for read_only in (True, False):
+        with pytest.raises(InputError, match=r"something else \(tables t, no schema_version\)"):
+            RunStore(other, read_only=read_only)
+    db = sqlite3.connect(other)
+    assert [r[0] for r in db.execute("SELECT name FROM sqlite_master")] == ["t"]
+    db.close()
+
+
+def _as_unprivileged(argv: list[str]) -> list[str]:
+    """``argv`` run so that file permissions apply: as is for a normal user; for root, under
+    ``setpriv`` without the capabilities that bypass them (skips without ``setpriv``)."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return argv
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: a read-only folder cannot be made")
+    return [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--inh-caps",
+            "-dac_override,-dac_read_search", *argv]
+
+
+def test_a_store_in_a_read_only_folder_is_read(tmp_path):
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    store_path = folder / "runs.sqlite"
+    run_id = record_run(load(RECEIPT_V2), store=store_path)
+    assert sorted(p.name for p in folder.iterdir()) == ["runs.sqlite"]  # no side files left
+    script = ("import json, sys; from aau_core._store._run_store import RunStore\n"
+              "with RunStore(sys.argv[1], read_only=True) as s:\n"
+              "    print(json.dumps(s.get(int(sys.argv[2]))[1]))")
+    folder.chmod(0o555)
+    try:
+        done = subprocess.run(_as_unprivileged([sys.executable, "-c", script, str(store_path),
+                                                str(run_id)]),
+                              capture_output=True, text=True, timeout=60)
+        listed = subprocess.run(_as_unprivileged([sys.executable, "-m", "aau_core",
+                                                  "runs", "list", "--store", str(store_path)]),
+                                capture_output=True, text=True, timeout=60)
+        # a write there really is refused, so the test did make the folder read-only
+        probe = subprocess.run(_as_unprivileged([sys.executable, "-c",
+                                                 f"open({str(folder / 'x')!r}, 'w')"]),
+                               capture_output=True, text=True, timeout=60)
+    finally:
+        folder.chmod(0o755)
+    assert probe.returncode != 0 and "Permission denied" in probe.stderr
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == load(RECEIPT_V2)
+    assert listed.returncode == 0, listed.stderr
+    assert "public-service-routing-smoke" in listed.stdout
+    assert sorted(p.name for p in folder.iterdir()) == ["runs.sqlite"]
 
 
 # ---------------------------------------------------------------- recording

@@ -62,7 +62,8 @@ class EvaluationResult:
         run: the evaluation run (every unit's answer and row).
         receipt: the public receipt model (``PublicReceiptV2``, or ``PublicReceiptV1`` for
             ``format="aau-1.0"``), structured from ``document`` when first read (the run does
-            not hold a 100,000-row model beside its document while it records the run).
+            not hold a 100,000-row model beside its document while it records the run); read
+            it before changing ``document``, whose changes it would otherwise show.
         document: the public receipt as the JSON document written (schema-valid).
         private: the private receipt model, or ``None`` without ``private_out``.
         private_document: ``private`` as the JSON document written, or ``None``.

@@ -48,13 +48,13 @@ from typing import Any
 import attrs
 
 from .._errors import InputError, OutputError, UsageError
+from ._connection import connect_store, not_a_store
 from ._document_text import store_document_text
 from ._stored_documents import migration_3, not_recorded
 
 DEFAULT_STORE = Path(".aau") / "runs.sqlite"
 STORE_ENV = "AAU_RUN_STORE"
 DISABLED = "none"
-BUSY_TIMEOUT_S = 60.0
 MAX_DOCUMENT_BYTES = 200_000_000
 
 
@@ -168,33 +168,6 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
-    try:
-        if read_only:
-            if not path.is_file():
-                raise InputError("no run store here (nothing has been recorded yet)",
-                                 source=str(path))
-            db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                                 timeout=BUSY_TIMEOUT_S, isolation_level=None,
-                                 check_same_thread=False)
-        else:
-            if path.parent != Path("") and not path.parent.is_dir():
-                path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-        db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-        db.execute("PRAGMA foreign_keys=ON")
-    except sqlite3.DatabaseError as exc:
-        if type(exc) is sqlite3.DatabaseError:  # "file is not a database", not an I/O error
-            raise InputError(f"not a run store: {exc}", source=str(path)) from None
-        raise OutputError(f"{path}: cannot open the run store: {exc}") from None
-    except sqlite3.Error as exc:
-        raise OutputError(f"{path}: cannot open the run store: {exc}") from None
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot create the run store: {exc.strerror or exc}") from None
-    return db
-
-
 @contextmanager
 def _transaction(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("BEGIN IMMEDIATE")
@@ -241,6 +214,22 @@ def migrate(db: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     return schema_version(db)
 
 
+def _check_readable_version(version: int, path: Path) -> None:
+    """Raise the ``InputError`` that says why a store of ``version`` cannot be read as it is
+    (``SCHEMA_VERSION`` can)."""
+    if version == SCHEMA_VERSION:
+        return
+    if version == 0:
+        message = "nothing recorded in this run store yet (an empty SQLite file)"
+    elif version > SCHEMA_VERSION:
+        message = (f"run store schema version {version} is newer than this aau supports "
+                   f"({SCHEMA_VERSION}); upgrade aau")
+    else:
+        message = (f"run store schema version {version}; this aau reads {SCHEMA_VERSION} "
+                   "(record a run with this aau to migrate it)")
+    raise InputError(message, source=str(path))
+
+
 class RunStore:
     """An open run store (see the module docstring).
 
@@ -251,21 +240,25 @@ class RunStore:
 
     Raises:
         OutputError: the file cannot be created or opened.
-        InputError: read-only and missing, or a schema version this aau does not know.
+        InputError: read-only and missing or empty; a schema version this aau does not read;
+            an SQLite database of something else (tables but no ``schema_version``: never
+            migrated into); not an SQLite file.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
         self.path = Path(path)
-        self.db = _connect(self.path, read_only=read_only)
+        self.db = connect_store(self.path, read_only=read_only)
         try:
+            foreign = not_a_store(self.db)
+            if foreign is not None:
+                raise InputError(foreign, source=str(self.path))
             if read_only:
-                version = schema_version(self.db)
-                if version != SCHEMA_VERSION:
-                    raise InputError(f"run store schema version {version}; this aau reads "
-                                     f"{SCHEMA_VERSION} (record a run with this aau to migrate "
-                                     "it)", source=str(self.path))
+                _check_readable_version(schema_version(self.db), self.path)
             else:
                 migrate(self.db)
+        except sqlite3.OperationalError as exc:  # locked, I/O: the file may be a store
+            self.db.close()
+            raise InputError(f"cannot read the run store: {exc}", source=str(self.path)) from None
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise InputError(f"not a run store: {exc}", source=str(self.path)) from None

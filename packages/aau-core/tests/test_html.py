@@ -254,6 +254,8 @@ def test_view_pages_and_links(server):
     assert fetch(server + "/runs/99")[0] == 404
     assert fetch(server + "/nowhere")[0] == 404
     assert fetch(server + "/compare?a=1")[0] == 400
+    status, body = fetch(server + "/compare?a=1&b=3")  # a receipt and a lab: no shared scenario
+    assert status == 422 and "share no scenario id" in Page(body).all_text()
     assert fetch(server + "/", method="POST")[0] == 405
 
 

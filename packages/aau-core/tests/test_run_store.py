@@ -408,6 +408,18 @@ def test_compare_interval_matches_a_plain_loop_bootstrap():
     assert delta.high - delta.low < 0.5 * (np.ptp(a_vals) + np.ptp(b_vals)) / np.sqrt(n)
 
 
+def _record_and_compare(capsys, store_path, first, second):
+    """Record two documents; return their run ids and ``aau runs compare --json``'s output
+    (exit 0, valid under ``run-compare``)."""
+    a = record_run(first, store=store_path)
+    b = record_run(second, store=store_path)
+    rc, out, err = cli(capsys, "runs", "compare", a, b, "--store", store_path, "--json")
+    assert rc == 0, err
+    result = json.loads(out)
+    aau_schemas.validate("run-compare", result)
+    return a, b, result
+
+
 def test_runs_compare_cli_on_real_receipts(tmp_path, capsys):
     store_path = tmp_path / "runs.sqlite"
     before = load(RECEIPT_V2)
@@ -429,18 +441,46 @@ def test_runs_compare_cli_on_real_receipts(tmp_path, capsys):
     for name, iv in after["metric_ci95"].items():
         value = after["metrics"][name]
         iv["low"], iv["high"] = min(iv["low"], value), max(iv["high"], value)
-    a = record_run(before, store=store_path)
-    b = record_run(after, store=store_path)
-    rc, out, _ = cli(capsys, "runs", "compare", a, b, "--store", store_path, "--json")
-    assert rc == 0, out
-    result = json.loads(out)
-    aau_schemas.validate("run-compare", result)
+    a, b, result = _record_and_compare(capsys, store_path, before, after)
     assert result["same_suite"] and result["shared"] == 3
     assert result["fail_to_pass"] == ["route-003"] and result["pass_to_fail"] == []
     exact = next(m for m in result["metrics"] if m["name"] == "exact")
     assert exact["diff"] == pytest.approx(0.5 / 3)
     rc, out, _ = cli(capsys, "runs", "compare", a, b, "--store", store_path)
     assert "fail -> pass (1): route-003" in out and "| exact | 3 |" in out
+
+
+def test_runs_compare_shared_scenarios_without_a_shared_metric(tmp_path, capsys):
+    """A receipt and an aggregate over the same scenario ids carry no metric in common: the
+    verdicts still compare, and the table says no metric is shared instead of printing none."""
+    store_path = tmp_path / "runs.sqlite"
+    receipt = load(RECEIPT_V2)
+    aggregate = load(AGG_V2[0])
+    ids = sorted({row["scenario_id"] for row in receipt["results"]})
+    theirs = sorted({row["scenario_id"] for row in aggregate["results"]})
+    renamed = dict(zip(theirs, ids, strict=False))  # the aggregate's first three, renamed
+    aggregate["results"] = [dict(row, scenario_id=renamed[row["scenario_id"]])
+                            for row in aggregate["results"] if row["scenario_id"] in renamed]
+    a, b, result = _record_and_compare(capsys, store_path, receipt, aggregate)
+    assert result["shared"] == len(ids) and result["metrics"] == [] and not result["same_suite"]
+    rc, out, err = cli(capsys, "runs", "compare", a, b, "--store", store_path)
+    assert rc == 0, err
+    assert "no per-scenario metric is carried by both runs" in out and "| metric |" not in out
+
+
+def test_same_suite_is_the_digest_when_both_have_one_else_the_suite_id():
+    from types import SimpleNamespace as Run
+
+    from aau_core._store._compare import same_suite
+
+    assert same_suite(Run(suite="s", suite_digest="d1"), Run(suite="s", suite_digest="d1"))
+    # a suite edited under the same id is another suite
+    assert not same_suite(Run(suite="s", suite_digest="d1"), Run(suite="s", suite_digest="d2"))
+    # a renamed suite with the same content is the same suite
+    assert same_suite(Run(suite="s", suite_digest="d1"), Run(suite="t", suite_digest="d1"))
+    assert same_suite(Run(suite="s", suite_digest=None), Run(suite="s", suite_digest="d1"))
+    assert not same_suite(Run(suite="s", suite_digest=None), Run(suite="t", suite_digest=None))
+    assert not same_suite(Run(suite=None, suite_digest=None), Run(suite=None, suite_digest=None))
 
 
 # ---------------------------------------------------------------- concurrent writers
@@ -486,7 +526,10 @@ def test_every_stored_kind_shows_and_lists_under_the_schemas(tmp_path, capsys):
         rc, out, _ = cli(capsys, "runs", "show", run_id, "--store", store_path, "--json")
         assert rc == 0
         aau_schemas.validate("run-show", json.loads(out))
-    rc, out, _ = cli(capsys, "runs", "compare", ids[0], ids[-1], "--store", store_path, "--json")
-    result = json.loads(out)
-    aau_schemas.validate("run-compare", result)
-    assert result["shared"] == 0 and not result["same_suite"] and result["metrics"] == []
+    # the first and last documents share no scenario id: nothing to compare, exit 3
+    for extra in ((), ("--json",)):
+        rc, out, err = cli(capsys, "runs", "compare", ids[0], ids[-1], "--store", store_path,
+                           *extra)
+        assert rc == 3 and out == ""
+        assert err.strip().endswith("nothing to compare") and len(err.strip().splitlines()) == 1
+        assert f"runs {ids[0]} and {ids[-1]} share no scenario id" in err

@@ -195,14 +195,10 @@ def compare_command(run_a: str, run_b: str, as_json: bool, store: str | None) ->
     Example:
       aau runs compare 3 4 --json
     """
-    from .._store._compare import compare_runs
+    from .._store._compare import compare_stored
 
     with open_store(store) as run_store:
-        a, _ = run_store.get(run_a)
-        b, _ = run_store.get(run_b)
-        result = compare_runs(a.id, run_store.scenarios(a.id), b.id, run_store.scenarios(b.id),
-                              same_suite=bool(a.suite_digest) and a.suite_digest == b.suite_digest
-                              or (a.suite == b.suite and a.suite is not None))
+        a, b, result = compare_stored(run_store, run_a, run_b)
     if as_json:
         print_json(result.as_dict())
         return EXIT_OK
@@ -212,10 +208,13 @@ def compare_command(run_a: str, run_b: str, as_json: bool, store: str | None) ->
                + ("" if result.same_suite else " (different suites)")
                + (f"; only in {a.id}: {len(result.only_a)}" if result.only_a else "")
                + (f"; only in {b.id}: {len(result.only_b)}" if result.only_b else ""))
-    click.echo(markdown_table(
-        ["metric", "n", f"run {a.id}", f"run {b.id}", "difference", "95% paired bootstrap"],
-        [[m.name, str(m.n), f"{m.mean_a:.4g}", f"{m.mean_b:.4g}", f"{m.diff:+.4g}",
-          f"[{m.low:+.4g}, {m.high:+.4g}]"] for m in result.metrics]))
+    if result.metrics:
+        click.echo(markdown_table(
+            ["metric", "n", f"run {a.id}", f"run {b.id}", "difference", "95% paired bootstrap"],
+            [[m.name, str(m.n), f"{m.mean_a:.4g}", f"{m.mean_b:.4g}", f"{m.diff:+.4g}",
+              f"[{m.low:+.4g}, {m.high:+.4g}]"] for m in result.metrics]))
+    else:
+        click.echo("no per-scenario metric is carried by both runs (only the verdicts compare)")
     click.echo(f"pass -> fail ({len(result.pass_to_fail)}): "
                + (", ".join(result.pass_to_fail) or "none"))
     click.echo(f"fail -> pass ({len(result.fail_to_pass)}): "

@@ -16,6 +16,11 @@ every metric of the comparison), take each sample's mean of ``d``, and report th
 keeping both runs' values of a scenario together — removes the between-scenario variance that
 two independent intervals would double count. With ``n == 1`` the interval is the single
 difference; scenarios present in only one run are listed, not used.
+
+Two runs that share no scenario id have nothing to compare: ``compare_stored`` refuses them
+(``NotMeasuredError``, exit 3) rather than print a table of nothing. Two runs are of the same
+suite when both carry a suite digest and the digests agree, or, when either has none, when their
+suite ids agree (``same_suite``).
 """
 
 from __future__ import annotations
@@ -114,6 +119,50 @@ def paired_bootstrap(diffs: Sequence[float], indices: Any) -> tuple[float, float
     tail = (1.0 - LEVEL) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def same_suite(a: Any, b: Any) -> bool:
+    """Whether two stored runs (``RunSummary`` values) ran the same suite.
+
+    Args:
+        a, b: the runs' summaries (``suite``, ``suite_digest``).
+
+    Returns:
+        with both digests known, whether they are equal (an edited suite with the same id is
+        another suite); otherwise whether both suite ids are known and equal.
+    """
+    if a.suite_digest and b.suite_digest:
+        return bool(a.suite_digest == b.suite_digest)
+    return a.suite is not None and a.suite == b.suite
+
+
+def compare_stored(run_store: Any, run_a: str, run_b: str) -> tuple[Any, Any, RunComparison]:
+    """Compare two runs of an open run store, B against A.
+
+    Args:
+        run_store: an open ``RunStore``.
+        run_a, run_b: the runs' ids as given on the command line.
+
+    Returns:
+        ``(summary_a, summary_b, comparison)``.
+
+    Raises:
+        InputError: a run id that is not in the store (from ``RunStore.get``).
+        NotMeasuredError: the runs share no scenario id, so no number compares them.
+    """
+    from .._errors import NotMeasuredError
+
+    a, _ = run_store.get(run_a)
+    b, _ = run_store.get(run_b)
+    result = compare_runs(a.id, run_store.scenarios(a.id), b.id, run_store.scenarios(b.id),
+                          same_suite=same_suite(a, b))
+    if result.shared == 0:
+        suites = (f"suite {a.suite!r} and suite {b.suite!r}" if not result.same_suite
+                  else f"suite {a.suite!r}")
+        raise NotMeasuredError(
+            f"runs {a.id} and {b.id} share no scenario id ({suites}; {len(result.only_a)} and "
+            f"{len(result.only_b)} scenario(s)): nothing to compare")
+    return a, b, result
 
 
 def compare_runs(run_a: int, scenarios_a: Sequence[Any], run_b: int,

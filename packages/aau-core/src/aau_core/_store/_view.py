@@ -6,7 +6,8 @@ Pages (all HTML rendered by the Jinja2 templates, values escaped, no script):
   be picked for a comparison (a plain GET form).
 - ``/runs/ID`` — the run's HTML report (the page ``aau runs show ID --html`` writes), with a
   link back to the list.
-- ``/compare?a=ID&b=ID`` — ``aau runs compare``'s table and flipped scenarios, linking both runs.
+- ``/compare?a=ID&b=ID`` — ``aau runs compare``'s table and flipped scenarios, linking both runs;
+  two runs with no scenario in common get a 422 page saying so.
 
 The server is the standard library's ``ThreadingHTTPServer``; each request opens the store
 read-only (``mode=ro``), so runs recorded while it serves appear on reload and the server can
@@ -26,7 +27,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import click
 
-from .._errors import AauError
+from .._errors import AauError, NotMeasuredError
 
 HOST = "127.0.0.1"
 
@@ -59,14 +60,11 @@ def run_page(store_path: Path, run_id: str) -> str:
 
 def compare_page(store_path: Path, run_a: str, run_b: str) -> str:
     """The comparison page (``/compare?a=ID&b=ID``)."""
-    from ._compare import compare_runs
+    from ._compare import compare_stored
     from ._run_store import RunStore
 
     with RunStore(store_path, read_only=True) as run_store:
-        a, _ = run_store.get(run_a)
-        b, _ = run_store.get(run_b)
-        result = compare_runs(a.id, run_store.scenarios(a.id), b.id, run_store.scenarios(b.id),
-                              same_suite=a.suite_digest == b.suite_digest and a.suite == b.suite)
+        a, b, result = compare_stored(run_store, run_a, run_b)
     return _render("compare.html.j2", title=f"aau runs compare {a.id} {b.id}",
                    links=[("/", "all runs")], a=a.as_dict(), b=b.as_dict(),
                    result=result.as_dict())
@@ -111,6 +109,9 @@ def make_handler(store_path: Path) -> type[BaseHTTPRequestHandler]:
                         return HTTPStatus.BAD_REQUEST, _error_page(
                             HTTPStatus.BAD_REQUEST, "compare needs two runs: ?a=ID&b=ID")
                     return HTTPStatus.OK, compare_page(store_path, query["a"], query["b"])
+            except NotMeasuredError as exc:  # two runs with no scenario in common
+                return HTTPStatus.UNPROCESSABLE_ENTITY, _error_page(
+                    HTTPStatus.UNPROCESSABLE_ENTITY, str(exc))
             except AauError as exc:
                 return HTTPStatus.NOT_FOUND, _error_page(HTTPStatus.NOT_FOUND, str(exc))
             return HTTPStatus.NOT_FOUND, _error_page(HTTPStatus.NOT_FOUND,

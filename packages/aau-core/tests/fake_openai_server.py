@@ -172,7 +172,8 @@ class _Handler(BaseHTTPRequestHandler):
                     {
                         "index": 0,
                         "message": message,
-                        "finish_reason": "tool_calls" if calls else "stop",
+                        "finish_reason": self.server.stop_reason
+                        or ("tool_calls" if calls else "stop"),
                     }
                 ],
                 "usage": usage,
@@ -218,7 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
                     {"tool_calls": [{"index": i, "function": {"arguments": c["arguments"][half:]}}]}
                 )
             )
-        parts.append(chunk({}, "tool_calls" if calls else "stop"))
+        parts.append(chunk({}, self.server.stop_reason or ("tool_calls" if calls else "stop")))
         if (body.get("stream_options") or {}).get("include_usage"):
             parts.append(chunk({}, usage=USAGE))
         parts.append(b"data: [DONE]\n\n")
@@ -239,7 +240,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "role": "assistant",
                 "model": body["model"] + SERVED_SUFFIX,
                 "content": content,
-                "stop_reason": "tool_use" if content[0]["type"] == "tool_use" else "end_turn",
+                "stop_reason": self.server.stop_reason
+                or ("tool_use" if content[0]["type"] == "tool_use" else "end_turn"),
                 "stop_sequence": None,
                 "usage": {
                     "input_tokens": 50,
@@ -266,6 +268,7 @@ class FakeServer(ThreadingHTTPServer):
         self.answer: Any = None  # body -> (text, calls); None: the default logic
         self.anthropic_answer: Any = None  # body -> content blocks; None: the default logic
         self.text_calls: str | None = None  # "fenced", "tags", "json": calls as text
+        self.stop_reason: str | None = None  # finish_reason / stop_reason sent; None: by content
         self._thread = threading.Thread(target=self.serve_forever, args=(0.02,), daemon=True)
 
     @property

@@ -6,6 +6,7 @@ import pytest
 from aau_core._agents._cost import CostTracker
 from aau_core._agents._loop import (
     NO_SUBMISSION_ERROR,
+    OUTPUT_LIMIT_ERROR,
     AgentRun,
     Block,
     MockUsage,
@@ -87,6 +88,26 @@ def test_text_only_answer_is_no_submission():
     out, _ = run(Scripted([Block(type="text", text="I think it is x")]))
     assert out == AgentRun(False, None, 1, [], error=NO_SUBMISSION_ERROR)
     assert NO_SUBMISSION_ERROR == "ended turn without submitting a decision"
+
+
+@pytest.mark.parametrize("stop", ["length", "max_tokens", "model_context_window_exceeded"])
+def test_a_reply_cut_at_the_token_limit_is_not_blamed_on_the_model(stop):
+    """A last reply cut by a token limit ends the run with OUTPUT_LIMIT_ERROR, not 'ended turn
+    without submitting'; every cut turn is listed, a submission made after one included."""
+    cut = Block(content=[Block(type="text", text="The answer is")], stop_reason=stop,
+                usage=MockUsage(3, 1))
+    out, cost = run(Scripted([use("lookup", "t1")], cut))
+    assert (out.submitted, out.error, out.cut_turns, out.n_turns) == \
+        (False, OUTPUT_LIMIT_ERROR, [2], 2)
+    assert cost.api_calls == 2
+    cut_call = Block(content=[use("lookup", "t1", q="par")], stop_reason=stop,
+                     usage=MockUsage(3, 1))
+    out, _ = run(Scripted(cut_call, [use("submit", "t2", answer="x")]))
+    assert out.submitted and out.error is None and out.cut_turns == [1]
+    ended = Block(content=[Block(type="text", text="done")], stop_reason="end_turn",
+                  usage=MockUsage(3, 1))
+    out, _ = run(Scripted(ended))
+    assert out.error == NO_SUBMISSION_ERROR and out.cut_turns == []
 
 
 def test_turn_limit():

@@ -632,6 +632,36 @@ def test_text_tool_calls_strictness():
     assert with_text_tool_calls(structured) is structured
     refusal = reply(call, stop="refusal")
     assert with_text_tool_calls(refusal) is refusal
+    # a call read from a reply cut at the token limit stays marked as cut
+    assert with_text_tool_calls(reply(call, stop="length")).stop_reason == "length"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_reply_cut_at_the_token_limit_ends_the_loop_as_cut(stream, server, monkeypatch):
+    """finish_reason "length" from a real OpenAI SDK call (plain and streamed) reaches the loop:
+    the run ends with OUTPUT_LIMIT_ERROR and the cut turn listed."""
+    from aau_core._agents._loop import OUTPUT_LIMIT_ERROR
+
+    server.answer = lambda body: ("The answer is", [])
+    server.stop_reason = "length"
+    server.stream_only = stream  # the backend then streams, as it does for such providers
+    backend, _ = provider_backend("local", server, monkeypatch)
+    out, _cost = agent(backend, backend.model)
+    assert (out.submitted, out.error, out.cut_turns) == (False, OUTPUT_LIMIT_ERROR, [1])
+    assert bool(server.requests[-1]["body"].get("stream")) is stream
+
+
+def test_anthropic_max_tokens_ends_the_loop_as_cut(server, monkeypatch):
+    """Anthropic's stop_reason "max_tokens", through the official SDK."""
+    from aau_core._agents._loop import OUTPUT_LIMIT_ERROR
+
+    server.anthropic_answer = lambda body: [{"type": "text", "text": "The answer is"}]
+    server.stop_reason = "max_tokens"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("AAU_ANTHROPIC_BASE_URL", server.url)
+    backend = make_backend("anthropic", model="claude-haiku-4-5")
+    out, _cost = agent(backend, backend.model)
+    assert (out.submitted, out.error, out.cut_turns) == (False, OUTPUT_LIMIT_ERROR, [1])
 
 # --------------------------------------------------------------------------- what models send
 # Strict tool arguments in both backends (the one decoder, its one recovery; canned raw bodies,

@@ -276,15 +276,20 @@ def test_cli_suite_choices_are_the_suites():
     assert _SUITES == AGENTDOJO_SUITES
 
 
-def test_a_rejected_tool_call_ends_the_run_as_malformed(banking):
+@pytest.mark.parametrize(("text", "stop", "ended"), [
+    ("tool_use_failed: bad JSON", "tool_use_failed", "malformed_tool_call"),
+    ("The balance is", "length", "output_limit"),  # cut by the token limit, not an answer
+    ("The balance is", "max_tokens", "output_limit"),
+])
+def test_how_a_run_without_a_call_ended(banking, text, stop, ended):
     def create(system, messages, tools):
-        return Block(content=[Block(type="text", text="tool_use_failed: bad JSON")],
-                     stop_reason="tool_use_failed", usage=MockUsage(1, 1))
+        return Block(content=[Block(type="text", text=text)], stop_reason=stop,
+                     usage=MockUsage(1, 1))
 
     agg = run_agentdojo_bench(banking, banking.tasks(["user_task_1"]), backend_kind="mock",
                               mock_factory=lambda: Block(create=create, model="mock"))
     detail = agg.results[0].detail
-    assert detail["ended"] == "malformed_tool_call" and detail["n_turns"] == 1
+    assert detail["ended"] == ended and detail["n_turns"] == 1
     assert agg.results[0].metrics == {"utility": 0.0, "tool_call_match": 0.0}
 
 

@@ -32,6 +32,17 @@ NO_SUBMISSION_ERROR = "ended turn without submitting a decision"
 """``AgentRun.error`` when the model answers without calling any tool."""
 
 
+OUTPUT_LIMIT_STOPS = frozenset({"length", "max_tokens", "model_context_window_exceeded"})
+"""Stop reasons that mean the reply was cut by a token limit, not ended by the model: OpenAI's
+``finish_reason`` ``"length"``, Anthropic's ``stop_reason`` ``"max_tokens"`` and
+``"model_context_window_exceeded"``."""
+
+OUTPUT_LIMIT_ERROR = "reply cut at the token limit before a decision was submitted"
+"""``AgentRun.error`` when the model's last reply has no tool call and was cut by a token limit
+(``OUTPUT_LIMIT_STOPS``): the run's setting ended it, which ``NO_SUBMISSION_ERROR`` would
+blame on the model."""
+
+
 def turn_limit_error(max_turns: int) -> str:
     """``AgentRun.error`` when ``max_turns`` turns pass without a submission."""
     return f"no submission within {max_turns} turns"
@@ -92,8 +103,11 @@ class AgentRun:
             ``input`` is then ``{"_unparseable": raw}``) and ``"input_recovered"`` when they
             were read with the decoder's one recovery.
         refused: the model refused (``stop_reason == "refusal"``).
-        error: why nothing was submitted — ``NO_SUBMISSION_ERROR`` or ``turn_limit_error(n)`` —
-            else ``None``. A refusal has no error.
+        error: why nothing was submitted — ``NO_SUBMISSION_ERROR``, ``OUTPUT_LIMIT_ERROR`` or
+            ``turn_limit_error(n)`` — else ``None``. A refusal has no error.
+        cut_turns: the 1-based turns whose reply stopped at a token limit
+            (``OUTPUT_LIMIT_STOPS``), in order; a tool call in such a turn may carry cut
+            arguments, so a submission made in one is suspect.
     """
 
     submitted: bool
@@ -102,6 +116,7 @@ class AgentRun:
     tool_calls: list[dict[str, Any]] = attrs.field(factory=list)
     refused: bool = False
     error: str | None = None
+    cut_turns: list[int] = attrs.field(factory=list)
 
 
 def unique_tool_ids(ids: Sequence[Any], turn: int) -> list[str]:
@@ -179,7 +194,10 @@ def run_tool_agent(
     Each turn: ask the backend; add its usage to ``cost``; then
 
     - ``stop_reason == "refusal"`` -> ``AgentRun(submitted=False, refused=True)``;
-    - no ``tool_use`` block -> not submitted, ``error = NO_SUBMISSION_ERROR``;
+    - no ``tool_use`` block -> not submitted, ``error = NO_SUBMISSION_ERROR``, or
+      ``OUTPUT_LIMIT_ERROR`` when that reply stopped at a token limit;
+    - a reply that stopped at a token limit (``OUTPUT_LIMIT_STOPS``) has its turn listed in
+      ``cut_turns``, whatever it holds;
     - otherwise the tool uses get unique ids (``unique_tool_ids``: duplicate or missing ids are
       replaced in the assistant turn sent back, so every ``tool_result`` pairs with its own
       call; ``tool_calls`` keeps the provider's ids), the assistant turn is appended and each
@@ -211,15 +229,20 @@ def run_tool_agent(
         raise ValueError(f"max_turns must be >= 1, got {max_turns!r}")
     messages: list[dict[str, Any]] = [{"role": "user", "content": user_message}]
     calls: list[dict[str, Any]] = []
+    cut: list[int] = []
     for turn in range(1, max_turns + 1):
         response = backend.create(system_prompt, messages, tool_schemas)
         cost.add_usage(getattr(response, "usage", None))
-        if getattr(response, "stop_reason", None) == "refusal":
-            return AgentRun(False, None, turn, calls, refused=True)
+        stop = getattr(response, "stop_reason", None)
+        if stop == "refusal":
+            return AgentRun(False, None, turn, calls, refused=True, cut_turns=cut)
+        if stop in OUTPUT_LIMIT_STOPS:
+            cut.append(turn)
         content = list(getattr(response, "content", None) or [])
         places = [n for n, b in enumerate(content) if getattr(b, "type", None) == "tool_use"]
         if not places:
-            return AgentRun(False, None, turn, calls, error=NO_SUBMISSION_ERROR)
+            error = OUTPUT_LIMIT_ERROR if stop in OUTPUT_LIMIT_STOPS else NO_SUBMISSION_ERROR
+            return AgentRun(False, None, turn, calls, error=error, cut_turns=cut)
         tool_uses = [content[n] for n in places]
         sent_ids = unique_tool_ids([getattr(use, "id", None) for use in tool_uses], turn)
         for n, use, sent_id in zip(places, tool_uses, sent_ids, strict=True):
@@ -230,7 +253,7 @@ def run_tool_agent(
         for use, sent_id in zip(tool_uses, sent_ids, strict=True):
             calls.append(_call_record(use, sent_id))
             if use.name == submit_tool:
-                return AgentRun(True, use.input, turn, calls)
+                return AgentRun(True, use.input, turn, calls, cut_turns=cut)
             output = execute_tool(use.name, use.input)
             if not isinstance(output, str):
                 raise TypeError(
@@ -239,4 +262,5 @@ def run_tool_agent(
                 )
             results.append({"type": "tool_result", "tool_use_id": sent_id, "content": output})
         messages.append({"role": "user", "content": results})
-    return AgentRun(False, None, max_turns, calls, error=turn_limit_error(max_turns))
+    return AgentRun(False, None, max_turns, calls, error=turn_limit_error(max_turns),
+                    cut_turns=cut)

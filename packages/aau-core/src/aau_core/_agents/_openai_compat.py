@@ -45,8 +45,9 @@ Behaviour (as aau-harness 1.6 ``llm_providers.py``, on the official SDK instead 
   ```` ```json ```` blocks, ``<tool_call>`` tags, a reply that is JSON as a whole). When the
   request offered tools and the answer has no structured ``tool_calls``, the text is read with
   the strict parser of ``_tool_call_text`` (all or nothing; JSON in prose is not a call) and its
-  calls become ``tool_use`` blocks (ids ``text_call_<n>``, ``stop_reason="tool_calls"``); the text
-  block is kept. ``"off"`` leaves the text alone.
+  calls become ``tool_use`` blocks (ids ``text_call_<n>``, ``stop_reason="tool_calls"``, or
+  ``"length"`` kept when the reply was cut at the token limit); the text block is kept.
+  ``"off"`` leaves the text alone.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ from ._backend_errors import (
     StreamingRequiredError,
     invalid_response,
 )
-from ._loop import Block
+from ._loop import OUTPUT_LIMIT_STOPS, Block
 from ._openai_stream import assemble_stream
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -288,7 +289,9 @@ def with_text_tool_calls(response: ModelResponse) -> ModelResponse:
     ]
     for n, note in parsed.recovered:
         uses[n].input_recovered = note
-    return attrs.evolve(response, content=[*response.content, *uses], stop_reason="tool_calls")
+    # a call read from a reply that a token limit cut stays marked as cut (AgentRun.cut_turns)
+    stop = response.stop_reason if response.stop_reason in OUTPUT_LIMIT_STOPS else "tool_calls"
+    return attrs.evolve(response, content=[*response.content, *uses], stop_reason=stop)
 
 
 def _check_type(value: Any, kinds: tuple[type, ...], where: str, provider: str) -> None:

@@ -33,7 +33,8 @@ Each result's ``detail``: ``suite``, ``benchmark_version``, ``agentdojo_version`
 ``difficulty``, ``tool_calls`` (every call made: ``name``, ``arguments``, ``error`` — AgentDojo's
 error text or ``None``), ``expected_tool_calls`` (the ground truth, concrete), ``tool_call_match``
 (``ToolCallMatch.to_dict()``), ``model_output``, ``ended`` (``"answer"``, ``"refusal"``,
-``"turn_limit"``, or ``"malformed_tool_call"`` when the provider rejected the model's tool call,
+``"turn_limit"``, ``"output_limit"`` when the last reply was cut by the token limit
+(``OUTPUT_LIMIT_ERROR``), or ``"malformed_tool_call"`` when the provider rejected the model's tool call,
 ``stop_reason == "tool_use_failed"``: the run ends there, its output the provider's text),
 ``n_turns``, ``agent_error`` (``no_answer_error``: ``"no final answer within N turns"`` at the
 turn limit, else ``None``) and
@@ -59,7 +60,10 @@ from typing import Any
 
 import attrs
 from aau_core import EvalAggregate, ScenarioResult, run_eval, run_tool_agent
-from aau_core._agents._loop import NO_SUBMISSION_ERROR  # internal to the monorepo
+from aau_core._agents._loop import (  # internal to the monorepo
+    NO_SUBMISSION_ERROR,
+    OUTPUT_LIMIT_ERROR,
+)
 
 from ._suite import AgentDojoSuite, AgentDojoTask, agentdojo_version
 
@@ -249,6 +253,7 @@ def run_agentdojo_bench(
                              _NO_SUBMIT, cost, max_turns=max_turns)
         latency = time.monotonic() - started
         ended = ("refusal" if run.refused else
+                 "output_limit" if run.error == OUTPUT_LIMIT_ERROR else
                  "turn_limit" if run.error != NO_SUBMISSION_ERROR else
                  "malformed_tool_call" if recorder.stop_reason == "tool_use_failed" else
                  "answer")

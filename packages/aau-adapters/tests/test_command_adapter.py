@@ -242,6 +242,7 @@ def test_stderr_spam_keeps_only_the_tail(make_suite, python_agent):
         pytest.param(b'{"outcome": "route:\xff\xfe"}\n', id="non-utf8"),
         pytest.param(b'{"outcome": "route:ok", "score": NaN}\n', id="nan"),
         pytest.param(b'{"outcome": "route:ok", "score": Infinity}\n', id="infinity"),
+        pytest.param(b'{"outcome": "route:ok", "n": ' + b"9" * 5000 + b"}\n", id="int-5000-digits"),
         pytest.param(b'{"outcome": "route:ok", "outcome": "route:ok"}\n', id="duplicate-keys"),
         pytest.param(b'{"outcome": "\\ud800"}\n', id="lone-surrogate"),
         pytest.param(b'{"outcome": ""}\n', id="empty-outcome"),

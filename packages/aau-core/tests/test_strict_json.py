@@ -22,6 +22,8 @@ def test_utf8_bom_is_tolerated():
         (b'{"a": [1, Infinity]}', "$.a[1]", "Infinity"),
         (b'{"a": {"b": -Infinity}}', "$.a.b", "-Infinity"),
         (b'{"x": 1e400}', "$.x", "too large"),
+        (b'{"x": [0, ' + b"9" * 5000 + b']}', "$.x[1]", "integer of 5,000 digits is too long"),
+        (b'{"x": {"y": -' + b"1" * 4301 + b'}}', "$.x.y", "integer of 4,301 digits"),
         (b'{"cases": [{"id": 1, "id": 2}]}', "$.cases[0]", "duplicate key \"id\""),
         (b'{"s": "\\ud800"}', "$.s", "surrogate"),
         (b'{"a": 1', "$", "line 1"),
@@ -103,3 +105,23 @@ def test_exact_size_limit_is_accepted(tmp_path):
     f = tmp_path / "s.json"
     f.write_bytes(b'{"a": 1}')
     assert read_json_file(f, max_bytes=len(b'{"a": 1}')) == {"a": 1}
+
+
+def test_an_integer_at_the_conversion_limit_still_parses_everywhere():
+    """The longest integer Python converts is a value; one digit more is refused, by the
+    whole-document, scanning and marked parsers alike (never a bare ValueError)."""
+    import sys
+
+    from aau_core._files._strict_json import check_value, loads_marked, raw_decode_strict
+
+    limit = sys.get_int_max_str_digits()
+    assert limit > 0  # CPython's default (4,300); the refusal exists only under a limit
+    longest = "7" * limit
+    assert loads_strict(f'{{"n": -{longest}}}') == {"n": -int(longest)}
+    too_long = longest + "7"
+    assert raw_decode_strict(f'[{longest}] tail')[0] == [int(longest)]
+    with pytest.raises(InputError, match=r"\$\[0\]: integer of"):
+        raw_decode_strict(f"[{too_long}] tail", source="reply")
+    marked = loads_marked(f'{{"a": 1, "b": {too_long}}}')
+    with pytest.raises(InputError, match=r"\$\.b: integer of"):
+        check_value(marked, source="tool input")

@@ -5,6 +5,8 @@ Rules (each violation is an ``InputError`` naming the source and the JSON path):
 - strict UTF-8; a leading byte-order mark is tolerated and dropped (``decode_text``, the one
   decoding of every text input, JSON or not);
 - ``NaN``, ``Infinity``, ``-Infinity`` and numbers that overflow to infinity (``1e400``) are rejected;
+- integers longer than Python converts (``sys.get_int_max_str_digits()``, 4,300 digits by
+  default) are rejected with their path, not left to raise ``ValueError`` mid-parse;
 - duplicate keys in one object are rejected (Python's ``json`` silently keeps the last);
 - strings holding lone UTF-16 surrogates (``"\\ud800"``) are rejected (not Unicode text);
 - nesting deeper than ``max_depth`` containers is rejected (and never reaches a ``RecursionError``);
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +75,15 @@ def _parse_float(text: str) -> float | _Rejected:
     if math.isinf(value):
         return _Rejected(f"number {text} is too large (overflows to infinity)")
     return value
+
+
+def _parse_int(text: str) -> int | _Rejected:
+    # CPython refuses to convert integers longer than this (CVE-2020-10735); 0 means no limit
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    digits = len(text) - (text[0] == "-")
+    if limit and digits > limit:
+        return _Rejected(f"integer of {digits:,} digits is too long (the limit is {limit:,})")
+    return int(text)
 
 
 def _has_lone_surrogate(text: str) -> bool:
@@ -174,6 +186,33 @@ def _explain(exc: json.JSONDecodeError) -> str:
 _STRICT_DECODER = json.JSONDecoder(
     object_pairs_hook=_pairs_hook, parse_constant=_parse_constant, parse_float=_parse_float
 )
+# the same with an integer hook, used only once a decode raised the integer-length ValueError:
+# a Python call per integer costs ~4x on integer-heavy documents, so the common case skips it
+_LONG_INT_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs_hook, parse_constant=_parse_constant, parse_float=_parse_float,
+    parse_int=_parse_int,
+)
+
+
+def _raw_decode(text: str, index: int = 0) -> tuple[Any, int]:
+    """``_STRICT_DECODER.raw_decode``; an integer too long to convert becomes a ``_Rejected``
+    marker (found by ``_walk`` with its path) instead of a bare ``ValueError``."""
+    try:
+        return _STRICT_DECODER.raw_decode(text, index)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        return _LONG_INT_DECODER.raw_decode(text, index)
+
+
+def _decode(text: str) -> Any:
+    """``_STRICT_DECODER.decode``, long integers marked as ``_raw_decode`` does."""
+    try:
+        return _STRICT_DECODER.decode(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        return _LONG_INT_DECODER.decode(text)
 
 
 def _decode_utf8(raw: bytes, source: str | None) -> str:
@@ -263,7 +302,7 @@ def loads_marked(text: str, *, source: str | None = None, max_depth: int = DEFAU
         InputError: invalid JSON (line and column), or nesting past Python's recursion limit.
     """
     try:
-        return _STRICT_DECODER.decode(text)
+        return _decode(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {_explain(exc)}", source=source, path="$") from None
     except RecursionError:
@@ -303,7 +342,7 @@ def raw_decode_strict(
             rule broken (with the JSON path of the offending value).
     """
     try:
-        value, end = _STRICT_DECODER.raw_decode(text, index)
+        value, end = _raw_decode(text, index)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"not JSON at character {exc.pos} ({exc.msg})", source=source, path="$"

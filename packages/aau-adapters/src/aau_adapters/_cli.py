@@ -307,8 +307,8 @@ and report the traceback).
               help="Also write inputs, expected answers, responses and stderr tails here. "
                    "Never publish without review.")
 @click.option("--format", "fmt", type=click.Choice(["v2", "aau-1.0"]), default="v2",
-              show_default=True, help="Receipt format: aau-byo-agent-receipt/2.0, or 1.0 as "
-              "aau-harness 1.x writes it (one repeat only).")
+              show_default=True, help="Receipt format: v2 (aau-byo-agent-receipt/2.1), or "
+              "aau-byo-agent-receipt/1.0 as aau-harness 1.x writes it (one repeat only).")
 @click.option("--fail-under", multiple=True, metavar="METRIC=VALUE",
               help="Exit 1 when METRIC (a rate, e.g. exact_rate) is below VALUE. Repeatable.")
 @click.option("--min-coverage", type=_FiniteRange(0.0, 1.0), default=1.0, show_default=True,

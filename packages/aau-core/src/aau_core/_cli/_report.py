@@ -33,7 +33,7 @@ def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path
                    html_path: str | None, as_json: bool, pass_metrics: tuple[str, ...], force: bool) -> int:
     """Report each scenario of receipts and eval aggregates as a test case.
 
-    FILES are public receipts (aau evaluate --out; aau-byo-agent-receipt/1.0 or 2.0), eval
+    FILES are public receipts (aau evaluate --out; aau-byo-agent-receipt/1.0 or 2.x), eval
     aggregates (run_eval; aau-harness 1.x or aau-eval-aggregate/2.x) or lab results (aau lab
     run's eval_<tag>.json), in any mix. Each is validated against its schema first; a receipt
     must also agree with its own rows (rows per scenario, scenario_count, metrics, pass^k).

@@ -129,6 +129,35 @@ def test_hang_times_out_and_kills_python_grandchild(make_suite, python_agent, re
     assert process_gone(read_pid("grandchild.pid"))
 
 
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "polled"])
+def test_an_agent_that_answers_and_exits_is_read_though_a_leftover_holds_its_pipes(
+        make_suite, python_agent, read_pid, process_gone, monkeypatch, pidfd):
+    """A process the agent started and left running inherits stdout and stderr: the answer
+    is still read when the agent exits (not a timeout), and the leftover is killed."""
+    import aau_adapters._command_adapter as command_adapter
+
+    if not pidfd:
+        monkeypatch.setattr(command_adapter, "_open_pidfd", lambda proc: None)
+    elif getattr(os, "pidfd_open", None) is None:
+        pytest.skip("no os.pidfd_open on this platform (the polled path covers it)")
+    body = """
+        child = subprocess.Popen([sys.executable, "-I", "-S", "-c", "import time; time.sleep(60)"])
+        with open(os.path.join(sys.argv[1], "leftover.pid"), "w") as fh:
+            fh.write(f"{child.pid}.")
+        sys.stderr.write("started a helper\\n")
+        answer()
+        sys.exit(0)
+    """
+    started = time.monotonic()
+    rows, run = _run(make_suite(["a"]), python_agent(body), timeout=10 * TIMEOUT)
+    assert time.monotonic() - started < 5 * TIMEOUT
+    _assert_good(rows["a"])
+    (unit,) = run.units
+    assert unit.answer.latency_s < 5 * TIMEOUT
+    assert "started a helper" in (unit.answer.stderr_tail or "")
+    assert process_gone(read_pid("leftover.pid"))
+
+
 def test_hang_times_out_and_kills_shell_background_job(make_suite, shell_agent, read_pid,
                                                         process_gone):
     script = """

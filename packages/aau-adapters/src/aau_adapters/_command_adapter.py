@@ -6,6 +6,13 @@ and on Ctrl-C the whole group (grandchildren too) is killed with SIGKILL; so is 
 child left running in its group when it exits (a case is over when its agent exits). Stdout is read
 incrementally and capped at 1,000,000 bytes (a flooding child is killed, never buffered);
 only the last 4,096 bytes of stderr are kept, for the private receipt.
+
+The answer is read until stdout and stderr close or the child exits, whichever comes first: a
+process the agent started and left running (a language server, an MCP server, ``sleep &``)
+inherits the pipes and would hold them open past the agent's exit, turning a complete answer
+into a timeout. Once the child has exited, what it wrote is drained from the pipes and the
+exchange ends. The exit is seen through a pidfd where the platform has one (Linux >= 5.3),
+else by checking every ``_EXIT_POLL_S`` while the pipes are quiet.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from ._suite import Case
 
 STDERR_TAIL_BYTES = 4096
 _READ_CHUNK = 65536
+_EXIT_POLL_S = 0.05
 
 
 def split_command(command: str) -> list[str]:
@@ -145,6 +153,27 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
             proc.kill()
         except OSError:
             pass
+
+
+def _open_pidfd(proc: subprocess.Popen[bytes]) -> int | None:
+    """A pidfd for the child (readable once it has exited), or None where there is none."""
+    pidfd_open = getattr(os, "pidfd_open", None)  # Linux >= 5.3
+    if pidfd_open is None:
+        return None
+    try:
+        return int(pidfd_open(proc.pid))
+    except OSError:  # already reaped (ESRCH) or not allowed
+        return None
+
+
+def _has_exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the child has exited, without reaping it where ``os.waitid`` exists."""
+    if not hasattr(os, "waitid"):
+        return proc.poll() is not None
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None
+    except ChildProcessError:  # already reaped
+        return True
 
 
 def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> bool:
@@ -282,16 +311,27 @@ class CommandAdapter:
             sel.register(proc.stdin, selectors.EVENT_WRITE)
             sel.register(proc.stdout, selectors.EVENT_READ)
             sel.register(proc.stderr, selectors.EVENT_READ)
+            pidfd = _open_pidfd(proc)
+            if pidfd is not None:
+                sel.register(pidfd, selectors.EVENT_READ)
             view = memoryview(payload)
             sent = 0
             open_readers = 2
-            while open_readers:
+            exited = False
+            while open_readers and not exited:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     failure = fc.ADAPTER_TIMEOUT
                     break
-                for key, _ in sel.select(remaining):
+                events = sel.select(remaining if pidfd is not None
+                                    else min(remaining, _EXIT_POLL_S))
+                if not events and pidfd is None:
+                    exited = _has_exited(proc)
+                for key, _ in events:
                     f = key.fileobj
+                    if f == pidfd:
+                        exited = True
+                        continue
                     if f is proc.stdin:
                         try:
                             sent += os.write(stdin_fd, view[sent:sent + _READ_CHUNK])
@@ -319,6 +359,11 @@ class CommandAdapter:
                             del err_tail[:-STDERR_TAIL_BYTES]
                 if failure is not None:
                     break
+            if exited and failure is None:
+                # the agent is gone; its leftovers may hold the pipes: take what it wrote
+                failure = self._drain(proc, out, err_tail)
+            if pidfd is not None:
+                os.close(pidfd)
             if failure is not None:
                 _kill_group(proc)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
@@ -327,6 +372,31 @@ class CommandAdapter:
                 except OSError:
                     pass
         return bytes(out), bytes(err_tail[-STDERR_TAIL_BYTES:]), failure
+
+    def _drain(self, proc: subprocess.Popen[bytes], out: bytearray,
+               err_tail: bytearray) -> str | None:
+        """Read what is left in the exited child's stdout and stderr without blocking (a
+        process it left behind may keep them open); ``ADAPTER_INVALID_RESPONSE`` when stdout
+        passes the cap, else None."""
+        assert proc.stdout and proc.stderr
+        for stream, into in ((proc.stdout, out), (proc.stderr, err_tail)):
+            if stream.closed:
+                continue
+            fd = stream.fileno()
+            os.set_blocking(fd, False)
+            while True:
+                try:
+                    chunk = os.read(fd, _READ_CHUNK)
+                except (BlockingIOError, OSError):
+                    break
+                if not chunk:
+                    break
+                into += chunk
+                if into is out and len(out) > self.max_response_bytes:
+                    return fc.ADAPTER_INVALID_RESPONSE
+                if into is err_tail and len(err_tail) > 2 * STDERR_TAIL_BYTES:
+                    del err_tail[:-STDERR_TAIL_BYTES]
+        return None
 
     def open_conversation(self, case: Case) -> Any:
         """A live child for one conversation unit (``_command_conversation``, request 1.2)."""

@@ -158,13 +158,14 @@ def test_run_eval_on_ray_equals_local(ray_cluster, tmp_path: Path) -> None:
     assert len((tmp_path / "c.jsonl").read_text().splitlines()) == 13
 
 
-def test_interrupt_cancels_ray_tasks(ray_cluster) -> None:
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_interrupt_cancels_ray_tasks(ray_cluster, signame: str) -> None:
     import signal
     import threading
 
     from aau_core import ray_executor
 
-    timer = threading.Timer(1.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer = threading.Timer(1.5, lambda: os.kill(os.getpid(), getattr(signal, signame)))
     timer.start()
     started = time.monotonic()
     with pytest.raises(Interrupted) as info:  # unit i sleeps i s: 2 + 3 + ... would take long

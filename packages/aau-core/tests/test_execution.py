@@ -1,8 +1,10 @@
-"""The execution layer: order, isolation, bounded concurrency and Ctrl-C."""
+"""The execution layer: order, isolation, bounded concurrency, Ctrl-C and SIGTERM."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 import threading
 import time
 
@@ -81,6 +83,41 @@ def test_ctrl_c_keeps_finished_units_and_calls_cancel(concurrency):
     assert cancelled == [True]
     assert info.value.exit_code == 130
 
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_sigterm_is_the_first_ctrl_c_and_the_handlers_come_back(concurrency):
+    """A real SIGTERM (sent twice, as `timeout` does) stops the run as Ctrl-C does; the handlers
+    in place before the run are back afterwards."""
+    seen = []
+    cancelled = []
+
+    def recorder(signum, frame):  # stands in for the caller's handler (and keeps pytest alive)
+        seen.append(signum)
+
+    def work(i):
+        if i == 5:
+            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.01)
+        return i
+
+    previous_int = signal.getsignal(signal.SIGINT)
+    previous_term = signal.signal(signal.SIGTERM, recorder)
+    try:
+        with pytest.raises(Interrupted) as info:
+            run_units(list(range(100)), work, on_error=_on_error, concurrency=concurrency,
+                      cancel=lambda: cancelled.append(True))
+        assert signal.getsignal(signal.SIGTERM) is recorder
+        assert signal.getsignal(signal.SIGINT) is previous_int
+    finally:
+        signal.signal(signal.SIGTERM, previous_term)
+    finished = info.value.finished
+    assert all(finished[i] == i for i in finished) and len(finished) < 100
+    if concurrency == 1:
+        assert sorted(finished) == [0, 1, 2, 3, 4]  # unit 5 was cut short, nothing ran after it
+    assert cancelled == [True] and seen == []  # ours handled both; the caller's saw none
+    assert info.value.exit_code == 130
 
 def test_bad_concurrency():
     with pytest.raises(ValueError):

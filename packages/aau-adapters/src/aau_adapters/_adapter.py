@@ -55,7 +55,7 @@ class Adapter(Protocol):
         ...
 
     def cancel(self) -> None:
-        """Make every in-flight ``invoke`` return promptly (Ctrl-C)."""
+        """Make every in-flight ``invoke`` return promptly (Ctrl-C, SIGTERM)."""
         ...
 
     def close(self) -> None:

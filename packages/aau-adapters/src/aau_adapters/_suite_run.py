@@ -109,7 +109,7 @@ def evaluate(
 
     Raises:
         ValueError: ``repeats`` or ``concurrency`` below 1.
-        aau_core.Interrupted: Ctrl-C; ``.finished`` maps unit index to ``UnitResult``.
+        aau_core.Interrupted: Ctrl-C or SIGTERM; ``.finished`` maps unit index to ``UnitResult``.
     """
     if repeats < 1:
         raise ValueError("repeats must be >= 1")

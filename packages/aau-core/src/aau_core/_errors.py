@@ -14,7 +14,7 @@ Hierarchy::
     │                                   agent or the provider failed, not the answers); exit 3
     │   └── ProviderUnavailable         run_eval / labs: too many runs failed at the transport
     │                                   layer (_run/_guards.py)
-    ├── Interrupted                     Ctrl-C; carries what finished; exit 130
+    ├── Interrupted                     Ctrl-C or SIGTERM; carries what finished; exit 130
     ├── MetricError (also ValueError)   run_eval: a metric missing from some runs, or not a finite
     │                                   number; names the metric and the (scenario, repeat)s;
     │                                   defined in _run/_runner.py; exit 2
@@ -42,7 +42,8 @@ code  constant               meaning
 3     EXIT_NOT_MEASURED      nothing (or too little) was measured: the agent, adapter or
                              provider failed, so no result is written as one
 70    EXIT_INTERNAL          internal error (a bug: run with --debug for the traceback)
-130   EXIT_INTERRUPTED       interrupted (Ctrl-C); finished units kept for --resume
+130   EXIT_INTERRUPTED       interrupted (Ctrl-C or SIGTERM); finished units kept for
+                             --resume
 ====  =====================  ===========================================================
 """
 
@@ -164,7 +165,7 @@ class NotMeasuredError(AauError):
 
 
 class Interrupted(AauError):
-    """The run was interrupted (Ctrl-C); ``finished`` holds the results that completed."""
+    """The run was interrupted (Ctrl-C or SIGTERM); ``finished`` holds the results that completed."""
 
     exit_code = EXIT_INTERRUPTED
 

@@ -69,7 +69,7 @@ class JudgeOutcome:
         labels: the labels document (model rater; ``judge_errors`` lists the units not labelled).
         units: how many units the judge was asked about.
         cost_usd: the calls' cost in USD, or ``None`` when the model has no known price.
-        interrupted: the run was cut short by Ctrl-C (``labels`` holds the units finished).
+        interrupted: the run was cut short by Ctrl-C or SIGTERM (``labels`` holds the units finished).
     """
 
     labels: Labels
@@ -171,7 +171,7 @@ def judge_pack(pack: ReviewPack, backend: Any, *, kind: str, prompt: JudgePrompt
     Raises:
         ProviderUnavailable: every unit failed at the transport layer (exit 3).
         NotMeasuredError: no unit was labelled (exit 3).
-        Interrupted: Ctrl-C before any unit was labelled.
+        Interrupted: Ctrl-C or SIGTERM before any unit was labelled.
     """
     units = pack.tasks.units
     taxonomy = pack.tasks.taxonomy

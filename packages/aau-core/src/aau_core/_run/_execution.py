@@ -6,17 +6,19 @@ Guarantees:
 - a unit that raises becomes that unit's failure result (built by ``on_error``), never the run's;
 - at most ``concurrency`` units run at once and at most ``2 * concurrency`` are queued, so
   memory stays flat for very large runs;
-- Ctrl-C stops scheduling, calls ``cancel`` (which must make in-flight units return quickly,
-  e.g. by killing child process groups), waits briefly for them, and raises ``Interrupted``
-  carrying every result finished before the interrupt (units cut short by the cancellation are
-  not among them).
+- Ctrl-C (SIGINT) or SIGTERM stops scheduling, calls ``cancel`` (which must make in-flight units
+  return quickly, e.g. by killing child process groups), waits briefly for them, and raises
+  ``Interrupted`` carrying every result finished before the interrupt (units cut short by the
+  cancellation are not among them).
 
-Interrupt handling. While units run in the main thread, SIGINT is handled by a handler that
-raises ``KeyboardInterrupt`` once and ignores every later SIGINT (tools such as ``timeout -s INT``
-signal a process twice, microseconds apart). With worker threads, the handler only sets a flag
-that the main thread polls, so no exception is ever raised inside a lock or condition wait (an
-asynchronous ``KeyboardInterrupt`` there can leave a lock held and deadlock the drain). The
-previous handler is restored on return; off the main thread, signals are left alone.
+Interrupt handling. SIGTERM (what CI cancellation, ``docker stop``, Kubernetes and ``timeout``
+send) is handled exactly like the first Ctrl-C. While units run in the main thread, SIGINT and
+SIGTERM are handled by a handler that raises ``KeyboardInterrupt`` once and ignores every later
+SIGINT or SIGTERM (tools such as ``timeout`` signal a process twice, microseconds apart). With
+worker threads, the handler only sets a flag that the main thread polls, so no exception is ever
+raised inside a lock or condition wait (an asynchronous ``KeyboardInterrupt`` there can leave a
+lock held and deadlock the drain). The previous handlers are restored on return; off the main
+thread, signals are left alone.
 
 Per-unit timeouts are the unit function's job (adapters enforce them on the child process or the
 HTTP exchange); threads cannot be killed from outside.
@@ -38,6 +40,8 @@ R = TypeVar("R")
 
 _DRAIN_SECONDS = 5.0
 _POLL_SECONDS = 0.1
+# the signals that interrupt a run: Ctrl-C, and what CI, `docker stop`, Kubernetes and `timeout` send
+INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class _SigintState:
@@ -54,16 +58,17 @@ def _sigint_guard(*, raise_first: bool) -> Iterator[_SigintState]:
 
     def handler(signum: int, frame: Any) -> None:
         if state.hit.is_set():
-            return  # a repeated Ctrl-C must not break the clean shutdown of the first
+            return  # a repeated Ctrl-C or SIGTERM must not break the clean shutdown of the first
         state.hit.set()
         if raise_first:
             raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {signum: signal.signal(signum, handler) for signum in INTERRUPT_SIGNALS}
     try:
         yield state
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, before in previous.items():
+            signal.signal(signum, before)
 
 
 def run_units(
@@ -84,14 +89,15 @@ def run_units(
         concurrency: most units running at once (>= 1); 1 runs inline, no threads.
         on_done: called in the calling thread as ``on_done(index, result)`` when a unit finishes
             (progress bars, checkpoints); exceptions from it propagate.
-        cancel: called once on Ctrl-C to make in-flight units finish quickly.
+        cancel: called once on Ctrl-C or SIGTERM to make in-flight units finish quickly.
 
     Returns:
         a list with one result per item, ``results[i]`` for ``items[i]``.
 
     Raises:
         ValueError: ``concurrency < 1``.
-        Interrupted: Ctrl-C; ``.finished`` is a ``dict[int, R]`` of the units that completed.
+        Interrupted: Ctrl-C or SIGTERM; ``.finished`` is a ``dict[int, R]`` of the units that
+            completed.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be >= 1")

@@ -5,8 +5,9 @@ results in input order; at most ``concurrency`` tasks in flight (each task asks 
 the limit is ours, as with the local executor's threads, not the cluster's CPU count); a unit
 that raises, on the worker or in transit, becomes that unit's result through ``on_error``;
 ``on_done`` runs in the calling process as units finish (so checkpoints and progress stay
-local); Ctrl-C cancels the in-flight tasks (``ray.cancel(force=True)``, which kills the
-worker and so any child process it started) and raises ``Interrupted`` with the finished units.
+local); Ctrl-C or SIGTERM cancels the in-flight tasks (``ray.cancel(force=True)``, which kills
+the worker and so any child process it started) and raises ``Interrupted`` with the finished
+units.
 
 ``fn`` and the items are shipped to the workers with cloudpickle, so they must not capture
 locks, open files or processes: ``aau evaluate`` sends an adapter factory and builds the adapter
@@ -23,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import Interrupted, UsageError
+from ._execution import INTERRUPT_SIGNALS
 
 INSTALL_HINT = "pip install 'aau-core[ray]'"
 _POLL_SECONDS = 0.1
@@ -77,10 +79,9 @@ def ray_executor(*, address: str | None = None,
         hit = threading.Event()
         guard: Any = contextlib.nullcontext()
         if threading.current_thread() is threading.main_thread():
-            previous = signal.getsignal(signal.SIGINT)
-            signal.signal(signal.SIGINT, lambda *_: hit.set())
             guard = contextlib.ExitStack()
-            guard.callback(signal.signal, signal.SIGINT, previous)
+            for signum in INTERRUPT_SIGNALS:  # SIGTERM is handled exactly like Ctrl-C
+                guard.callback(signal.signal, signum, signal.signal(signum, lambda *_: hit.set()))
         with guard:
             while next_index < len(items) or pending:
                 if hit.is_set():

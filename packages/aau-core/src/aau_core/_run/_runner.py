@@ -309,7 +309,7 @@ def run_eval(
             with every ``ScenarioResult`` on its ``.results``.
         MetricError: see ``aggregate_results``; its ``.results`` holds every finished
             ``ScenarioResult``, so the run is not lost.
-        Interrupted: Ctrl-C; ``.finished`` maps unit index -> ``ScenarioResult``.
+        Interrupted: Ctrl-C or SIGTERM; ``.finished`` maps unit index -> ``ScenarioResult``.
         aau_core.InputError / OutputError: the checkpoint cannot be resumed (another binding,
             a corrupt line) or, without ``resume``, already exists.
     """

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -553,6 +554,115 @@ def test_two_ctrl_c_in_a_row_still_keep_finished_cases(tmp_path, concurrency):
         assert sorted(r["scenario_id"] for r in rows) == ["c-0", "c-1"]
         assert not out.exists()
 
+
+
+# SIGTERM is what CI cancellation, `docker stop`, Kubernetes and `timeout` send: it must stop a
+# run exactly like the first Ctrl-C (exit 130, agents' process groups killed, checkpoint kept)
+
+_RECORDING_AGENT = (
+    "import json, os, pathlib, sys, time\n"
+    "req = json.loads(sys.stdin.readline())\n"
+    "folder = pathlib.Path(sys.argv[1])\n"
+    "(folder / f'{os.getpid()}.pid').write_text(req['scenario_id'])\n"
+    "if req['scenario_id'] != 'c-0' and not (folder / 'fast').exists():\n"
+    "    time.sleep(30)\n"
+    "print(json.dumps({'outcome': 'route_official_source'}))\n")
+
+
+def _recording_agent(tmp_path):
+    """``(command, folder)``: an agent that writes ``FOLDER/PID.pid`` (its scenario id) when it
+    starts, answers c-0 at once and hangs 30 s on any other case unless ``FOLDER/fast`` exists."""
+    agent = tmp_path / "agent.py"
+    agent.write_text(_RECORDING_AGENT, encoding="utf-8")
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    return f"{sys.executable} {agent} {folder}", folder
+
+
+def _started(folder):
+    """``{pid: scenario_id}`` of every agent process started so far."""
+    return {int(p.stem): p.read_text(encoding="utf-8") for p in folder.glob("*.pid")}
+
+
+def _alive(pid):
+    """Whether process ``pid`` still runs (a zombie waiting to be reaped does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _survivors(pids, wait_s=5.0):
+    deadline = time.monotonic() + wait_s
+    while True:
+        alive = [pid for pid in pids if _alive(pid)]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.1)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+@pytest.mark.parametrize("concurrency", ["1", "4"])
+def test_sigterm_is_a_ctrl_c_agents_killed_checkpoint_kept_and_resumed(tmp_path, concurrency):
+    command, folder = _recording_agent(tmp_path)
+    suite = write_json(tmp_path / "s.json", valid_suite(4))
+    out = tmp_path / "r.json"
+    ckpt = tmp_path / "r.json.checkpoint.jsonl"
+    argv = [aau_script(), "evaluate", str(suite), "--command", command, "--concurrency",
+            concurrency, "--out", str(out)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env_without_debug())
+    hanging = 1 if concurrency == "1" else 3
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:  # c-0 done, the others hang
+        if len(_started(folder)) == 1 + hanging and ckpt.exists() \
+                and len(ckpt.read_text(encoding="utf-8").splitlines()) == 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "interrupted after 1 of 4" in stderr, stderr
+    assert f"finished units kept in {ckpt}: resume with --resume" in stderr
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    assert not out.exists()
+    started = _started(folder)
+    assert len(started) == 1 + hanging
+    assert _survivors(started) == []  # the hanging agents' process groups were killed
+    assert [r["scenario_id"] for r in _checkpoint_rows(ckpt)] == ["c-0"]
+
+    (folder / "fast").write_text("", encoding="utf-8")  # same command; the agents now answer
+    done = subprocess.run([*argv, "--resume"], capture_output=True, text=True,
+                          env=env_without_debug(), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert out.exists()
+    runs = sorted(_started(folder).values())
+    assert runs.count("c-0") == 1  # the unit finished before SIGTERM was not run again
+    assert sorted(set(runs)) == ["c-0", "c-1", "c-2", "c-3"]
+
+
+@pytest.mark.skipif(shutil.which("timeout") is None, reason="needs coreutils timeout")
+def test_timeout_s_term_exits_130_and_leaves_no_agent_running(tmp_path):
+    """The user's report: `timeout --preserve-status -s TERM 2 aau evaluate ... --concurrency 4`
+    exited 143, printed nothing and left 4 agents running. `timeout` signals aau and then its
+    own process group: two SIGTERMs microseconds apart."""
+    command, folder = _recording_agent(tmp_path)
+    suite = write_json(tmp_path / "s.json", valid_suite(20))
+    out = tmp_path / "r.json"
+    done = subprocess.run(
+        ["timeout", "--preserve-status", "-s", "TERM", "3", aau_script(), "evaluate", str(suite),
+         "--command", command, "--concurrency", "4", "--out", str(out)],
+        capture_output=True, text=True, env=env_without_debug(), timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert "interrupted" in done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    assert not out.exists()
+    assert _survivors(_started(folder)) == []
 
 def test_help_has_an_example_and_exit_codes():
     done = subprocess.run([aau_script(), "evaluate", "--help"], capture_output=True, text=True,

@@ -355,8 +355,8 @@ def run_evaluation(
             or agent program file (``... (the agent's program file agent.py changed); start over
             with --force instead of --resume``), a bad line, or a unit recorded twice with
             different results.
-        aau_core.Interrupted: Ctrl-C; no receipt is written, finished units stay in the
-            checkpoint.
+        aau_core.Interrupted: Ctrl-C or SIGTERM; no receipt is written, finished units stay in
+            the checkpoint.
         aau_schemas.SchemaError: a built receipt breaks its schema (a bug in aau).
     """
     import aau_schemas
@@ -473,7 +473,8 @@ def run_evaluation(
                            user_backend=user_backend)
     except Interrupted as exc:
         if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
+            for signum in (signal.SIGINT, signal.SIGTERM):  # a second one must not lose rows
+                signal.signal(signum, signal.SIG_IGN)
         finished = len(exc.finished or {})
         kept = ""
         if ckpt is not None:

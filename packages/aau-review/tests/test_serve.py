@@ -324,7 +324,8 @@ def test_a_failed_write_is_reported_and_the_saved_file_stays(served, monkeypatch
     assert sorted(served.get("api/state")[1]["labels"]) == [unit]  # the page is told the truth
 
 
-def test_ctrl_c_stops_the_server_cleanly(split_pack, tmp_path):
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])  # SIGTERM: CI, docker stop, timeout
+def test_ctrl_c_stops_the_server_cleanly(split_pack, tmp_path, signame):
     import re
     import signal
     import subprocess
@@ -340,7 +341,7 @@ def test_ctrl_c_stops_the_server_cleanly(split_pack, tmp_path):
     assert re.fullmatch(rf"aau review serve: alice labels {re.escape(str(split_pack))} at "
                         r"http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]{32}/ \(Ctrl-C stops\)\n", first)
     assert second == (f"labels: {labels} (0 of 2 unit(s) labelled; saved at every label)\n")
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, signame))
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0 and err == "aau review serve: stopped\n"
     assert not labels.exists()  # nothing labelled, nothing written

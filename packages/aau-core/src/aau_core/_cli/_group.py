@@ -20,10 +20,13 @@ prints is made safe for a terminal (``aau_core._files._terminal``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import signal
 import sys
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from gettext import gettext as _
 from typing import Any
 
@@ -235,10 +238,29 @@ def run(argv: Sequence[str] | None = None, *, command: click.Command | None = No
 
     Everything the command writes to stdout and stderr passes through
     ``aau_core.terminal_text`` (``terminal_safe_streams``): text from a document cannot
-    control the terminal.
+    control the terminal. SIGTERM (CI cancellation, ``docker stop``, Kubernetes, ``timeout``)
+    is handled exactly like Ctrl-C: a run exits 130 and keeps its checkpoint for ``--resume``,
+    and ``aau view`` or ``aau review serve`` prints ``NAME: stopped`` and returns 0.
     """
-    with terminal_safe_streams():
+    with terminal_safe_streams(), _sigterm_as_ctrl_c():
         return _run(argv, command, prog_name)
+
+
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[None]:
+    """While the command runs, SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does (Python's
+    default SIGINT handler); the previous handler is restored on return. Off the main thread,
+    or when SIGTERM is ignored (as Python leaves an ignored SIGINT), it is left alone.
+    ``run_units`` installs its own handler for both signals while units run."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _run(argv: Sequence[str] | None, command: click.Command | None, prog_name: str) -> int:

@@ -266,6 +266,11 @@ def test_an_unavailable_environment_costs_its_unit_not_the_run(ledger_suite: Any
     assert len(private["results"][1]["trajectory"]) == 2  # the agent ran; its calls are kept
 
 
+# long enough for an MCP agent's start-up on a loaded CI machine (a unit that times out by
+# accident fails the test); c2's deliberate hang costs this much once
+HANG_S = 15.0
+
+
 def test_resume_keeps_the_environment_fields(ledger_suite: Any, mcp_agent: Any,
                                              tmp_path: Path) -> None:
     from aau_adapters import EvaluationNotMeasured, binding_adapter
@@ -273,15 +278,15 @@ def test_resume_keeps_the_environment_fields(ledger_suite: Any, mcp_agent: Any,
     suite = ledger_suite([{"scenario_id": f"c{i}"} for i in range(3)])
     out, priv = tmp_path / "r.json", tmp_path / "p.json"
     argv = mcp_agent("resume")
-    kw = {"out": str(out), "private_out": str(priv), "no_store": True, "timeout_s": 5.0,
+    kw = {"out": str(out), "private_out": str(priv), "no_store": True, "timeout_s": HANG_S,
           "unmeasured_limit": 0.3,
           "adapter_binding": binding_adapter(command=" ".join(argv), endpoint=None,
                                              cwd=tmp_path)}
     with pytest.raises(EvaluationNotMeasured):  # c2 hung: 1 of 3 not measured, no receipt
-        run_evaluation(str(suite), CommandAdapter(argv, 5.0), **kw)
+        run_evaluation(str(suite), CommandAdapter(argv, HANG_S), **kw)
     assert (tmp_path / "r.json.checkpoint.jsonl").exists() and not out.exists()
     (tmp_path / "fixed").write_text("")
-    run_evaluation(str(suite), CommandAdapter(argv, 5.0), resume=True, **kw)
+    run_evaluation(str(suite), CommandAdapter(argv, HANG_S), resume=True, **kw)
     invocations = (tmp_path / "invocations.txt").read_text().split()
     assert sorted(invocations) == ["c0", "c1", "c2", "c2"]  # c0 and c1 were not run again
     public, private = json.loads(out.read_text()), json.loads(priv.read_text())

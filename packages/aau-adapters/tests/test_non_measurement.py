@@ -4,7 +4,10 @@ receipt 2.1 says how much was measured (coverage, negative checks, ``--min-cover
 The whole kind, through ``aau evaluate`` as a user runs it: an endpoint nobody listens on, HTTP
 503 on every unit, an outage on most units, a command that cannot start, one that exits 1 on
 every unit, a partly unreachable endpoint (the receipt is written and counts the units not
-measured), a resume that measures what was not measured, and the Python API.
+measured), a resume that measures what was not measured, and the Python API. And the run in
+which no unit's answer could be read (reason ``"no-answer"``), even when every unit's code is
+of the *agent* class: HTTP 404 on every unit (a typo in the path), 401 (a missing credential),
+``--command true``, one answer among 404s (a measurement), and resuming either.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from aau_adapters import (
     EvaluationNotMeasured,
     FailUnder,
     check_evaluation_arguments,
+    check_measured,
     check_receipt,
+    evaluate,
     run_evaluation,
 )
 from aau_core import EXIT_NOT_MEASURED, NotMeasuredError, UsageError, run
@@ -408,3 +413,141 @@ def test_the_new_arguments_are_checked_before_anything_runs(name, value, message
         check_evaluation_arguments(**args, **{name: value})
     assert str(info.value) == message
 
+
+# ------------------------------------------------------------------ no answer read
+
+
+def _routed(state: dict[str, Any]):
+    """A server that answers the good answer on ``state["path"]`` and ``state["status"]``
+    (default 404) with an empty JSON body elsewhere."""
+    def respond(doc: Any, handler: Any, server: Any) -> Any:
+        if handler.path == state["path"]:
+            return None
+        return state.get("status", 404), {}, b"{}"
+    return respond
+
+
+def test_http_404_on_every_unit_is_not_measured(tmp_path, capsys, suite_file, http_server):
+    server = http_server(_routed({"path": "/evaluate"}))
+    out, private = tmp_path / "r.json", tmp_path / "p.json"
+    typo = f"http://127.0.0.1:{server.port}/evaluat"
+    rc, stdout, err = _aau(capsys, suite_file(4), "--endpoint", typo, "--out", out,
+                           "--private-out", private)
+    assert rc == EXIT_NOT_MEASURED
+    assert not out.exists() and stdout == ""
+    assert err.strip().splitlines()[-1] == (
+        "aau: error: nothing was measured: no unit's answer could be read (adapter-http-404 4): "
+        "check the --endpoint URL's path and that it takes POST; no receipt written; the "
+        f"reasons are in {private} and {out}.checkpoint.jsonl")
+    rows = json.loads(private.read_text(encoding="utf-8"))["results"]
+    assert [r["error"] for r in rows] == ["adapter-http-404"] * 4
+    # the same path spelled right is measured: the rule is about the wiring, not the server
+    rc, _, err = _aau(capsys, suite_file(4), "--endpoint", server.url.rsplit("/", 1)[0]
+                      + "/evaluate", "--out", out, "--force")
+    assert rc == 0, err
+    assert json.loads(out.read_text(encoding="utf-8"))["metrics"]["exact_rate"] == 1.0
+
+
+def test_http_401_on_every_unit_asks_for_a_credential(tmp_path, capsys, suite_file,
+                                                     http_server):
+    server = http_server(_routed({"path": "/never", "status": 401}))
+    rc, stdout, err = _aau(capsys, suite_file(2), "--endpoint", server.url, "--json")
+    assert rc == EXIT_NOT_MEASURED
+    summary = json.loads(stdout)
+    assert (summary["measured"], summary["reason"], summary["receipt_path"]) == (
+        False, "no-answer", None)
+    assert summary["failure_code_counts"] == {"adapter-http-401": 2}
+    assert "the endpoint refused the request: does it need a credential?" in summary["message"]
+
+
+def test_one_answer_among_404s_is_a_measurement(tmp_path, capsys, suite_file, http_server):
+    def respond(doc: Any, handler: Any, server: Any) -> Any:
+        return None if doc["scenario_id"] == "s0" else (404, {}, b"{}")
+    server = http_server(respond)
+    out = tmp_path / "r.json"
+    rc, _, err = _aau(capsys, suite_file(3), "--endpoint", server.url, "--out", out)
+    assert rc == 0, err  # no bar: the receipt is written, and counts the 404s as failures
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    assert [r["failure_codes"][:1] for r in receipt["results"]] == [
+        [], ["adapter-http-404"], ["adapter-http-404"]]
+    assert receipt["metrics"]["exact_rate"] == pytest.approx(1 / 3, abs=1e-6)
+
+
+def test_a_command_that_prints_nothing_is_not_measured(tmp_path, capsys, suite_file):
+    out = tmp_path / "r.json"
+    rc, _, err = _aau(capsys, suite_file(3), "--command", "true", "--out", out)
+    assert rc == EXIT_NOT_MEASURED
+    assert not out.exists()
+    assert ("nothing was measured: no unit's answer could be read (adapter-invalid-response 3): "
+            "the agent must print (or answer) one JSON response object per case") in err
+
+
+def test_resume_after_the_server_is_fixed_measures_every_unit(tmp_path, capsys, suite_file,
+                                                             http_server):
+    state = {"path": "/not-yet"}
+    server = http_server(_routed(state))
+    out = tmp_path / "r.json"
+    args = (suite_file(3), "--endpoint", server.url, "--out", out)
+    rc, _, err = _aau(capsys, *args)
+    assert rc == EXIT_NOT_MEASURED, err
+    assert (tmp_path / "r.json.checkpoint.jsonl").exists()
+    state["path"] = "/agent"  # the route is deployed; the same URL now answers
+    rc, _, err = _aau(capsys, *args, "--resume")
+    assert rc == 0, err
+    assert "resumed: 3 unit(s) that were not measured were run again" in err
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    assert receipt["metrics"]["exact_rate"] == 1.0 and receipt["coverage"]["measured"] == 3
+    assert len(server.requests) == 6
+
+
+def test_resume_of_an_interrupted_run_keeps_its_refused_answers(tmp_path, capsys, suite_file,
+                                                               python_agent):
+    # a checkpoint that holds only some units (an interrupted run) is not a no-answer run:
+    # resume keeps the refused answer it holds (asking again would re-roll a measured failure)
+    fixed, asked = tmp_path / "fixed", tmp_path / "asked.txt"
+    agent = shlex.join(python_agent(f"""\
+open({str(asked)!r}, "a").write(SID + "\\n")
+if SID == "s0" or not os.path.exists({str(fixed)!r}):
+    print("not json")
+else:
+    answer()
+"""))
+    out = tmp_path / "r.json"
+    args = (suite_file(3), "--command", agent, "--out", out)
+    rc, _, err = _aau(capsys, *args)
+    assert rc == EXIT_NOT_MEASURED, err
+    ckpt = tmp_path / "r.json.checkpoint.jsonl"
+    lines = ckpt.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(lines) == 4 and '"s0"' in lines[1]
+    ckpt.write_text("".join(lines[:2]), encoding="utf-8")  # as if stopped after s0
+    fixed.touch()
+    asked.write_text("", encoding="utf-8")
+    rc, _, err = _aau(capsys, *args, "--resume")
+    assert rc == 0, err
+    assert asked.read_text(encoding="utf-8").split() == ["s1", "s2"]
+    rows = json.loads(out.read_text(encoding="utf-8"))["results"]
+    assert [r["failure_codes"][:1] for r in rows] == [["adapter-invalid-response"], [], []]
+
+
+def test_check_measured_names_the_reason(make_suite, python_adapter):
+    suite = make_suite(["s0", "s1"], "wiring")
+    refused = python_adapter(lambda case: AdapterAnswer(None, "adapter-http-403", 0.01,
+                                                        detail="HTTP status 403"))
+    with pytest.raises(EvaluationNotMeasured) as info:
+        check_measured(evaluate(suite, refused))
+    exc = info.value
+    assert (exc.reason, exc.not_measured, exc.units) == ("no-answer", 2, 2)
+    assert exc.coverage.measured == 2  # the coverage's classes are unchanged: the rule is apart
+    assert exc.failure_code_counts == {"adapter-http-403": 2}
+    answered = python_adapter(lambda case: AdapterAnswer(dict(GOOD), None, 0.01)
+                              if case.scenario_id == "s1"
+                              else AdapterAnswer(None, "adapter-http-403", 0.01))
+    assert check_measured(evaluate(suite, answered)).measured == 2
+
+
+def test_the_exit_code_table_names_the_rule():
+    readme = Path(__file__).resolve().parents[3] / "docs" / "evaluate.md"
+    if not readme.exists():
+        pytest.skip(f"{readme} is not in this checkout")
+    text = readme.read_text(encoding="utf-8")
+    assert "no unit's answer could be read" in text

@@ -136,13 +136,10 @@ class _Pieces:
         self._parts, self._size = [], 0
 
 
-def _adapter_notes(units: Any, *, measured: bool = True) -> list[str]:
-    """One line per adapter failure code: how many units, and the first unit's reason; plus,
-    for a run that was measured (``measured``; else the error line says it), a warning when no
-    unit's answer got through the adapter (almost always a wiring problem). The warning says
-    which way it failed: when every failed unit's code is of class ``agent`` (the agent answered
-    and the answer was refused, e.g. ``adapter-invalid-response``: measured, a failure of the
-    agent) it says the answers were read and refused, never that none was read."""
+def _adapter_notes(units: Any) -> list[str]:
+    """One line per adapter failure code: how many units, and the first unit's reason. (A run
+    in which no unit's answer got through is refused as not measured, ``_non_measurement``: its
+    error line says so.)"""
     first: dict[str, tuple[str, int, str | None]] = {}
     counts: dict[str, int] = {}
     for unit in units:
@@ -155,20 +152,6 @@ def _adapter_notes(units: Any, *, measured: bool = True) -> list[str]:
     for code, (sid, repeat, detail) in first.items():
         reason = f": {detail}" if detail else ""
         lines.append(f"  {code} x{counts[code]}, first at {sid!r} repeat {repeat}{reason}"[:300])
-    if measured and units and sum(counts.values()) == len(units):
-        from ._failure_codes import AGENT, failure_class
-
-        if all(failure_class(code) == AGENT for code in counts):
-            lines.append("warning: every answer of the agent was read and refused (each counts "
-                         "as a failure of the agent); check what it answers against the "
-                         "response protocol (reasons above; --private-out keeps each answer's "
-                         "reason and stderr)")
-        else:
-            refused = sum(n for code, n in counts.items() if failure_class(code) == AGENT)
-            lines.append(f"warning: every unit failed in the adapter ({refused} answer(s) read "
-                         f"and refused, {len(units) - refused} unit(s) not answered); check "
-                         "the --command / --endpoint (reasons above; --private-out keeps each "
-                         "unit's reason and stderr)")
     return lines
 
 
@@ -382,7 +365,7 @@ def evaluate_command(
             user_backend=user_factory)
     except EvaluationNotMeasured as exc:
         if not quiet:
-            for line in _adapter_notes(exc.run.units, measured=False):
+            for line in _adapter_notes(exc.run.units):
                 click.echo(line, err=True)
         if as_json:
             print_json({**exc.summary(), "resume": getattr(exc, "resume", None),

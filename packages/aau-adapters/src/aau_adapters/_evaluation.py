@@ -448,7 +448,7 @@ def run_evaluation(
                                    binding=binding, created_at=utc_timestamp(), resume=resume,
                                    force=force, program_name=_program_name(adapter_binding, live))
             ckpt.print_notes()  # a torn last line, duplicates collapsed: before the progress bar
-            rerun = _forget_unmeasured(ckpt)
+            rerun = _forget_unmeasured(ckpt, total)
     except BaseException:
         if ckpt is not None:
             ckpt.close()
@@ -534,12 +534,21 @@ def run_evaluation(
                             resume=ckpt.resume if ckpt is not None else None)
 
 
-def _forget_unmeasured(ckpt: Any) -> int:
+def _forget_unmeasured(ckpt: Any, total: int) -> int:
     """On resume, forget the recorded units that were not measured (their adapter or transport
-    failed), so they run again: fixing the agent and resuming measures them. Returns how many."""
+    failed), so they run again: fixing the agent and resuming measures them. A checkpoint that
+    holds every one of its ``total`` units and no answer (the run was refused as
+    ``"no-answer"``, ``_non_measurement``) is forgotten whole: none of its units measured the
+    agent. Returns how many units were forgotten."""
     from ._failure_codes import is_measured
+    from ._non_measurement import answer_unread
 
-    stale = [i for i, doc in ckpt.finished.items() if not is_measured(doc["adapter_error"])]
+    finished = ckpt.finished
+    if len(finished) == total and all(answer_unread(doc["adapter_error"])
+                                      for doc in finished.values()):
+        stale = list(finished)
+    else:
+        stale = [i for i, doc in finished.items() if not is_measured(doc["adapter_error"])]
     ckpt.discard(stale)
     return len(stale)
 

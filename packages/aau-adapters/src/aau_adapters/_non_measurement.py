@@ -8,6 +8,14 @@ infrastructure failures are more than half of the units (an outage), ``run_evalu
 no public receipt and raises ``EvaluationNotMeasured`` (an ``aau_core.NotMeasuredError``,
 exit 3): the private receipt is still written and the checkpoint kept, since they hold each
 unit's reason. The rule is ``aau_core._reports._coverage.non_measurement``.
+
+One more run is no result: one in which **no unit's answer could be read** (reason
+``"no-answer"``, ``answer_unread`` on every unit). HTTP 404 on every unit (a typo in the endpoint's path), 401/403 (a missing
+credential), or a command that prints nothing (``--command true``) give each unit an *agent*
+class code (``adapter-http-404``, ``adapter-invalid-response``), so the coverage counts them
+measured; but a receipt of zeros from them measures the wiring, not one decision of the agent.
+The rule needs every unit's answer, so it is the writer's: ``check_receipt_consistency`` does
+not apply it to receipts written before it existed.
 """
 
 from __future__ import annotations
@@ -17,9 +25,42 @@ from typing import Any
 
 from aau_core import NotMeasuredError
 
-from ._failure_codes import is_measured
+from ._failure_codes import ADAPTER_INVALID_RESPONSE, is_measured
 from ._receipt import EvaluationRun
 from ._receipt_models import Coverage
+
+NO_ANSWER = "no-answer"
+"""``EvaluationNotMeasured.reason`` of a run in which no unit's answer could be read."""
+
+_HINTS = (
+    (("adapter-http-404", "adapter-http-405"), "check the --endpoint URL's path and that it "
+     "takes POST"),
+    (("adapter-http-401", "adapter-http-403", "adapter-http-407"), "the endpoint refused the "
+     "request: does it need a credential?"),
+    (("adapter-invalid-response",), "the agent must print (or answer) one JSON response object "
+     "per case: see docs/evaluate.md"),
+)
+
+
+def answer_unread(code: str | None) -> bool:
+    """Whether a unit with this adapter failure code (or ``None``) has no answer aau could read:
+    it was not measured, or it got a status outside 2xx (``adapter-http-<status>``) or an
+    answer that is not a valid response (``adapter-invalid-response``). A conversation that
+    ended without an answer (``conversation-turn-limit``, ``user-stopped``, ...) was read: the
+    agent chose how to talk."""
+    if code is None:
+        return False
+    return (not is_measured(code) or code == ADAPTER_INVALID_RESPONSE
+            or code.startswith("adapter-http-"))
+
+
+def _hint(counts: dict[str, int]) -> str:
+    """What to check, for the most frequent code of a no-answer run."""
+    top = next(iter(counts), "")
+    for codes, hint in _HINTS:
+        if top in codes:
+            return hint
+    return "check the agent's wiring (the adapter notes above show the first reason of each code)"
 
 
 class EvaluationNotMeasured(NotMeasuredError):
@@ -30,9 +71,9 @@ class EvaluationNotMeasured(NotMeasuredError):
         coverage: how many units measured the agent.
         failure_code_counts: ``{adapter failure code: units}`` of the units not measured, most
             frequent first.
-        reason: ``"limit"`` (``not_measured / units >= unmeasured_limit``) or
+        reason: ``"limit"`` (``not_measured / units >= unmeasured_limit``),
             ``"infrastructure"`` (more than half of the units failed in the transport or at
-            the provider).
+            the provider) or ``"no-answer"`` (no unit's answer could be read; module docstring).
         unmeasured_limit: the limit applied (in (0, 1]).
         private_out: the private receipt written with the reasons, or ``None``.
         checkpoint: the checkpoint kept (``--resume`` re-runs the units not measured), or
@@ -44,12 +85,13 @@ class EvaluationNotMeasured(NotMeasuredError):
                  checkpoint: str | None) -> None:
         self.run = run
         self.coverage = coverage
-        self.failure_code_counts = unmeasured_code_counts(run)
+        self.failure_code_counts = unmeasured_code_counts(run, every=reason == NO_ANSWER)
         self.reason = reason
         self.unmeasured_limit = unmeasured_limit
         self.private_out = private_out
         self.checkpoint = checkpoint
-        super().__init__(self._message(), not_measured=coverage.not_measured,
+        unread = coverage.units if reason == NO_ANSWER else coverage.not_measured
+        super().__init__(self._message(), not_measured=unread,
                          units=coverage.units, reason=reason)
 
     def _message(self) -> str:
@@ -59,6 +101,9 @@ class EvaluationNotMeasured(NotMeasuredError):
             head = (f"too little was measured: {cov.infrastructure_failures} of {cov.units} "
                     f"units failed in the transport or at the provider ({codes}), more than "
                     "half: an outage, not the agent")
+        elif self.reason == NO_ANSWER:
+            head = (f"nothing was measured: no unit's answer could be read ({codes}): "
+                    f"{_hint(self.failure_code_counts)}")
         elif cov.measured == 0:
             head = (f"nothing was measured: {cov.not_measured} of {cov.units} units failed in "
                     f"the adapter or transport ({codes})")
@@ -93,11 +138,12 @@ class EvaluationNotMeasured(NotMeasuredError):
                 "receipt_path": None, "passed": False}
 
 
-def unmeasured_code_counts(run: EvaluationRun) -> dict[str, int]:
-    """``{adapter failure code: units}`` over the run's units that were not measured, most
-    frequent first (ties by code)."""
+def unmeasured_code_counts(run: EvaluationRun, *, every: bool = False) -> dict[str, int]:
+    """``{adapter failure code: units}`` over the run's units that were not measured (with
+    ``every``, over all units with an adapter failure code), most frequent first (ties by
+    code)."""
     counts = Counter(u.answer.error for u in run.units
-                     if u.answer.error is not None and not is_measured(u.answer.error))
+                     if u.answer.error is not None and (every or not is_measured(u.answer.error)))
     return {code: n for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
 
 
@@ -115,7 +161,8 @@ def check_measured(run: EvaluationRun, *, unmeasured_limit: float = 1.0) -> Cove
 
     Raises:
         EvaluationNotMeasured: ``aau_core._reports._coverage.non_measurement`` says the run is
-            not one (nothing written, no checkpoint).
+            not one, or no unit's answer could be read (``"no-answer"``; nothing written, no
+            checkpoint).
     """
     from aau_core._reports._coverage import non_measurement  # internal to the monorepo
 
@@ -124,6 +171,8 @@ def check_measured(run: EvaluationRun, *, unmeasured_limit: float = 1.0) -> Cove
 
     coverage = run_coverage(run)
     reason = non_measurement(unstructure_document(coverage), unmeasured_limit)
+    if reason is None and run.units and all(answer_unread(u.answer.error) for u in run.units):
+        reason = NO_ANSWER
     if reason is not None:
         raise EvaluationNotMeasured(run, coverage, reason=reason,
                                     unmeasured_limit=unmeasured_limit, private_out=None,

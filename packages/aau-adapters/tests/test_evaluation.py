@@ -238,3 +238,37 @@ def test_a_resumed_run_says_what_its_checkpoint_held(tmp_path, capsys):
         f"aau: warning: {ckpt}: line 5 was torn (no final newline); dropped it, that unit "
         "runs again"]
     assert done.document["results"] == whole.document["results"]
+
+
+def test_an_interrupted_run_gives_the_caller_its_signal_handlers_back(tmp_path, make_suite,
+                                                                     python_adapter):
+    """A library caller that catches ``Interrupted`` can go on: the SIGINT/SIGTERM handlers it
+    had are back, not left ignored by the run's clean-up."""
+    import os
+    import signal
+
+    from aau_adapters import AdapterAnswer
+    from aau_core import Interrupted
+
+    def callers_handler(signum, frame):
+        raise KeyboardInterrupt
+
+    def answer(case):
+        if case.scenario_id == "s2":
+            os.kill(os.getpid(), signal.SIGINT)
+        return AdapterAnswer({"outcome": "route:ok", "actions_attempted": [],
+                              "actions_executed": [], "submitted": True}, None, 0.01)
+
+    suite = make_suite([f"s{i}" for i in range(6)])
+    previous_int = signal.signal(signal.SIGINT, callers_handler)
+    previous_term = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(Interrupted) as info:
+            run_evaluation(suite, python_adapter(answer), out=str(tmp_path / "r.json"),
+                           store="none")
+        assert signal.getsignal(signal.SIGINT) is callers_handler
+        assert signal.getsignal(signal.SIGTERM) is previous_term
+    finally:
+        signal.signal(signal.SIGINT, previous_int)
+    assert "finished units kept in" in str(info.value)
+    assert (tmp_path / "r.json.checkpoint.jsonl").exists()

@@ -436,6 +436,7 @@ def run_evaluation(
     live: Adapter = factory() if factory is not None else adapter  # type: ignore[assignment]
     ckpt = None
     rerun = 0
+    ignored: list[tuple[int, Any]] = []
     try:
         check_adapter_timeout(live, timeout_s)  # the one the receipt records is the one enforced
         check_adapter_retries(live, retries)
@@ -473,8 +474,10 @@ def run_evaluation(
                            user_backend=user_backend)
     except Interrupted as exc:
         if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):  # a second one must not lose rows
-                signal.signal(signum, signal.SIG_IGN)
+            # a second one must not lose rows while the adapter and checkpoint close; the
+            # caller's handlers come back after that (a library caller may go on)
+            ignored = [(signum, signal.signal(signum, signal.SIG_IGN))
+                       for signum in (signal.SIGINT, signal.SIGTERM)]
         finished = len(exc.finished or {})
         kept = ""
         if ckpt is not None:
@@ -482,10 +485,15 @@ def run_evaluation(
         raise Interrupted(f"interrupted after {finished} of {total} unit(s){kept}; "
                           "no receipt written", finished=exc.finished) from None
     finally:
-        if factory is not None:
-            live.close()
-        if ckpt is not None and sys.exc_info()[0] is not None:
-            ckpt.close()  # else kept open (and locked) until the receipt is written: remove()
+        try:
+            if factory is not None:
+                live.close()
+            if ckpt is not None and sys.exc_info()[0] is not None:
+                ckpt.close()  # else kept open (and locked) until the receipt is written: remove()
+        finally:
+            for signum, handler in ignored:
+                if handler is not None:  # None: set outside Python, cannot be put back
+                    signal.signal(signum, handler)
 
     private: PrivateReceiptV1 | PrivateReceiptV2 | None = None
     if private_out:

@@ -172,7 +172,7 @@ def cli(debug: bool) -> None:
       2    usage or input error (nothing ran)
       3    not measured: the agent, adapter or provider failed, so no result was written
       70   internal error: a bug in aau; rerun with --debug for the traceback
-      130  interrupted (Ctrl-C)
+      130  interrupted (Ctrl-C or SIGTERM)
     """
 
 

@@ -182,20 +182,15 @@ def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> bool:
     An exited but unreaped child keeps its pid, which is also its process-group id, reserved:
     the group can then be killed without any risk of hitting an unrelated, reused pid.
     """
-    pidfd_open = getattr(os, "pidfd_open", None)  # Linux >= 5.3: wait without polling
-    if pidfd_open is not None:
+    pidfd = _open_pidfd(proc)  # Linux >= 5.3: wait without polling
+    if pidfd is not None:
         try:
-            pidfd = pidfd_open(proc.pid)
-        except OSError:  # already reaped (ESRCH) or not allowed: fall back to polling
-            pidfd = None
-        if pidfd is not None:
-            try:
-                poller = select.poll()
-                poller.register(pidfd, select.POLLIN)  # readable once the child has exited
-                remaining = max(deadline - time.monotonic(), 0.0)
-                return bool(poller.poll(remaining * 1000))
-            finally:
-                os.close(pidfd)
+            poller = select.poll()
+            poller.register(pidfd, select.POLLIN)  # readable once the child has exited
+            remaining = max(deadline - time.monotonic(), 0.0)
+            return bool(poller.poll(remaining * 1000))
+        finally:
+            os.close(pidfd)
     if not hasattr(os, "waitid"):
         try:
             proc.wait(timeout=max(deadline - time.monotonic(), 0.0))
@@ -203,17 +198,13 @@ def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> bool:
             return False
         return True
     delay = 0.0005
-    while True:
-        try:
-            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
-                return True
-        except ChildProcessError:  # already reaped
-            return True
+    while not _has_exited(proc):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
         time.sleep(min(delay, remaining))
         delay = min(delay * 2, 0.02)
+    return True
 
 
 class CommandAdapter:

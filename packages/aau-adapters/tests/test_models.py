@@ -278,3 +278,25 @@ def test_the_package_converter_is_the_one_converter():
     names = [n for n, obj in vars(sys.modules["aau_adapters._converter"]).items()
              if type(obj).__name__ == "Converter"]
     assert names == ["converter"] and aau_adapters.converter is _converter.converter
+
+
+def test_input_numbers_are_sent_as_docs_evaluate_md_says(tmp_path):
+    # the request carries the same values: a fraction or exponent as the nearest double in its
+    # shortest form; an integer beyond +-(2**53 - 1) is refused, naming its JSON path
+    path = SCHEMA_ROOT / "suite/v2/examples/valid/suite-library-desk-tool-calls.json"
+    text = path.read_text(encoding="utf-8")
+    doc = json.loads(text)
+    doc["cases"][0]["input"] = {"n": "N"}
+    copy = tmp_path / "suite.json"
+    copy.write_text(json.dumps(doc).replace(
+        '"N"', '{"a": 2.50, "b": 1e2, "c": 12345678901234567890.123, "d": 9007199254740991}'),
+        encoding="utf-8")
+    suite = aau_adapters.load_suite(copy)
+    line = aau_adapters.encode_request(aau_adapters.build_request(suite.suite_id,
+                                                                   suite.cases[0]))
+    assert b'"n": {"a": 2.5, "b": 100.0, "c": 1.2345678901234567e+19, "d": 9007199254740991}' \
+        in line
+    copy.write_text(json.dumps(doc).replace('"N"', "9007199254740992"), encoding="utf-8")
+    with pytest.raises(InvalidDocumentError, match=r"\$\.cases\[0\]\.input\.n: cannot compute "
+                       r"the RFC 8785 digest: an integer beyond"):
+        aau_adapters.load_suite(copy).suite_digest()  # what every receipt 2.x run computes

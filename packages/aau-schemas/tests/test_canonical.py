@@ -41,6 +41,23 @@ def test_canonical_json_refuses_what_jcs_cannot_represent(bad):
         aau_schemas.canonical_json(bad)
 
 
+@pytest.mark.parametrize(("bad", "path", "reason"), [
+    ({"cases": [{"input": {"ok": 1.5, "n": 2**53}}]}, "$.cases[0].input.n", "an integer beyond"),
+    ({"a": [0, -(2**53)], "b": 2**60}, "$.a[1]", "an integer beyond"),
+    ({"x": {"y z": [float("nan")]}}, "$.x['y z'][0]", "NaN or Infinity"),
+    ({"k": {"\ud800": 1}}, "$.k", "a key that is not a string of Unicode scalars"),
+    ([{"s": "ok"}, {"s": "\udfff"}], "$[1].s", "a string with a lone surrogate"),
+    (2**53, "$", "an integer beyond"),
+])
+@pytest.mark.parametrize("write", ["canonical_json", "canonical_digest"])
+def test_a_refusal_names_the_json_path_of_the_first_bad_value(bad, path, reason, write):
+    with pytest.raises(aau_schemas.CanonicalizationError) as info:
+        getattr(aau_schemas, write)(bad)
+    assert info.value.path == path
+    assert info.value.reason.startswith(reason)
+    assert str(info.value).startswith(f"cannot canonicalise the value at {path}: {reason}")
+
+
 def test_canonical_digest_is_sha256_of_canonical_bytes():
     doc = {"z": 1.0, "a": "x"}
     want = "sha256:" + hashlib.sha256(b'{"a":"x","z":1}').hexdigest()

@@ -295,8 +295,8 @@ class Suite:
                 self._hashes["digest"] = aau_schemas.canonical_digest(self.doc)
             except aau_schemas.CanonicalizationError as exc:
                 raise InvalidDocumentError(
-                    [("$", f"cannot compute the RFC 8785 digest: {exc}")], source=self.source
-                ) from None
+                    [(exc.path, f"cannot compute the RFC 8785 digest: {exc.reason}")],
+                    source=self.source) from None
         return self._hashes["digest"]
 
 

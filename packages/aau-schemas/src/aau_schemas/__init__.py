@@ -12,6 +12,7 @@ Public API::
     sha256_hex(bytes) -> str, canonical_digest(doc) -> "sha256:<hex>"
     legacy_* functions                   aau-harness 1.x hashing conventions
     json_path(parts) -> "$.a[0].b"
+    has_lone_surrogate(text) -> bool     a str that UTF-8 (and so RFC 8785) cannot encode
     nearest_key(key, known) -> str | None   the known key a misspelt one most resembles
 
 Every public name is listed once, in ``_EXPORTS`` below (module -> names); ``__all__`` is derived
@@ -24,7 +25,7 @@ of the table is the object of the module it names.
 
 from __future__ import annotations
 
-from ._canonical import canonical_digest, canonical_json, sha256_hex
+from ._canonical import canonical_digest, canonical_json, has_lone_surrogate, sha256_hex
 from ._errors import CanonicalizationError, SchemaError, UnknownKindError, Violation
 from ._json_path import json_path
 from ._legacy import (
@@ -68,7 +69,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "schema_root",
     ),
     "._errors": ("SchemaError", "UnknownKindError", "CanonicalizationError", "Violation"),
-    "._canonical": ("canonical_json", "canonical_digest", "sha256_hex"),
+    "._canonical": ("canonical_json", "canonical_digest", "sha256_hex", "has_lone_surrogate"),
     "._legacy": (
         "legacy_release_digest",
         "legacy_release_render",

@@ -53,7 +53,59 @@ def canonical_json(doc: Any) -> bytes:
     try:
         return rfc8785.dumps(doc)
     except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
-        raise CanonicalizationError(f"cannot canonicalise value: {exc}") from exc
+        raise _refused(doc, exc) from exc
+
+
+def _refused(doc: Any, exc: Exception) -> CanonicalizationError:
+    """The error for a ``doc`` that ``rfc8785`` refused with ``exc``: naming the JSON path of
+    the first value it cannot write, where one can be found."""
+    found = _unrepresentable(doc)
+    if found is None:
+        return CanonicalizationError(f"cannot canonicalise value: {exc}")
+    path, why = found
+    return CanonicalizationError(f"cannot canonicalise the value at {path}: {why}", path, why)
+
+
+def _unrepresentable(doc: Any) -> tuple[str, str] | None:
+    """The JSON path of the first value (document order) RFC 8785 cannot write, and why; or
+    ``None``. Only called once ``rfc8785`` has refused ``doc``."""
+    from ._json_path import json_path
+
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(doc, ())]
+    while stack:
+        value, parts = stack.pop()
+        kind = type(value)
+        why = None
+        if kind is int and not -_INT_LIMIT <= value <= _INT_LIMIT:
+            why = "an integer beyond +-(2**53 - 1) (write it as a string)"
+        elif kind is float and value != value or kind is float and abs(value) == float("inf"):
+            why = "NaN or Infinity"
+        elif kind is str and has_lone_surrogate(value):
+            why = "a string with a lone surrogate"
+        elif kind is dict:
+            bad = [k for k in value if type(k) is not str or has_lone_surrogate(k)]
+            if bad:
+                why = f"a key that is not a string of Unicode scalars: {bad[0]!r}"
+            else:
+                stack.extend((v, (*parts, k)) for k, v in reversed(value.items()))
+        elif kind is list or kind is tuple:
+            stack.extend((v, (*parts, i)) for i, v in reversed(list(enumerate(value))))
+        elif kind not in (str, int, float, bool, type(None)):
+            why = f"a {kind.__name__}, not a JSON value"
+        if why is not None:
+            return json_path(parts), why
+    return None
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (U+D800..U+DFFF not in a pair): a ``str`` that
+    UTF-8, and so RFC 8785, cannot encode (Python's JSON decoder makes one from ``"\\ud800"``).
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 _INT_LIMIT = 2**53 - 1
@@ -197,5 +249,5 @@ def canonical_digest(doc: Any) -> str:
     try:
         rfc8785.dump(doc, sink)  # type: ignore[arg-type]
     except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
-        raise CanonicalizationError(f"cannot canonicalise value: {exc}") from None
+        raise _refused(doc, exc) from None
     return "sha256:" + sink.hexdigest()

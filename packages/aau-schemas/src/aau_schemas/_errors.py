@@ -73,4 +73,16 @@ class UnknownKindError(KeyError):
 
 
 class CanonicalizationError(ValueError):
-    """The value cannot be written as RFC 8785 canonical JSON (see ``canonical_json``)."""
+    """The value cannot be written as RFC 8785 canonical JSON (see ``canonical_json``).
+
+    Attributes:
+        path: the JSON path of the first value that cannot be written (``"$.cases[0].input.n"``,
+            document order), or ``"$"`` when none could be named.
+        reason: why that value cannot be written, without the path (the message when no path
+            was named).
+    """
+
+    def __init__(self, message: str, path: str = "$", reason: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.reason = reason if reason is not None else message

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aau_schemas import json_path
+from aau_schemas import has_lone_surrogate, json_path
 
 from .._errors import InputError
 
@@ -86,14 +86,6 @@ def _parse_int(text: str) -> int | _Rejected:
     return int(text)
 
 
-def _has_lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def _path_of(node: tuple[Any, ...] | None) -> str:
     parts: list[str | int] = []
     while node is not None:
@@ -119,7 +111,7 @@ def _walk(value: Any, source: str | None, max_depth: int) -> None:
                     f"duplicate key {json.dumps(item.duplicate, ensure_ascii=False)}", source=source, path=_path_of(node)
                 )
             for key, child in item.items():
-                if _has_lone_surrogate(key):
+                if has_lone_surrogate(key):
                     raise InputError("key holds a lone surrogate", source=source, path=_path_of(node))
                 stack.append((child, (node, key), depth + 1))
         elif isinstance(item, list):
@@ -131,7 +123,7 @@ def _walk(value: Any, source: str | None, max_depth: int) -> None:
                 stack.append((child, (node, index), depth + 1))
         elif isinstance(item, _Rejected):
             raise InputError(item.reason, source=source, path=_path_of(node))
-        elif isinstance(item, str) and _has_lone_surrogate(item):
+        elif isinstance(item, str) and has_lone_surrogate(item):
             raise InputError(
                 "string holds a lone UTF-16 surrogate (not Unicode text)",
                 source=source,

@@ -173,8 +173,11 @@ def show_command(run_id: str, as_json: bool, html_path: str | None, force: bool,
                                for k, v in sorted(summary.metrics.items())]))
     click.echo(markdown_table(
         ["scenario", "result", "repeats passed", "failure codes"],
-        [[s.scenario_id, "pass" if s.passed else "FAIL", f"{s.passed_runs}/{s.runs}",
-          ", ".join(f"{c} ({n})" if n > 1 else c for c, n in s.failure_codes.items())]
+        [[s.scenario_id, "pass" if s.passed else "FAIL",
+          f"{s.passed_runs}/{s.runs}" + (f" ({s.errored_runs} not measured)"
+                                         if s.errored_runs else ""),
+          ", ".join([f"{c} ({n})" if n > 1 else c for c, n in s.failure_codes.items()]
+                    + [f"{e} (not measured)" for e in s.errors])]
          for s in scenarios]))
     return EXIT_OK
 
@@ -189,7 +192,8 @@ def compare_command(run_a: str, run_b: str, as_json: bool, store: str | None) ->
 
     Per metric: the mean difference B - A with a 95% paired bootstrap interval (scenarios
     resampled, repeats averaged first; 2,000 resamples, seed 0), and the scenarios that flipped
-    from pass to fail or fail to pass.
+    from pass to fail or fail to pass. A scenario whose every repeat was not measured in one
+    run (its adapter or transport failed) has nothing to pair: it is listed and left out.
 
     \b
     Example:
@@ -208,6 +212,9 @@ def compare_command(run_a: str, run_b: str, as_json: bool, store: str | None) ->
                + ("" if result.same_suite else " (different suites)")
                + (f"; only in {a.id}: {len(result.only_a)}" if result.only_a else "")
                + (f"; only in {b.id}: {len(result.only_b)}" if result.only_b else ""))
+    if result.not_measured:
+        click.echo(f"not measured in one run, left out of the differences and the flips "
+                   f"({len(result.not_measured)}): {', '.join(result.not_measured)}")
     if result.metrics:
         click.echo(markdown_table(
             ["metric", "n", f"run {a.id}", f"run {b.id}", "difference", "95% paired bootstrap"],

@@ -61,7 +61,8 @@ class ScenarioRecord:
         scenario_id: the scenario id.
         runs: how many result rows (repeats) it has, >= 1.
         passed_runs: how many of them passed (see the module docstring).
-        errored_runs: how many errored (aggregates only; receipts: always 0).
+        errored_runs: how many errored (aggregates: a run with an error; receipts 2.1: a row
+            with ``measured`` false; receipts 1.0 and 2.0: always 0).
         failure_codes: ``(code, count)`` over its runs, in first-seen order (receipts; aggregates:
             ``"<metric> < <bar>"`` per judged metric a run missed, ``"<metric> missing"``).
         errors: the distinct ``detail.error`` texts of its errored runs.

@@ -17,8 +17,16 @@ keeping both runs' values of a scenario together — removes the between-scenari
 two independent intervals would double count. With ``n == 1`` the interval is the single
 difference; scenarios present in only one run are listed, not used.
 
-Two runs that share no scenario id have nothing to compare: ``compare_stored`` refuses them
-(``NotMeasuredError``, exit 3) rather than print a table of nothing. Two runs are of the same
+A shared scenario whose every repeat was not measured in A or in B (its adapter or transport
+failed: a receipt 2.1 row with ``measured`` false, an aggregate run with an error) has no value
+of that run to pair: it is listed in ``not_measured`` (run-compare 1.1) and left out of the
+metrics and the flips, so an outage in B is never read as B's regression. A scenario with some
+repeats measured stays, its unmeasured repeats counted as failures, as its run's own rates count
+them.
+
+Two runs that share no scenario id, or none measured in both, have nothing to compare:
+``compare_stored`` refuses them (``NotMeasuredError``, exit 3) rather than print a table of
+nothing. Two runs are of the same
 suite when both carry a suite digest and the digests agree, or, when either has none, when their
 suite ids agree (``same_suite``).
 """
@@ -79,7 +87,8 @@ class BootstrapSettings:
 class RunComparison:
     """``aau runs compare``'s result; unstructured by the document converter it is the
     ``--json`` output (schema ``run-compare``), with the bootstrap settings under
-    ``bootstrap``."""
+    ``bootstrap``. ``shared`` counts every scenario both runs have; ``not_measured`` lists
+    those of them left out of ``metrics`` and the flips (module docstring)."""
 
     run_a: int
     run_b: int
@@ -91,6 +100,7 @@ class RunComparison:
     pass_to_fail: tuple[str, ...]
     fail_to_pass: tuple[str, ...]
     bootstrap: BootstrapSettings = attrs.field(factory=BootstrapSettings)
+    not_measured: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The ``--json`` output (schema ``run-compare``): the document converter's
@@ -148,7 +158,8 @@ def compare_stored(run_store: Any, run_a: str, run_b: str) -> tuple[Any, Any, Ru
 
     Raises:
         InputError: a run id that is not in the store (from ``RunStore.get``).
-        NotMeasuredError: the runs share no scenario id, so no number compares them.
+        NotMeasuredError: the runs share no scenario id, or none measured in both, so no
+            number compares them.
     """
     from .._errors import NotMeasuredError
 
@@ -162,6 +173,11 @@ def compare_stored(run_store: Any, run_a: str, run_b: str) -> tuple[Any, Any, Ru
         raise NotMeasuredError(
             f"runs {a.id} and {b.id} share no scenario id ({suites}; {len(result.only_a)} and "
             f"{len(result.only_b)} scenario(s)): nothing to compare")
+    if len(result.not_measured) == result.shared:
+        raise NotMeasuredError(
+            f"runs {a.id} and {b.id} share {result.shared} scenario(s), but none was measured in "
+            "both (every repeat failed in the adapter or transport in one run): nothing to "
+            "compare", not_measured=result.shared, units=result.shared)
     return a, b, result
 
 
@@ -172,18 +188,23 @@ def compare_runs(run_a: int, scenarios_a: Sequence[Any], run_b: int,
     Args:
         run_a, run_b: the run ids (recorded in the result).
         scenarios_a, scenarios_b: each run's scenarios (``scenario_id``, ``passed``,
-            ``metrics`` {name: per-scenario mean}).
+            ``metrics`` {name: per-scenario mean}, ``measured``).
         same_suite: whether the runs' suite digests agree (recorded; a comparison across
             different suites is allowed but flagged).
 
     Returns:
-        the ``RunComparison``: metrics in name order; flipped scenarios in A's order.
+        the ``RunComparison``: metrics in name order; flipped and not-measured scenarios in
+        A's order.
     """
     import numpy as np
 
     by_b = {s.scenario_id: s for s in scenarios_b}
     ids_a = [s.scenario_id for s in scenarios_a]
-    shared = [s for s in scenarios_a if s.scenario_id in by_b]
+    in_both = [s for s in scenarios_a if s.scenario_id in by_b]
+    unmeasured = tuple(s.scenario_id for s in in_both
+                       if not (s.measured and by_b[s.scenario_id].measured))
+    left_out = set(unmeasured)
+    shared = [s for s in in_both if s.scenario_id not in left_out]
     names = sorted({m for s in shared for m in s.metrics}
                    & {m for s in shared for m in by_b[s.scenario_id].metrics})
     rng = np.random.default_rng(SEED)
@@ -201,7 +222,7 @@ def compare_runs(run_a: int, scenarios_a: Sequence[Any], run_b: int,
         deltas.append(MetricDelta(name, n, float(a.mean()), float(b.mean()),
                                   float((b - a).mean()), low, high))
     return RunComparison(
-        run_a=run_a, run_b=run_b, shared=len(shared),
+        run_a=run_a, run_b=run_b, shared=len(in_both), not_measured=unmeasured,
         only_a=tuple(i for i in ids_a if i not in by_b),
         only_b=tuple(s.scenario_id for s in scenarios_b if s.scenario_id not in set(ids_a)),
         same_suite=same_suite, metrics=tuple(deltas),

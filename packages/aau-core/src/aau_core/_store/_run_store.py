@@ -394,10 +394,12 @@ class RunStore:
     def scenarios(self, run_id: int) -> list[StoredScenario]:
         """The run's per-scenario rows, in the document's order."""
         return [StoredScenario(sid, bool(passed), runs, passed_runs, json.loads(codes),
-                               json.loads(metrics))
-                for sid, passed, runs, passed_runs, codes, metrics in self.db.execute(
-                    "SELECT scenario_id, passed, runs, passed_runs, failure_codes, metrics "
-                    "FROM run_scenarios WHERE run_id = ? ORDER BY position", (run_id,))]
+                               json.loads(metrics), errored, tuple(json.loads(errors)))
+                for sid, passed, runs, passed_runs, codes, metrics, errored, errors
+                in self.db.execute(
+                    "SELECT scenario_id, passed, runs, passed_runs, failure_codes, metrics, "
+                    "errored_runs, errors FROM run_scenarios WHERE run_id = ? ORDER BY position",
+                    (run_id,))]
 
 
 @attrs.frozen
@@ -447,7 +449,15 @@ class RunSummary:
 @attrs.frozen
 class StoredScenario:
     """One scenario of a stored run: pass verdict, repeats, failure codes, per-scenario metric
-    means (repeats averaged, as ``aau report`` computes them)."""
+    means (repeats averaged, as ``aau report`` computes them), and (run-show 1.1) the repeats
+    that did not measure the agent.
+
+    Attributes:
+        errored_runs: repeats not measured (a receipt 2.1 row with ``measured`` false, an
+            aggregate run with an error); neither passed nor in ``failure_codes``.
+        errors: what they failed with, distinct, first seen first: a receipt row's adapter
+            failure code, an aggregate run's error text.
+    """
 
     scenario_id: str
     passed: bool
@@ -455,6 +465,13 @@ class StoredScenario:
     passed_runs: int
     failure_codes: Mapping[str, int]
     metrics: Mapping[str, float]
+    errored_runs: int = 0
+    errors: tuple[str, ...] = ()
+
+    @property
+    def measured(self) -> bool:
+        """Whether at least one repeat measured the agent (not every one errored)."""
+        return self.errored_runs < self.runs
 
 
 # ---------------------------------------------------------------- documents

@@ -33,6 +33,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._converter": ("ABSENT", "converter"),
     "._documents": ("structure_document", "unstructure_document"),
     "._endpoint_adapter": ("EndpointAdapter", "check_url"),
+    "._endpoint_headers": ("RESERVED_HEADERS", "check_headers", "parse_headers"),
     "._environment_unit": ("run_environment_unit",),
     "._case_attack": ("CaseAttack",),
     "._conversation": ("Conversation", "converse", "run_conversation"),

@@ -1,10 +1,10 @@
 """The one place the adapter options (``--command`` / ``--endpoint`` / ``--mock`` /
-``--timeout`` / ``--retries`` / ``--retry-max-wait``) become an adapter: ``aau evaluate``,
-``aau release assess`` and ``aau doctor``.
+``--timeout`` / ``--retries`` / ``--retry-max-wait`` / ``--header``) become an adapter:
+``aau evaluate``, ``aau release assess`` and ``aau doctor``.
 
 ``choose_adapter`` checks everything that can be checked without starting anything (exactly
 one adapter; a positive, finite timeout; the command splits; the URL is an http(s) URL;
-retries only for an endpoint, in range) and
+retries and headers only for an endpoint, in range; each header's ``${VAR}`` set) and
 returns a factory: the caller builds the adapter only when it is about to run it, so an input
 error found in between leaves nothing to close.
 """
@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def choose_adapter(*, command: str | Sequence[str] | None = None, endpoint: str | None = None,
                    mock: bool = False, timeout: float = 30.0, concurrency: int = 1,
-                   retries: int = 0, retry_max_wait: float | None = None) -> Callable[[], Adapter]:
+                   retries: int = 0, retry_max_wait: float | None = None,
+                   headers: Sequence[str] = ()) -> Callable[[], Adapter]:
     """Check the adapter options and return a factory for the adapter they name.
 
     Args:
@@ -37,6 +38,9 @@ def choose_adapter(*, command: str | Sequence[str] | None = None, endpoint: str 
             failure, not the transport's, and the mock cannot fail).
         retry_max_wait: ``--retry-max-wait``: the longest wait before one retry, in seconds
             (>= 0; endpoint only); ``None`` = 60 s.
+        headers: ``--header`` texts, ``"NAME: VALUE"`` (endpoint only), parsed and expanded
+            from ``os.environ`` now by ``_endpoint_headers.parse_headers`` (``${NAME}`` only),
+            and sent on every attempt.
 
     Returns:
         a function with no arguments that checks the program can be started (command adapter)
@@ -45,7 +49,9 @@ def choose_adapter(*, command: str | Sequence[str] | None = None, endpoint: str 
     Raises:
         UsageError: not exactly one of command, endpoint and mock; a timeout that is not a
             positive number; a command that does not split; a bad URL; ``retries`` other than
-            0 or ``retry_max_wait`` given without an endpoint, or out of range. The factory raises
+            0 or ``retry_max_wait`` given without an endpoint, or out of range; ``headers``
+            without an endpoint, or refused by ``parse_headers`` (a bad shape or name, an unset
+            or empty variable, CR/LF/NUL in a value; never showing a value). The factory raises
             ``UsageError`` when the program cannot be started.
     """
     chosen = [name for name, given in (("--command", command is not None),
@@ -60,6 +66,9 @@ def choose_adapter(*, command: str | Sequence[str] | None = None, endpoint: str 
         option = "--retries" if retries != 0 else "--retry-max-wait"
         raise UsageError(f"{option} applies to --endpoint only (it retries HTTP 429, 5xx and "
                          f"unreachable endpoints); {chosen[0]} has no transport to retry")
+    if endpoint is None and headers:
+        raise UsageError("--header applies to --endpoint only (it is sent with each HTTP "
+                         f"request); {chosen[0]} sends no HTTP request")
     if command is not None:
         from ._command_adapter import split_command
 
@@ -74,18 +83,20 @@ def choose_adapter(*, command: str | Sequence[str] | None = None, endpoint: str 
         return command_adapter
     if endpoint is not None:
         from ._endpoint_adapter import check_url  # imports httpx: only when an endpoint is used
+        from ._endpoint_headers import parse_headers
         from ._retry import DEFAULT_MAX_WAIT_S, check_retries
 
         check_url(endpoint)
         url = endpoint
         max_wait = DEFAULT_MAX_WAIT_S if retry_max_wait is None else retry_max_wait
         check_retries(retries, max_wait)
+        pairs = parse_headers(headers)
 
         def endpoint_adapter() -> Adapter:
             from ._endpoint_adapter import EndpointAdapter
 
             return EndpointAdapter(url, timeout, concurrency=concurrency, retries=retries,
-                                   retry_max_wait_s=max_wait)
+                                   retry_max_wait_s=max_wait, headers=pairs)
 
         return endpoint_adapter
 

@@ -248,6 +248,7 @@ EPILOG = """\b
 Examples:
   aau evaluate suite.json --command "python my_agent.py" --out receipt.json
   aau evaluate suite.json --endpoint http://127.0.0.1:8080/evaluate --concurrency 8 --repeats 3
+  aau evaluate suite.json --endpoint https://agent.example/run --header 'X-Api-Key: ${AGENT_KEY}'
   aau evaluate suite.json --mock --json
   aau evaluate suite.json --command "./agent" --fail-under exact_rate=0.9 --out r.json --force
 
@@ -285,6 +286,12 @@ and report the traceback).
 @click.option("--retry-max-wait", "retry_max_wait", type=float, default=None, metavar="S",
               help="Longest wait before one retry, in seconds  [default: 60]; a longer "
                    "Retry-After waits S.")
+@click.option("--header", "headers", multiple=True, metavar="'NAME: VALUE'",
+              help="Endpoint only: send this header with every request (retries too). "
+                   "Repeatable. ${VAR} in VALUE is read from aau's environment (single-quote "
+                   "it), so a secret stays out of argv: 'Authorization: Bearer ${AGENT_TOKEN}'. "
+                   "Values are never recorded; Host, Content-Type, Content-Length, "
+                   "Transfer-Encoding, Connection and other framing headers are refused.")
 @out_option("Write the public receipt here (default: stdout).", metavar="PATH")
 @click.option("--private-out", metavar="PATH",
               help="Also write inputs, expected answers, responses and stderr tails here. "
@@ -326,7 +333,7 @@ and report the traceback).
 def evaluate_command(
     suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
     concurrency: int, timeout: float, retries: int, retry_max_wait: float | None,
-    out: str | None, private_out: str | None, fmt: str, fail_under: tuple[str, ...],
+    headers: tuple[str, ...], out: str | None, private_out: str | None, fmt: str, fail_under: tuple[str, ...],
     min_coverage: float, unmeasured_limit: float, user_backend: str | None,
     user_model: str | None, max_suite_bytes: int, strict: bool, as_json: bool,
     force: bool, resume: bool, executor: str, ray_address: str | None, quiet: bool,
@@ -345,7 +352,7 @@ def evaluate_command(
 
     make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
                                   concurrency=concurrency, retries=retries,
-                                  retry_max_wait=retry_max_wait)
+                                  retry_max_wait=retry_max_wait, headers=headers)
     bars = parse_fail_under(fail_under)
     user_factory = user_backend_factory(user_backend, user_model)
 

@@ -39,10 +39,15 @@ request in one piece: ``httpcore`` writes its headers and body apart, and ``_Dea
 gathers them until the first read (or 64 KiB), one segment instead of two (~5-15 % less CPU per
 exchange here).
 
-Only ``Content-Type: application/json`` is set by us (plus the ``Host`` and ``Content-Length``
-that HTTP requires); no credentials or environment values are sent, no proxy is taken from the
-environment, a body is read as sent (a compressed body is not JSON, and is never inflated), and
-the receipt records only the URL's host and port.
+aau sets ``Content-Type: application/json`` (plus the ``Host`` and ``Content-Length`` that
+HTTP requires) and sends, after them, only the headers it is given (``headers``, ``aau evaluate
+--header 'NAME: VALUE'``, checked by ``_endpoint_headers.check_headers``: no CR/LF/NUL, none of
+the names aau sets or that would change the framing), on every attempt. Their values are never
+written (not in details, receipts or the checkpoint; ``describe`` gives none, and they are not
+bound); no other credentials or environment values are sent, no proxy is taken from the
+environment, no redirect is followed (a 3xx is ``adapter-http-<status>``, so a header never
+goes to another host), a body is read as sent (a compressed body is not JSON, and is never
+inflated), and the receipt records only the URL's host and port.
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -61,6 +66,7 @@ from aau_core import UsageError
 
 from . import _failure_codes as fc
 from ._adapter import AdapterAnswer
+from ._endpoint_headers import check_headers
 from ._protocol import MAX_RESPONSE_BYTES, ResponseError, encode_request, parse_response
 from ._retry import DEFAULT_MAX_WAIT_S, check_retries, is_retryable, retry_wait_s
 from ._suite import Case
@@ -321,10 +327,15 @@ class EndpointAdapter:
         clock: the monotonic clock (seconds) the waits are measured with (for tests).
         now: the current time in seconds since the Unix epoch, for an HTTP-date
             ``Retry-After`` (for tests).
+        headers: ``(name, value)`` pairs of strings sent after ``Content-Type`` on every
+            attempt, in order (checked with ``_endpoint_headers.check_headers``; values are
+            sent as given: ``${VAR}`` is expanded by ``parse_headers``, not here). The values
+            are kept out of ``describe()``, failure details and ``repr``; ``header_names``
+            holds the names.
 
     Raises:
-        aau_core.UsageError: a bad URL (``check_url``), or ``retries`` / ``retry_max_wait_s``
-            out of range (``_retry.check_retries``).
+        aau_core.UsageError: a bad URL (``check_url``), ``retries`` / ``retry_max_wait_s``
+            out of range (``_retry.check_retries``), or headers ``check_headers`` refuses.
     """
 
     kind = "endpoint"
@@ -334,9 +345,15 @@ class EndpointAdapter:
                  retry_max_wait_s: float = DEFAULT_MAX_WAIT_S,
                  sleep: Callable[[float], object] | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 now: Callable[[], float] = time.time) -> None:
+                 now: Callable[[], float] = time.time,
+                 headers: Sequence[tuple[str, str]] = ()) -> None:
         self.url_host = check_url(url)
         check_retries(retries, retry_max_wait_s)
+        checked = check_headers(headers)
+        self.header_names = tuple(name for name, _ in checked)
+        self._headers = [(b"Content-Type", b"application/json"),
+                         *((name.encode("ascii"), value.encode("ascii"))
+                           for name, value in checked)]
         self.url = url
         self.timeout_s = timeout_s
         self.max_response_bytes = max_response_bytes
@@ -405,7 +422,7 @@ class EndpointAdapter:
         try:
             with self._pool.stream(
                 "POST", self._target, content=content,
-                headers=[(b"Content-Type", b"application/json")],
+                headers=self._headers,
                 extensions={"timeout": limit},
             ) as resp:
                 if not 200 <= resp.status < 300:

@@ -144,7 +144,9 @@ def binding_adapter(*, command: str | None, endpoint: str | None,
     (``_command_adapter.program_file``: ``python agent.py`` names ``agent.py``) also binds that
     file's bytes: ``program_sha256`` (SHA-256 hex) and ``program_argv_index``, so a resume after
     the agent was edited is refused (the path is not written; a file that cannot be read is not
-    bound).
+    bound). An endpoint's ``--header`` pairs are not bound, names or values: a token that
+    rotated between a run and its ``--resume`` is the same agent, as a command's environment
+    variables are not bound either.
 
     Args:
         command: the ``--command`` string (shlex-split as ``aau evaluate`` splits it).

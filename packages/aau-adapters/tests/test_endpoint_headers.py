@@ -106,8 +106,8 @@ def test_a_redirect_is_not_followed_so_the_header_stays_with_the_endpoint(
     rc = _evaluate(tmp_path, make_suite, server.url, "--header",
                    "Authorization: Bearer ${AGENT_TOKEN}", "--json")
     captured = capsys.readouterr()
-    assert rc == 0  # measured: a 3xx is the agent's answer, adapter-http-307
-    assert json.loads(captured.out)["failure_code_counts"]["adapter-http-307"] == 1
+    assert rc == 3  # a 3xx is not an answer aau reads: with no other unit, nothing measured
+    assert json.loads(captured.out)["failure_code_counts"] == {"adapter-http-307": 1}
     assert len(server.requests) == 1 and elsewhere.requests == []
 
 
@@ -164,10 +164,14 @@ def test_uvicorn_starlette_app_receives_the_header(tmp_path, capsys, monkeypatch
                        "Authorization: Bearer ${AGENT_TOKEN}", "--json", cases=("a", "b"))
         assert rc == 0, capsys.readouterr().err
         assert json.loads(capsys.readouterr().out)["metrics"]["exact_rate"] == 1.0
-        # the control: without the header, this agent refuses every case
+        # the control: without the header, this agent refuses every case, so nothing is
+        # measured, and the error says what to give
         rc = _evaluate(tmp_path, make_suite, url, "--json")
-        assert rc == 0
-        assert json.loads(capsys.readouterr().out)["failure_code_counts"]["adapter-http-401"] == 1
+        assert rc == 3
+        summary = json.loads(capsys.readouterr().out)
+        assert (summary["reason"], summary["failure_code_counts"]) == (
+            "no-answer", {"adapter-http-401": 1})
+        assert "credential (--header 'Authorization: Bearer ${TOKEN}')" in summary["message"]
     finally:
         server.should_exit = True
         thread.join(timeout=10)
@@ -242,9 +246,9 @@ def test_a_name_given_twice_is_refused_whatever_its_case(tmp_path, capsys, make_
 @pytest.mark.parametrize(("option", "fragment"), [
     (f"Bearer {SECRET}", "--header #1 is not 'NAME: VALUE' (no ':'; its text is not shown"),
     (f": {SECRET}", "--header #1 has no name before ':'"),
-    (f"X Api: {SECRET}", "--header #1: the name 'X Api' is not an HTTP token (character 2"),
-    (f"X-Api-Key : {SECRET}", "the name 'X-Api-Key ' is not an HTTP token (character 10"),
-    (f"X-K\u00e9y: {SECRET}", "is not an HTTP token (character 4"),
+    (f"X Api: {SECRET}", "--header #1: the name before ':' is not an HTTP token (its character 2 "),
+    (f"X-Api-Key : {SECRET}", "the name before ':' is not an HTTP token (its character 10 "),
+    (f"X-K\u00e9y: {SECRET}", "is not an HTTP token (its character 4 "),
 ])
 def test_a_malformed_option_is_refused(tmp_path, capsys, make_suite, option, fragment):
     err = _refused(tmp_path, capsys, make_suite, ["--header", option])

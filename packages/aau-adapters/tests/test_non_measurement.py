@@ -457,7 +457,8 @@ def test_http_401_on_every_unit_asks_for_a_credential(tmp_path, capsys, suite_fi
     assert (summary["measured"], summary["reason"], summary["receipt_path"]) == (
         False, "no-answer", None)
     assert summary["failure_code_counts"] == {"adapter-http-401": 2}
-    assert "the endpoint refused the request: does it need a credential?" in summary["message"]
+    assert ("the endpoint refused the request: does it need a credential (--header "
+            "'Authorization: Bearer ${TOKEN}')?") in summary["message"]
 
 
 def test_one_answer_among_404s_is_a_measurement(tmp_path, capsys, suite_file, http_server):

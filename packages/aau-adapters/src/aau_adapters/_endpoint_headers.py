@@ -148,8 +148,9 @@ def _check_names(names: Iterable[str]) -> None:
             raise UsageError(f"--header #{number} has no name before ':' (give 'NAME: VALUE')")
         if not _TOKEN.fullmatch(name):
             bad = next(i for i, c in enumerate(name, 1) if not _TOKEN.fullmatch(c))
-            raise UsageError(f"--header #{number}: the name {name!r} is not an HTTP token "
-                             f"(character {bad} is not allowed; RFC 9110 §5.6.2 allows "
+            raise UsageError(f"--header #{number}: the name before ':' is not an HTTP token "
+                             f"(its character {bad} is not allowed, and the name is not shown "
+                             "since it may be a pasted secret; RFC 9110 §5.6.2 allows "
                              "letters, digits and !#$%&'*+-.^_`|~, and no space before ':')")
         folded = name.lower()
         if folded in RESERVED_HEADERS:

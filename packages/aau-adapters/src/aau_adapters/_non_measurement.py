@@ -36,7 +36,7 @@ _HINTS = (
     (("adapter-http-404", "adapter-http-405"), "check the --endpoint URL's path and that it "
      "takes POST"),
     (("adapter-http-401", "adapter-http-403", "adapter-http-407"), "the endpoint refused the "
-     "request: does it need a credential?"),
+     "request: does it need a credential (--header 'Authorization: Bearer ${TOKEN}')?"),
     (("adapter-invalid-response",), "the agent must print (or answer) one JSON response object "
      "per case: see docs/evaluate.md"),
 )

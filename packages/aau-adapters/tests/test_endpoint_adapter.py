@@ -343,13 +343,17 @@ def test_compressed_bomb_is_refused_with_bounded_memory(make_suite, raw_server, 
 
     tracemalloc.start()
     try:
-        rows, _ = _run(make_suite(["good", "bad"]), raw_server(behave).url, timeout=10.0)
+        rows, run = _run(make_suite(["good", "bad"]), raw_server(behave).url, timeout=10.0)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     _assert_failed(rows["bad"], "adapter-invalid-response")
     _assert_good(rows["good"])
     assert peak < 10_000_000, f"peak traced memory {peak:,} bytes"
+    bad = next(u.answer for u in run.units if u.case.scenario_id == "bad")
+    assert bad.detail.startswith(
+        "the body is sent with Content-Encoding: gzip, and aau never inflates an answer (send "
+        "it uncompressed): ")
 
 
 @pytest.mark.parametrize(

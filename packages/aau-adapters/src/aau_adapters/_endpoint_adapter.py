@@ -273,6 +273,17 @@ def _classify(exc: Exception) -> str:
     return fc.ADAPTER_PROTOCOL_ERROR
 
 
+def _content_coding(resp: httpcore.Response) -> str | None:
+    """The response's ``Content-Encoding`` other than ``identity`` (as sent, at most 40
+    characters, printable ASCII only), or ``None``."""
+    codings = [value.decode("latin-1").strip() for name, value in resp.headers
+               if name.lower() == b"content-encoding"]
+    sent = ", ".join(c for c in codings if c and c.lower() != "identity")
+    if not sent:
+        return None
+    return "".join(c if " " <= c <= "~" else "?" for c in sent)[:40]
+
+
 def _retry_after(resp: httpcore.Response) -> str | None:
     """The first ``Retry-After`` header of ``resp`` as text, or ``None``."""
     for name, value in resp.headers:
@@ -429,6 +440,7 @@ class EndpointAdapter:
                     return AdapterAnswer(None, fc.adapter_http(resp.status),
                                          time.monotonic() - started,
                                          detail=f"HTTP status {resp.status}"), _retry_after(resp)
+                coding = _content_coding(resp)
                 body = bytearray()
                 for chunk in resp.iter_stream():
                     body += chunk
@@ -452,7 +464,11 @@ class EndpointAdapter:
         try:
             response = parse_response(bytes(body), case)
         except ResponseError as exc:
-            return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency, detail=str(exc)), None
+            detail = str(exc)
+            if coding is not None:
+                detail = (f"the body is sent with Content-Encoding: {coding}, and aau never "
+                          f"inflates an answer (send it uncompressed): {detail}")
+            return AdapterAnswer(None, fc.ADAPTER_INVALID_RESPONSE, latency, detail=detail), None
         return AdapterAnswer(response, None, latency), None
 
     def _late(self) -> str:

@@ -67,7 +67,9 @@ SHARED_OPTIONS = {
 """Modules any command family's ``--help`` may import (with their packages)."""
 
 OPTION_NEEDS = {
-    "evaluate": {"aau_adapters._suite": "--max-suite-bytes' default"},
+    "evaluate": {"aau_adapters._suite": "--max-suite-bytes' default",
+                 "aau_adapters._header_option": "--header, declared once with release assess"},
+    "release": {"aau_adapters._header_option": "assess's --header, declared once with evaluate"},
     "gallery": {"aau_evidence._evidence_levels": "--trust's choices: the evidence levels"},
     "init": {"aau_navigator._starter": "--template's and --adapter's choices"},
     "doctor": {"aau_navigator._starter": "in the module of init, whose options need it"},

@@ -34,6 +34,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._documents": ("structure_document", "unstructure_document"),
     "._endpoint_adapter": ("EndpointAdapter", "check_url"),
     "._endpoint_headers": ("RESERVED_HEADERS", "check_headers", "parse_headers"),
+    "._header_option": ("header_option",),
     "._environment_unit": ("run_environment_unit",),
     "._case_attack": ("CaseAttack",),
     "._conversation": ("Conversation", "converse", "run_conversation"),

@@ -24,6 +24,7 @@ from aau_core import (
     store_options,
 )
 
+from ._header_option import header_option
 from ._suite import DEFAULT_MAX_SUITE_BYTES  # --max-suite-bytes' default
 
 
@@ -286,12 +287,7 @@ and report the traceback).
 @click.option("--retry-max-wait", "retry_max_wait", type=float, default=None, metavar="S",
               help="Longest wait before one retry, in seconds  [default: 60]; a longer "
                    "Retry-After waits S.")
-@click.option("--header", "headers", multiple=True, metavar="'NAME: VALUE'",
-              help="Endpoint only: send this header with every request (retries too). "
-                   "Repeatable. ${VAR} in VALUE is read from aau's environment (single-quote "
-                   "it), so a secret stays out of argv: 'Authorization: Bearer ${AGENT_TOKEN}'. "
-                   "Values are never recorded; Host, Content-Type, Content-Length, "
-                   "Transfer-Encoding, Connection and other framing headers are refused.")
+@header_option()
 @out_option("Write the public receipt here (default: stdout).", metavar="PATH")
 @click.option("--private-out", metavar="PATH",
               help="Also write inputs, expected answers, responses and stderr tails here. "

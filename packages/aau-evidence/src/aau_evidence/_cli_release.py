@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from aau_adapters import header_option
 from aau_core import (
     EXIT_BAR_NOT_MET,
     EXIT_OK,
@@ -121,6 +122,7 @@ def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_jso
               help="Protocol self-test; never yields release_ready.")
 @click.option("--timeout", type=float, default=30.0, show_default=True,
               help="Seconds allowed per case.")
+@header_option()
 @click.option("--approval", type=click.Path(path_type=Path), default=None,
               help="A human approval record for the candidate release.")
 @click.option("--review-report", "review_reports", multiple=True,
@@ -135,7 +137,7 @@ def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_jso
 @json_option()
 def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Path, plan: Path,
                    command: str | None, endpoint: str | None, mock: bool, timeout: float,
-                   approval: Path | None, review_reports: tuple[Path, ...], out: Path,
+                   headers: tuple[str, ...], approval: Path | None, review_reports: tuple[Path, ...], out: Path,
                    force: bool, quiet: bool, as_json: bool) -> int:
     """Capture both releases, run only the suites mapped to what changed, decide, and write a
     verified evidence pack.
@@ -163,7 +165,8 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     from ._release_snapshot import capture_snapshot
     from ._release_suites import run_impacted_suites
 
-    make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout)
+    make_adapter = choose_adapter(command=command, endpoint=endpoint, mock=mock, timeout=timeout,
+                                  headers=headers)
     inputs = [baseline_manifest, candidate_manifest, policy, plan,
               *([approval] if approval is not None else []), *review_reports]
     check_pack_output(out, inputs=inputs, force=force, kind="release-pack-manifest")

@@ -85,8 +85,8 @@ def test_runs_compare_leaves_out_a_scenario_not_measured_in_one_run(record, caps
     # the same agent on the 7 scenarios both runs measured: nothing changed
     assert (exact["n"], exact["diff"], exact["low"], exact["high"]) == (7, 0.0, 0.0, 0.0)
     rc, out, _ = _aau(capsys, "runs", "compare", run_a, run_b, "--store", record.store)
-    assert "not measured in one run, left out of the differences and the flips (1): psr-002" \
-        in out
+    assert (f"not measured in run {run_a} or run {run_b}, left out of the differences and the "
+            "flips (1): psr-002") in out
     assert "fail -> pass (0): none" in out and "| exact | 7 |" in out
 
 

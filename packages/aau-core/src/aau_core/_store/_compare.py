@@ -38,6 +38,8 @@ from typing import Any
 
 import attrs
 
+from .._files._converter import optional_field
+
 RESAMPLES = 2000
 SEED = 0
 LEVEL = 0.95
@@ -88,7 +90,8 @@ class RunComparison:
     """``aau runs compare``'s result; unstructured by the document converter it is the
     ``--json`` output (schema ``run-compare``), with the bootstrap settings under
     ``bootstrap``. ``shared`` counts every scenario both runs have; ``not_measured`` lists
-    those of them left out of ``metrics`` and the flips (module docstring)."""
+    those of them left out of ``metrics`` and the flips (module docstring; ``None``, not
+    written, only in a run-compare 1.0 document: ``compare_runs`` always sets it)."""
 
     run_a: int
     run_b: int
@@ -100,7 +103,7 @@ class RunComparison:
     pass_to_fail: tuple[str, ...]
     fail_to_pass: tuple[str, ...]
     bootstrap: BootstrapSettings = attrs.field(factory=BootstrapSettings)
-    not_measured: tuple[str, ...] = ()
+    not_measured: tuple[str, ...] | None = optional_field()
 
     def as_dict(self) -> dict[str, Any]:
         """The ``--json`` output (schema ``run-compare``): the document converter's
@@ -173,7 +176,7 @@ def compare_stored(run_store: Any, run_a: str, run_b: str) -> tuple[Any, Any, Ru
         raise NotMeasuredError(
             f"runs {a.id} and {b.id} share no scenario id ({suites}; {len(result.only_a)} and "
             f"{len(result.only_b)} scenario(s)): nothing to compare")
-    if len(result.not_measured) == result.shared:
+    if len(result.not_measured or ()) == result.shared:
         raise NotMeasuredError(
             f"runs {a.id} and {b.id} share {result.shared} scenario(s), but none was measured in "
             "both (every repeat failed in the adapter or transport in one run): nothing to "

@@ -48,6 +48,7 @@ from typing import Any
 import attrs
 
 from .._errors import InputError, OutputError, UsageError
+from .._files._converter import optional_field
 from ._connection import connect_store, not_a_store
 from ._document_text import store_document_text
 from ._stored_documents import migration_3, not_recorded
@@ -454,9 +455,10 @@ class StoredScenario:
 
     Attributes:
         errored_runs: repeats not measured (a receipt 2.1 row with ``measured`` false, an
-            aggregate run with an error); neither passed nor in ``failure_codes``.
+            aggregate run with an error); neither passed nor in ``failure_codes``. ``None`` (not
+            written) only in a run-show 1.0 document; the store always has it.
         errors: what they failed with, distinct, first seen first: a receipt row's adapter
-            failure code, an aggregate run's error text.
+            failure code, an aggregate run's error text (``None`` as ``errored_runs``).
     """
 
     scenario_id: str
@@ -465,13 +467,14 @@ class StoredScenario:
     passed_runs: int
     failure_codes: Mapping[str, int]
     metrics: Mapping[str, float]
-    errored_runs: int = 0
-    errors: tuple[str, ...] = ()
+    errored_runs: int | None = optional_field()
+    errors: tuple[str, ...] | None = optional_field()
 
     @property
     def measured(self) -> bool:
-        """Whether at least one repeat measured the agent (not every one errored)."""
-        return self.errored_runs < self.runs
+        """Whether at least one repeat measured the agent (not every one errored; a 1.0
+        document's scenario, without ``errored_runs``, counts as measured)."""
+        return (self.errored_runs or 0) < self.runs
 
 
 # ---------------------------------------------------------------- documents

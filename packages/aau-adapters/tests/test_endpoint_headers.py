@@ -111,6 +111,39 @@ def test_a_redirect_is_not_followed_so_the_header_stays_with_the_endpoint(
     assert len(server.requests) == 1 and elsewhere.requests == []
 
 
+def test_a_token_that_expires_mid_run_never_scores_the_agent(tmp_path, capsys, monkeypatch,
+                                                             make_suite, http_server):
+    # the server takes the token for 2 requests, then answers 401: those units were never
+    # asked, so they are not measured (not zeros of the agent)
+    valid = {"token": SECRET, "left": 2}
+
+    def respond(doc, handler, server):
+        if handler.headers.get("Authorization") == f"Bearer {valid['token']}" and valid["left"]:
+            valid["left"] -= 1
+            return None
+        return 401, {}, b'{"error": "token expired"}'
+
+    server = http_server(respond)
+    out = tmp_path / "r.json"
+    monkeypatch.setenv("AGENT_TOKEN", SECRET)
+    args = ("--header", "Authorization: Bearer ${AGENT_TOKEN}", "--out", str(out))
+    cases = ("a", "b", "c", "d")
+    rc = _evaluate(tmp_path, make_suite, server.url, *args, cases=cases)
+    err = capsys.readouterr().err
+    assert rc == 0, err  # half measured: a receipt, whose coverage says so
+    receipt = json.loads(out.read_text(encoding="utf-8"))
+    assert receipt["coverage"]["measured"] == 2 and receipt["coverage"]["adapter_failures"] == 2
+    assert [r["measured"] for r in receipt["results"]] == [True, True, False, False]
+    assert "coverage: 2 of 4 unit(s) not measured" in err
+    # a rerun with a fresh token measures every unit
+    out.unlink()
+    valid.update(token="fresh-token", left=99)
+    monkeypatch.setenv("AGENT_TOKEN", "fresh-token")
+    rc = _evaluate(tmp_path, make_suite, server.url, *args, "--force", cases=cases)
+    assert rc == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["coverage"]["measured"] == 4
+
+
 def test_python_callers_send_pairs_through_endpoint_adapter_and_choose_adapter(
         make_suite, http_server, monkeypatch):
     server = http_server()
@@ -170,8 +203,8 @@ def test_uvicorn_starlette_app_receives_the_header(tmp_path, capsys, monkeypatch
         assert rc == 3
         summary = json.loads(capsys.readouterr().out)
         assert (summary["reason"], summary["failure_code_counts"]) == (
-            "no-answer", {"adapter-http-401": 1})
-        assert "credential (--header 'Authorization: Bearer ${TOKEN}')" in summary["message"]
+            "limit", {"adapter-http-401": 1})
+        assert "check --header (say, 'Authorization: Bearer ${TOKEN}')" in summary["message"]
     finally:
         server.should_exit = True
         thread.join(timeout=10)
@@ -308,7 +341,7 @@ def test_every_value_accepted_is_one_h11_sends():
 
 
 # --------------------------------------------------------------------------------------------
-# never written; not bound
+# never written; names bound for resume, values never
 
 
 def test_a_secret_header_value_is_written_nowhere(tmp_path, capsys, monkeypatch, make_suite,
@@ -355,25 +388,39 @@ def test_a_secret_header_value_is_written_nowhere(tmp_path, capsys, monkeypatch,
         assert SECRET not in captured.out and SECRET not in captured.err
 
 
-def test_headers_are_not_part_of_the_resume_binding(tmp_path, capsys, monkeypatch, make_suite,
-                                                    http_server):
-    """A run not measured with one token resumes with a rotated token (and another header):
-    the checkpoint does not bind headers, and the resumed units carry the new token."""
+def test_header_names_are_bound_for_resume_and_values_are_not(tmp_path, capsys, monkeypatch,
+                                                               make_suite, http_server):
+    """A resume that forgot its --header is refused (its units would get 401s); one with a
+    rotated token is the same agent: the kept unit stays, the unit not measured runs again and
+    carries the new token."""
     monkeypatch.chdir(tmp_path)
     state = {"up": False}
-    server = http_server(lambda *_: None if state["up"] else (503, {}, b"down"))
+
+    def respond(doc, handler, server):
+        return None if state["up"] or doc["scenario_id"] == "a" else (503, {}, b"down")
+
+    server = http_server(respond)
     monkeypatch.setenv("AGENT_TOKEN", "old-token")
-    options = ["--out", "r.json", "--json", "--header", "Authorization: Bearer ${AGENT_TOKEN}"]
-    assert _evaluate(tmp_path, make_suite, server.url, *options) == 3
+    header = ["--header", "Authorization: Bearer ${AGENT_TOKEN}"]
+    options = ["--out", "r.json", "--json", "--unmeasured-limit", "0.5"]
+    cases = ("a", "b")
+    assert _evaluate(tmp_path, make_suite, server.url, *options, *header, cases=cases) == 3
     capsys.readouterr()
-    assert (tmp_path / "r.json.checkpoint.jsonl").exists()
     state["up"] = True
+    rc = _evaluate(tmp_path, make_suite, server.url, *options, "--resume", cases=cases)
+    assert rc == 2
+    assert ("checkpoint is from a different configuration (--header names: authorization when "
+            "it was made, none now)") in capsys.readouterr().err
     monkeypatch.setenv("AGENT_TOKEN", "new-token")
-    rc = _evaluate(tmp_path, make_suite, server.url, *options, "--resume",
-                   "--header", "X-Trace: 1")
+    rc = _evaluate(tmp_path, make_suite, server.url, *options, *header, "--resume", cases=cases)
     captured = capsys.readouterr()
     assert rc == 0, captured.err
     assert json.loads(captured.out)["metrics"]["exact_rate"] == 1.0
-    assert [r["headers"]["Authorization"] for r in server.requests] == ["Bearer old-token",
-                                                                      "Bearer new-token"]
+    asked = [(json.loads(r["body"])["scenario_id"], r["headers"]["Authorization"])
+             for r in server.requests]
+    assert asked == [("a", "Bearer old-token"), ("b", "Bearer old-token"),
+                     ("b", "Bearer new-token")]
     assert set(binding_adapter(command=None, endpoint=server.url)) == {"kind", "url_sha256"}
+    assert binding_adapter(command=None, endpoint=server.url,
+                           headers=["X-Trace: 1", "authorization: x", "Authorization: y"]
+                           )["header_names"] == ["authorization", "x-trace"]

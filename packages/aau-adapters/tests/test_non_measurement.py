@@ -436,9 +436,9 @@ def test_http_404_on_every_unit_is_not_measured(tmp_path, capsys, suite_file, ht
     assert rc == EXIT_NOT_MEASURED
     assert not out.exists() and stdout == ""
     assert err.strip().splitlines()[-1] == (
-        "aau: error: nothing was measured: no unit's answer could be read (adapter-http-404 4): "
-        "check the --endpoint URL's path and that it takes POST; no receipt written; the "
-        f"reasons are in {private} and {out}.checkpoint.jsonl")
+        "aau: error: nothing was measured: 4 of 4 units failed in the adapter or transport "
+        "(adapter-http-404 4): check the --endpoint URL's path and that it takes POST; no "
+        f"receipt written; the reasons are in {private} and {out}.checkpoint.jsonl")
     rows = json.loads(private.read_text(encoding="utf-8"))["results"]
     assert [r["error"] for r in rows] == ["adapter-http-404"] * 4
     # the same path spelled right is measured: the rule is about the wiring, not the server
@@ -448,17 +448,18 @@ def test_http_404_on_every_unit_is_not_measured(tmp_path, capsys, suite_file, ht
     assert json.loads(out.read_text(encoding="utf-8"))["metrics"]["exact_rate"] == 1.0
 
 
-def test_http_401_on_every_unit_asks_for_a_credential(tmp_path, capsys, suite_file,
+def test_http_401_on_every_unit_is_not_measured_and_asks_for_a_credential(tmp_path, capsys, suite_file,
                                                      http_server):
     server = http_server(_routed({"path": "/never", "status": 401}))
     rc, stdout, err = _aau(capsys, suite_file(2), "--endpoint", server.url, "--json")
     assert rc == EXIT_NOT_MEASURED
     summary = json.loads(stdout)
     assert (summary["measured"], summary["reason"], summary["receipt_path"]) == (
-        False, "no-answer", None)
+        False, "limit", None)  # a 401 never reached the agent: class adapter, not measured
+    assert summary["coverage"]["not_measured"] == 2
     assert summary["failure_code_counts"] == {"adapter-http-401": 2}
-    assert ("the endpoint refused the request: does it need a credential (--header "
-            "'Authorization: Bearer ${TOKEN}')?") in summary["message"]
+    assert ("the endpoint refused the credential, or had none: check --header (say, "
+            "'Authorization: Bearer ${TOKEN}')") in summary["message"]
 
 
 def test_one_answer_among_404s_is_a_measurement(tmp_path, capsys, suite_file, http_server):
@@ -495,7 +496,7 @@ def test_resume_after_the_server_is_fixed_measures_every_unit(tmp_path, capsys, 
     state["path"] = "/agent"  # the route is deployed; the same URL now answers
     rc, _, err = _aau(capsys, *args, "--resume")
     assert rc == 0, err
-    assert "resumed: 3 unit(s) that were not measured were run again" in err
+    assert "holds no measured unit (its run measured nothing), so this run starts over" in err
     receipt = json.loads(out.read_text(encoding="utf-8"))
     assert receipt["metrics"]["exact_rate"] == 1.0 and receipt["coverage"]["measured"] == 3
     assert len(server.requests) == 6
@@ -532,17 +533,17 @@ else:
 
 def test_check_measured_names_the_reason(make_suite, python_adapter):
     suite = make_suite(["s0", "s1"], "wiring")
-    refused = python_adapter(lambda case: AdapterAnswer(None, "adapter-http-403", 0.01,
-                                                        detail="HTTP status 403"))
+    refused = python_adapter(lambda case: AdapterAnswer(None, "adapter-http-422", 0.01,
+                                                        detail="HTTP status 422"))
     with pytest.raises(EvaluationNotMeasured) as info:
         check_measured(evaluate(suite, refused))
     exc = info.value
     assert (exc.reason, exc.not_measured, exc.units) == ("no-answer", 2, 2)
     assert exc.coverage.measured == 2  # the coverage's classes are unchanged: the rule is apart
-    assert exc.failure_code_counts == {"adapter-http-403": 2}
+    assert exc.failure_code_counts == {"adapter-http-422": 2}
     answered = python_adapter(lambda case: AdapterAnswer(dict(GOOD), None, 0.01)
                               if case.scenario_id == "s1"
-                              else AdapterAnswer(None, "adapter-http-403", 0.01))
+                              else AdapterAnswer(None, "adapter-http-422", 0.01))
     assert check_measured(evaluate(suite, answered)).measured == 2
 
 

@@ -57,7 +57,8 @@ def test_release_assess_sends_the_header_and_never_writes_it(tmp_path: Path, gua
     out = ws / "pack"
     refused = run_aau(*assess_args(ws, out, "--endpoint", guarded_agent))
     assert refused.returncode == 3, refused.stderr  # every case 401: nothing measured
-    assert "does it need a credential (--header" in refused.stderr and not out.exists()
+    assert "the endpoint refused the credential, or had none: check --header" in refused.stderr
+    assert not out.exists()
     monkeypatch.setenv("AGENT_TOKEN", TOKEN)
     proc = run_aau(*assess_args(ws, out, "--endpoint", guarded_agent, "--header",
                                 "Authorization: Bearer ${AGENT_TOKEN}"), "--json")

@@ -362,7 +362,7 @@ def evaluate_command(
             format="aau-1.0" if fmt == "aau-1.0" else "aau-2.0", fail_under=bars,
             resume=resume, force=force, executor=executor, ray_address=ray_address,
             store=store, no_store=no_store, max_suite_bytes=max_suite_bytes,
-            adapter_binding=binding_adapter(command=command, endpoint=endpoint),
+            adapter_binding=binding_adapter(command=command, endpoint=endpoint, headers=headers),
             progress=progress, unmeasured_limit=unmeasured_limit, min_coverage=min_coverage,
             strict=strict, warn=lambda line: click.echo(line, err=True),
             user_backend=user_factory)

@@ -108,19 +108,29 @@ class EvaluationResult:
         return converter.structure(self.document, PublicReceiptV1 if legacy else PublicReceiptV2)
 
 
-def checkpoint_path(out: str | None, *, resume: bool, force: bool) -> Path | None:
+def checkpoint_path(out: str | None, *, resume: bool,
+                    force: bool) -> tuple[Path | None, str | None]:
     """Where ``aau evaluate`` keeps its checkpoint: ``OUT.checkpoint.jsonl`` beside ``--out``
-    (none without ``--out``).
+    (none without ``--out``), and whether the one there is to be replaced.
+
+    A checkpoint that holds no measurement (``_holds_no_measurement``: its run measured
+    nothing) is replaced by any new run, with or without ``--resume``: it keeps no result, so
+    neither "add --resume" nor a refused resume after the wiring was fixed (another URL, an
+    edited agent) would protect anything.
+
+    Returns:
+        ``(path, note)``: ``note`` is the line to print when the checkpoint there is replaced
+        for that reason (the caller then opens it as ``--force`` would), else ``None``.
 
     Raises:
-        UsageError: ``--resume`` without ``--out``; or a checkpoint is already there and
-            neither ``--resume`` nor ``--force`` says what to do with it.
+        UsageError: ``--resume`` without ``--out``; or a checkpoint holding a measurement is
+            already there and neither ``--resume`` nor ``--force`` says what to do with it.
         OutputError: another process is writing that checkpoint now (its lock is held).
     """
     if out is None:
         if resume:
             raise UsageError("--resume needs --out: the checkpoint is OUT.checkpoint.jsonl")
-        return None
+        return None, None
     path = Path(out).with_name(Path(out).name + ".checkpoint.jsonl")
     from aau_core import checkpoint_writer
 
@@ -128,14 +138,42 @@ def checkpoint_path(out: str | None, *, resume: bool, force: bool) -> Path | Non
     if writer is not None:  # a live run, not an interrupted one: --resume or --force won't do
         raise OutputError(f"{path}: another {writer} is writing this checkpoint; wait for it "
                           "to finish or use another --out")
-    if not resume and not force and os.path.lexists(path):
+    if force or not os.path.lexists(path):
+        return path, None
+    if _holds_no_measurement(path):
+        return path, (f"{path}: the checkpoint there holds no measured unit (its run measured "
+                      "nothing), so this run starts over")
+    if not resume:
         raise UsageError(f"{path}: an interrupted run's checkpoint is here; add --resume to "
                          "continue it, or --force to start over")
-    return path
+    return path, None
+
+
+def _holds_no_measurement(path: Path) -> bool:
+    """Whether the ``aau evaluate`` checkpoint at ``path`` keeps no measurement: no unit
+    finished, every finished unit was not measured, or it holds every unit and none had an
+    answer aau could read (a run refused as ``"no-answer"``). An unreadable checkpoint is
+    not judged here (``open_checkpoint`` says what is wrong with it)."""
+    from aau_core import read_checkpoint
+
+    from ._failure_codes import is_measured
+    from ._non_measurement import answer_unread
+
+    try:
+        header, finished, _ = read_checkpoint(path)
+    except InputError:  # InvalidDocumentError is one too
+        return False
+    if header.get("producer") != "aau evaluate":
+        return False
+    codes = [doc.get("adapter_error") for doc in finished.values()]
+    if all(not is_measured(code) for code in codes):
+        return True
+    return len(codes) == header.get("units") and all(answer_unread(code) for code in codes)
 
 
 def binding_adapter(*, command: str | None, endpoint: str | None,
-                    cwd: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+                    cwd: str | os.PathLike[str] | None = None,
+                    headers: Sequence[str] = ()) -> dict[str, Any]:
     """The adapter part of a checkpoint binding.
 
     The kind with the SHA-256 (hex) of the full ``--command`` string or ``--endpoint`` URL
@@ -144,18 +182,22 @@ def binding_adapter(*, command: str | None, endpoint: str | None,
     (``_command_adapter.program_file``: ``python agent.py`` names ``agent.py``) also binds that
     file's bytes: ``program_sha256`` (SHA-256 hex) and ``program_argv_index``, so a resume after
     the agent was edited is refused (the path is not written; a file that cannot be read is not
-    bound). An endpoint's ``--header`` pairs are not bound, names or values: a token that
-    rotated between a run and its ``--resume`` is the same agent, as a command's environment
-    variables are not bound either.
+    bound). An endpoint's ``--header`` names are bound (``header_names``, lower-case, sorted,
+    only when there are some), never their values: a resume that forgot ``--header
+    'Authorization: ...'`` is refused rather than scored on 401s, and a token that rotated
+    between a run and its ``--resume`` is the same agent (a command's environment variables are
+    not bound either).
 
     Args:
         command: the ``--command`` string (shlex-split as ``aau evaluate`` splits it).
         endpoint: the ``--endpoint`` URL.
         cwd: the project folder program files are looked for in (default: the current one).
+        headers: the ``--header 'NAME: VALUE'`` texts (endpoint only; checked by
+            ``choose_adapter`` first): only the names are read.
 
     Returns:
         ``{"kind": "command", "command_sha256", ["program_sha256", "program_argv_index"]}``,
-        ``{"kind": "endpoint", "url_sha256"}`` or ``{"kind": "mock"}``.
+        ``{"kind": "endpoint", "url_sha256", ["header_names"]}`` or ``{"kind": "mock"}``.
 
     Raises:
         aau_core.UsageError: the command does not split (``split_command``).
@@ -175,8 +217,10 @@ def binding_adapter(*, command: str | None, endpoint: str | None,
             found.update(program_sha256=sha256_hex(data), program_argv_index=index)
         return found
     if endpoint is not None:
-        return {"kind": "endpoint",
-                "url_sha256": sha256_hex(endpoint.encode("utf-8"))}
+        found = {"kind": "endpoint", "url_sha256": sha256_hex(endpoint.encode("utf-8"))}
+        if headers:
+            found["header_names"] = sorted({h.partition(":")[0].strip().lower() for h in headers})
+        return found
     return {"kind": "mock"}
 
 
@@ -395,11 +439,13 @@ def run_evaluation(
     if format == "aau-1.0" and repeats != 1:
         raise UsageError("--format aau-1.0 holds one repeat only; use --format v2 with --repeats")
     inputs = [] if isinstance(suite, Suite) else [suite]
-    # --resume replaces what the unfinished run wrote (a non-measurement's private receipt)
+    ckpt_path, replaced = checkpoint_path(out, resume=resume, force=force)
+    # --resume replaces what the unfinished run wrote (a non-measurement's private receipt), and
+    # so does a run that replaces a checkpoint holding no measurement
+    replace_outputs = force or resume or replaced is not None
     check_outputs({"--out": out, "--private-out": private_out}, inputs=inputs,
-                  force=force or resume)
+                  force=replace_outputs)
     run_store = store_choice(store, no_store)
-    ckpt_path = checkpoint_path(out, resume=resume, force=force)
     if ray_address is not None and executor != "ray":
         raise UsageError("--ray-address needs --executor ray")
     run_units_with = None
@@ -447,11 +493,15 @@ def run_evaluation(
                 adapter_binding = live.describe()
             binding = _binding(loaded, adapter_binding, repeats=repeats, timeout=timeout_s,
                                fmt=_BINDING_FORMAT[format], private=private_out is not None)
+            if replaced is not None:
+                (warn or (lambda line: print(line, file=sys.stderr)))(replaced)
             ckpt = open_checkpoint(ckpt_path, producer="aau evaluate", units=total,
-                                   binding=binding, created_at=utc_timestamp(), resume=resume,
-                                   force=force, program_name=_program_name(adapter_binding, live))
+                                   binding=binding, created_at=utc_timestamp(),
+                                   resume=resume and replaced is None,
+                                   force=force or replaced is not None,
+                                   program_name=_program_name(adapter_binding, live))
             ckpt.print_notes()  # a torn last line, duplicates collapsed: before the progress bar
-            rerun = _forget_unmeasured(ckpt, total)
+            rerun = _forget_unmeasured(ckpt)
     except BaseException:
         if ckpt is not None:
             ckpt.close()
@@ -507,7 +557,7 @@ def run_evaluation(
     try:
         coverage = check_measured(run, unmeasured_limit=unmeasured_limit)
     except EvaluationNotMeasured as exc:
-        _keep_the_reasons(exc, private_out, private_document, ckpt, force=force or resume,
+        _keep_the_reasons(exc, private_out, private_document, ckpt, force=replace_outputs,
                           ascii_only=legacy)
 
     receipt: PublicReceiptV1 | PublicReceiptV2
@@ -531,7 +581,7 @@ def run_evaluation(
         outputs[private_out] = json_content(private_document, ensure_ascii=ascii_only)
     if out:
         outputs[out] = json_content(document, ensure_ascii=ascii_only)
-    write_outputs(outputs, force=force or resume,
+    write_outputs(outputs, force=replace_outputs,
                   private=[private_out] if private_out else ())
     if ckpt is not None:
         ckpt.remove()  # the receipt now holds every unit
@@ -544,21 +594,14 @@ def run_evaluation(
                             resume=ckpt.resume if ckpt is not None else None)
 
 
-def _forget_unmeasured(ckpt: Any, total: int) -> int:
+def _forget_unmeasured(ckpt: Any) -> int:
     """On resume, forget the recorded units that were not measured (their adapter or transport
-    failed), so they run again: fixing the agent and resuming measures them. A checkpoint that
-    holds every one of its ``total`` units and no answer (the run was refused as
-    ``"no-answer"``, ``_non_measurement``) is forgotten whole: none of its units measured the
-    agent. Returns how many units were forgotten."""
+    failed), so they run again: fixing the agent's surroundings and resuming measures them. (A
+    checkpoint that holds no measurement at all is replaced before this: ``checkpoint_path``.)
+    Returns how many units were forgotten."""
     from ._failure_codes import is_measured
-    from ._non_measurement import answer_unread
 
-    finished = ckpt.finished
-    if len(finished) == total and all(answer_unread(doc["adapter_error"])
-                                      for doc in finished.values()):
-        stale = list(finished)
-    else:
-        stale = [i for i, doc in finished.items() if not is_measured(doc["adapter_error"])]
+    stale = [i for i, doc in ckpt.finished.items() if not is_measured(doc["adapter_error"])]
     ckpt.discard(stale)
     return len(stale)
 

@@ -9,13 +9,18 @@ no public receipt and raises ``EvaluationNotMeasured`` (an ``aau_core.NotMeasure
 exit 3): the private receipt is still written and the checkpoint kept, since they hold each
 unit's reason. The rule is ``aau_core._reports._coverage.non_measurement``.
 
+HTTP statuses that say the request never reached the agent (a redirect, 401/403 a missing or
+wrong credential, 404/405 a wrong path or method, ...: ``aau_core``'s ``WIRING_STATUSES``) are
+class ``adapter`` too, so a typo in the endpoint's path or a token that expired mid-run never
+scores the agent. The error line ends with a hint for the most frequent code (``_HINTS``).
+
 One more run is no result: one in which **no unit's answer could be read** (reason
-``"no-answer"``, ``answer_unread`` on every unit). HTTP 404 on every unit (a typo in the endpoint's path), 401/403 (a missing
-credential), or a command that prints nothing (``--command true``) give each unit an *agent*
-class code (``adapter-http-404``, ``adapter-invalid-response``), so the coverage counts them
-measured; but a receipt of zeros from them measures the wiring, not one decision of the agent.
-The rule needs every unit's answer, so it is the writer's: ``check_receipt_consistency`` does
-not apply it to receipts written before it existed.
+``"no-answer"``, ``answer_unread`` on every unit). A command that prints nothing (``--command
+true``) or logs on stdout, or an endpoint that answers 400/422 to everything, gives each unit an
+*agent* class code (``adapter-invalid-response``, ``adapter-http-400``), so the coverage counts
+them measured; but a receipt of zeros from them measures the wiring, not one decision of the
+agent. The rule needs every unit's answer, so it is the writer's: ``check_receipt_consistency``
+does not apply it to receipts written before it existed.
 """
 
 from __future__ import annotations
@@ -36,7 +41,10 @@ _HINTS = (
     (("adapter-http-404", "adapter-http-405"), "check the --endpoint URL's path and that it "
      "takes POST"),
     (("adapter-http-401", "adapter-http-403", "adapter-http-407"), "the endpoint refused the "
-     "request: does it need a credential (--header 'Authorization: Bearer ${TOKEN}')?"),
+     "credential, or had none: check --header (say, 'Authorization: Bearer ${TOKEN}')"),
+    (("adapter-http-301", "adapter-http-302", "adapter-http-303", "adapter-http-307",
+      "adapter-http-308"), "the endpoint redirects (aau follows no redirect): give the URL it "
+     "redirects to"),
     (("adapter-invalid-response",), "the agent must print (or answer) one JSON response object "
      "per case: see docs/evaluate.md"),
 )
@@ -54,13 +62,17 @@ def answer_unread(code: str | None) -> bool:
             or code.startswith("adapter-http-"))
 
 
-def _hint(counts: dict[str, int]) -> str:
-    """What to check, for the most frequent code of a no-answer run."""
+_WIRING = "check the agent's wiring (the adapter notes above show the first reason of each code)"
+
+
+def _hint(counts: dict[str, int]) -> str | None:
+    """What to check, for the most frequent code of a run that measured nothing (``None``
+    when aau has no hint for it)."""
     top = next(iter(counts), "")
     for codes, hint in _HINTS:
         if top in codes:
             return hint
-    return "check the agent's wiring (the adapter notes above show the first reason of each code)"
+    return None
 
 
 class EvaluationNotMeasured(NotMeasuredError):
@@ -103,10 +115,11 @@ class EvaluationNotMeasured(NotMeasuredError):
                     "half: an outage, not the agent")
         elif self.reason == NO_ANSWER:
             head = (f"nothing was measured: no unit's answer could be read ({codes}): "
-                    f"{_hint(self.failure_code_counts)}")
+                    f"{_hint(self.failure_code_counts) or _WIRING}")
         elif cov.measured == 0:
+            hint = _hint(self.failure_code_counts)
             head = (f"nothing was measured: {cov.not_measured} of {cov.units} units failed in "
-                    f"the adapter or transport ({codes})")
+                    f"the adapter or transport ({codes})" + (f": {hint}" if hint else ""))
         else:
             head = (f"too little was measured: {cov.not_measured} of {cov.units} units failed "
                     f"in the adapter or transport ({codes}), at or above --unmeasured-limit "

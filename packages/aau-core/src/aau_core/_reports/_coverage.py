@@ -7,10 +7,15 @@ means the same to both.
 Every adapter failure code belongs to one class (``failure_class``)::
 
     agent           the agent answered and the answer is what failed: adapter-invalid-response,
-                    adapter-http-<4xx> other than 429, and every outcome code. A measurement.
+                    adapter-http-<4xx> of a request the agent read and refused (400, 409, 422,
+                    ...), and every outcome code. A measurement.
     adapter         the agent could not be asked or did not answer: adapter-not-found,
                     adapter-exit-<rc>, adapter-timeout, adapter-protocol-error,
-                    adapter-internal-error. Not a measurement of the agent's answers.
+                    adapter-internal-error, and the HTTP statuses that say the request never
+                    reached the agent (a 3xx redirect and ``WIRING_STATUSES``: 401/403/407 no
+                    or a wrong credential, 404/405 a wrong path or method, 408, 411, 413, 414,
+                    415, 421, 426, 431 a server that would not take the request). Not a
+                    measurement of the agent's answers.
     infrastructure  the transport or a provider in front of the agent failed: adapter-unreachable,
                     adapter-http-429, adapter-http-5xx; or the harness could not open or score
                     the case's environment: environment-unavailable. Not a measurement, counted
@@ -51,6 +56,13 @@ infrastructure failure, never the agent's."""
 _ADAPTER_CLASS = frozenset({"adapter-not-found", "adapter-timeout", "adapter-protocol-error",
                             "adapter-internal-error"})
 
+WIRING_STATUSES = frozenset({401, 403, 404, 405, 407, 408, 411, 413, 414, 415, 421, 426, 431})
+"""HTTP statuses (besides every 3xx) that say the request never reached the agent's answer
+(RFC 9110 §15): no or a wrong credential (401, 403, 407), a wrong path or method (404, 405), a
+server that would not take the request as sent (408 too slow, 411, 413 too large, 414, 415 not
+JSON, 421, 426, 431). Their ``adapter-http-<status>`` is class ``adapter``: a token that expired
+halfway through a run, or a resume without its ``--header``, never scores the agent."""
+
 
 def failure_class(code: str | None) -> str | None:
     """The class of a unit's adapter failure code: what the unit measured.
@@ -61,9 +73,11 @@ def failure_class(code: str | None) -> str | None:
 
     Returns:
         ``None`` for ``None``; ``"infrastructure"`` for ``adapter-unreachable``,
-        ``adapter-http-429``, ``adapter-http-5xx``, ``environment-unavailable`` and ``user-simulator-unavailable``; ``"adapter"`` for ``adapter-not-found``,
-        ``adapter-exit-*``, ``adapter-timeout``, ``adapter-protocol-error`` and
-        ``adapter-internal-error``; ``"agent"`` for everything else (an invalid response, any
+        ``adapter-http-429``, ``adapter-http-5xx``, ``environment-unavailable`` and
+        ``user-simulator-unavailable``; ``"adapter"`` for ``adapter-not-found``,
+        ``adapter-exit-*``, ``adapter-timeout``, ``adapter-protocol-error``,
+        ``adapter-internal-error`` and ``adapter-http-<status>`` of a 3xx or a
+        ``WIRING_STATUSES`` status; ``"agent"`` for everything else (an invalid response, any
         other HTTP status, the outcome codes): the agent answered, so the unit is measured.
     """
     if code is None:
@@ -73,6 +87,10 @@ def failure_class(code: str | None) -> str | None:
             code.startswith("adapter-http-5") and len(code) == len("adapter-http-500")):
         return INFRASTRUCTURE
     if code in _ADAPTER_CLASS or code.startswith("adapter-exit-"):
+        return ADAPTER
+    status = code.removeprefix("adapter-http-")
+    if status != code and status.isdigit() and (status.startswith("3")
+                                                or int(status) in WIRING_STATUSES):
         return ADAPTER
     return AGENT
 

@@ -15,6 +15,7 @@ from typing import Any
 
 CHECKPOINT_VERSION_1_0 = "aau-checkpoint/1.0"  # headers from before program binding
 PROGRAM_KEYS = ("program_sha256", "program_argv_index")  # a command adapter's program file
+HEADER_NAMES_KEY = "header_names"  # an endpoint adapter's --header names (never the values)
 
 
 def _without_program(adapter: Mapping[str, Any]) -> dict[str, Any]:
@@ -66,8 +67,15 @@ def refusal(header: Mapping[str, Any], new: Mapping[str, Any], program_name: str
     if old.get("suite_digest") != new.get("suite_digest"):
         parts.append("suite")
     changes = []
+    headers_only = (old_a != new_a and {k: v for k, v in old_a.items() if k != HEADER_NAMES_KEY}
+                    == {k: v for k, v in new_a.items() if k != HEADER_NAMES_KEY})
     if program_only:
         changes.append(_program_change(old_a, new_a, program_name))
+    elif headers_only:
+        def said(names: Any) -> str:
+            return ", ".join(names) if names else "none"
+        changes.append(f"--header names: {said(old_a.get(HEADER_NAMES_KEY))} when it was "
+                       f"made, {said(new_a.get(HEADER_NAMES_KEY))} now")
     elif old_a != new_a:
         parts.append("adapter")
     if old.get("config") != new.get("config"):

@@ -45,6 +45,20 @@ def test_terminal_text_replaces_controls_keeps_newline_and_tab() -> None:
     assert terminal_text("caf\u00e9 \U0001f3db") == "caf\u00e9 \U0001f3db"
 
 
+def test_click_echo_into_a_pipe_shows_escapes_instead_of_stripping_them() -> None:
+    # click strips ANSI sequences from echo into a stream that is not a terminal; then
+    # "c1\x1b[31m" printed as "c1", the same as another scenario id. The safe stream keeps
+    # them for terminal_text, so a pipe sees what a terminal sees.
+    import io
+
+    import click
+    from aau_core._files._terminal import TerminalSafeStream
+
+    piped = io.StringIO()
+    click.echo("c1\u202e\x1b[31m | c1", file=TerminalSafeStream(piped))
+    assert piped.getvalue() == "c1\\u202e\\u001b[31m | c1\n"
+
+
 def test_hostile_catalog_title_through_list_show_and_find(tmp_path: Path) -> None:
     catalog = json.loads((REPO / "packages/aau-navigator/src/aau_navigator/catalog.json")
                          .read_text())

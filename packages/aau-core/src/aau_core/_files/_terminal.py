@@ -53,6 +53,12 @@ class TerminalSafeStream:
     offered, so nothing bypasses the stream by writing bytes.
     """
 
+    color = None
+    """Present so that click does not strip ANSI sequences from what ``click.echo`` writes here
+    when the stream is not a terminal (``click._compat.should_strip_ansi`` leaves a stream with
+    a ``color`` attribute alone): stripped, ``c1\x1b[31m`` would print as ``c1``, the same as
+    another id; here it prints as ``c1\u001b[31m`` on a terminal and in a pipe alike."""
+
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from aau_core._store._document_text import document_pieces, store_document_text
-from aau_core._store._run_store import RunStore, record_run
+from aau_core._store._recording import record_run
+from aau_core._store._run_store import RunStore
 
 REPO = Path(__file__).resolve().parents[3]
 RECEIPT_V2 = REPO / "schemas/receipt/v2/examples/valid/receipt-byo-agent-3x2-timeout.command.json"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from aau_core import run
-from aau_core._store._run_store import record_run
+from aau_core._store._recording import record_run
 
 REPO = Path(__file__).resolve().parents[3]
 SCHEMAS = REPO / "schemas"

@@ -15,13 +15,12 @@ import pytest
 from aau_core import run
 from aau_core._errors import InputError, UsageError
 from aau_core._store._compare import RESAMPLES, SEED, compare_runs
+from aau_core._store._recording import record_run, record_run_or_warn
 from aau_core._store._run_store import (
     MIGRATIONS,
     SCHEMA_VERSION,
     RunStore,
     migrate,
-    record_run,
-    record_run_or_warn,
     resolve_store,
     schema_version,
 )
@@ -487,7 +486,7 @@ def test_same_suite_is_the_digest_when_both_have_one_else_the_suite_id():
 
 ADD_ONE = """
 import json, sys
-from aau_core._store._run_store import record_run
+from aau_core._store._recording import record_run
 doc = json.load(open(sys.argv[1]))
 for row in doc["results"]:
     row["latency_s"] = round(row["latency_s"] + int(sys.argv[3]) * 1e-6, 6)

@@ -180,13 +180,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._reports._scenarios": ("load_report_document",),
     "._reports._html": ("render_html_report",),
     # _store: the run store and run comparison
-    "._store._run_store": (
-        "RunStore",
-        "RunSummary",
-        "record_run",
-        "record_run_or_warn",
-        "store_choice",
-    ),
+    "._store._run_store": ("RunStore", "RunSummary"),
+    "._store._recording": ("record_run", "record_run_or_warn", "store_choice"),
     "._store._options": ("store_options",),
     "._store._compare": ("compare_runs", "RunComparison"),
     # _traces: trace gates, eval suites and reports, trace import
@@ -312,13 +307,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs; a test keeps
     from ._run._verify import verify_result_files
     from ._store._compare import RunComparison, compare_runs
     from ._store._options import store_options
-    from ._store._run_store import (
-        RunStore,
-        RunSummary,
-        record_run,
-        record_run_or_warn,
-        store_choice,
-    )
+    from ._store._recording import record_run, record_run_or_warn, store_choice
+    from ._store._run_store import RunStore, RunSummary
     from ._tool_calls._expected import (
         ToolCallFormatError,
         calls_from_bfcl,

@@ -47,11 +47,11 @@ from typing import Any
 
 import attrs
 
-from .._errors import InputError, OutputError, UsageError
+from .._errors import InputError, UsageError
 from .._files._converter import optional_field
 from ._connection import connect_store, not_a_store
 from ._document_text import store_document_text
-from ._stored_documents import migration_3, not_recorded
+from ._stored_documents import migration_3
 
 DEFAULT_STORE = Path(".aau") / "runs.sqlite"
 STORE_ENV = "AAU_RUN_STORE"
@@ -532,79 +532,3 @@ def _insert_metrics(db: sqlite3.Connection, run_id: int, report: Any) -> None:
           report.intervals[name].low if name in report.intervals else None,
           report.intervals[name].high if name in report.intervals else None)
          for name, value in report.metrics])
-
-
-# ---------------------------------------------------------------- the hook
-
-def record_run(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None = None,
-               source: str | None = None, checked_kind: str | None = None) -> int | None:
-    """Record one run document in the run store (what ``aau evaluate`` and ``aau lab run`` call
-    after their outputs are written).
-
-    Args:
-        doc: a receipt (v1/v2), eval aggregate (v1/v2) or lab result, as parsed JSON.
-        store: ``--store``'s value (see ``resolve_store``); ``None`` for the default.
-        source: the file the document was written to, if any.
-        checked_kind: as ``RunStore.add``'s (``None``, the default, checks ``doc``).
-
-    Returns:
-        the run id, or ``None`` when recording is off (``none``).
-
-    Raises:
-        InputError: the document is not a valid run document, or the store is newer than
-            this aau; OutputError: the store cannot be opened or written;
-            UsageError: a bad ``store`` value.
-    """
-    path = resolve_store(store)
-    if path is None:
-        return None
-    try:
-        with RunStore(path) as run_store:
-            return run_store.add(doc, source=source, checked_kind=checked_kind)[0]
-    except sqlite3.Error as exc:
-        raise OutputError(f"{path}: cannot record the run: {exc}") from None
-
-
-def record_run_or_warn(doc: Mapping[str, Any], *, store: str | os.PathLike[str] | None = None,
-                       source: str | None = None,
-                       warn: Callable[[str], None] | None = None, checked_kind: str | None = None
-                       ) -> int | None:
-    """``record_run`` for commands whose own outputs are already written: any failure becomes one
-    warning line (``aau: warning: run not recorded in the run store: ...``) and ``None``, so the
-    command's exit code and files are unchanged."""
-    try:
-        return record_run(doc, store=store, source=source, checked_kind=checked_kind)
-    except Exception as exc:  # noqa: BLE001 - never lose a written receipt to the store
-        return not_recorded("run", exc, warn)
-
-
-def store_choice(store: str | None, no_store: bool) -> str:
-    """Check ``--store`` / ``--no-store`` before a command runs; return the value to record with
-    (``"none"`` for ``--no-store``), or raise now rather than after the run.
-
-    Raises:
-        UsageError: both given, or a ``--store`` value ``resolve_store`` refuses.
-    """
-    if no_store:
-        if store is not None:
-            raise UsageError("--store and --no-store contradict each other; give one")
-        return DISABLED
-    resolve_store(store)
-    return store if store is not None else os.environ.get(STORE_ENV) or str(DEFAULT_STORE)
-
-
-def record_file_or_warn(path: str | os.PathLike[str], *, store: str | None) -> int | None:
-    """``record_run_or_warn`` for a run document a command has just written to ``path`` (read
-    back, so the stored document is the file's)."""
-    from .._files._strict_json import read_json_file
-
-    if resolve_store(store) is None:
-        return None
-    try:
-        doc = read_json_file(path, max_bytes=MAX_DOCUMENT_BYTES)
-    except InputError as exc:
-        import sys
-
-        print(f"aau: warning: run not recorded in the run store: {exc}", file=sys.stderr)
-        return None
-    return record_run_or_warn(doc, store=store, source=os.fspath(path))

@@ -203,7 +203,7 @@ def run_benchmark(
     if measured:
         check_results_are_measurements(agg.results)
     json_path, md_path = plan.write(agg)
-    from aau_core._store._run_store import record_file_or_warn  # internal to the monorepo
+    from aau_core._store._recording import record_file_or_warn  # internal to the monorepo
 
     record_file_or_warn(json_path, store=run_store)  # a failure only warns
     failed = {m: v for m, v in checked.items() if agg.metric_means[m] < v}

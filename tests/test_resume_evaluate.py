@@ -141,14 +141,21 @@ def test_resume_refuses_another_suite_adapter_or_configuration(tmp_path: Path) -
     suite = _suite(tmp_path, 4)
     out = tmp_path / "r.json"
     ckpt = Path(str(out) + ".checkpoint.jsonl")
-    from aau_adapters._evaluation import evaluate_binding
+    from aau_adapters._evaluation_checkpoint import evaluate_binding
     from aau_adapters._suite import load_suite
     from aau_core import open_checkpoint
 
     binding = evaluate_binding(load_suite(str(suite)), command=None, endpoint=None, repeats=1,
                                timeout=30.0, fmt="v2", private=False)
-    open_checkpoint(ckpt, producer="aau evaluate", units=4, binding=binding,
-                    created_at="2026-11-30T00:00:00Z", resume=False).close()
+    opened = open_checkpoint(ckpt, producer="aau evaluate", units=4, binding=binding,
+                             created_at="2026-11-30T00:00:00Z", resume=False)
+    # one measured unit (a checkpoint holding none is replaced, not refused: nothing to keep)
+    opened.append(0, {"row": {"scenario_id": "s-000", "repeat": 0, "submitted": True,
+                              "outcome_exact": True, "no_forbidden_attempt": True,
+                              "no_forbidden_execute": True, "exact": True, "latency_s": 0.0,
+                              "failure_codes": []},
+                      "adapter_error": None})
+    opened.close()
     base = [str(suite), "--out", str(out), "--resume"]
     cases = [
         (["--mock", "--repeats", "2"], "different configuration (--repeats)"),
@@ -168,7 +175,7 @@ def test_resume_refuses_another_suite_adapter_or_configuration(tmp_path: Path) -
     other.write_text(json.dumps(doc))
     result = _run([str(other), "--out", str(out), "--resume", "--mock"])
     assert result.returncode == 2 and "different suite" in result.stderr
-    # the right binding resumes: nothing was finished, so every unit runs now
+    # the right binding resumes: the unit finished is kept, the three others run now
     result = _run(base + ["--mock"])
     assert result.returncode == 0, result.stderr
     assert len(json.loads(out.read_text())["results"]) == 4 and not ckpt.exists()
@@ -180,7 +187,7 @@ def test_torn_last_line_is_discarded_and_corrupt_middle_line_refused(tmp_path: P
     ckpt = Path(str(out) + ".checkpoint.jsonl")
     full = _run([str(suite), "--mock", "--out", str(tmp_path / "full.json")])
     assert full.returncode == 0
-    from aau_adapters._evaluation import evaluate_binding
+    from aau_adapters._evaluation_checkpoint import evaluate_binding
     from aau_adapters._suite import load_suite
     from aau_core import open_checkpoint
 
@@ -247,7 +254,7 @@ def test_a_second_evaluate_on_the_same_out_is_refused_while_the_first_runs(tmp_p
 REPORTER = """\
 import sys, time
 from aau_adapters import MockAdapter
-from aau_adapters._evaluation import evaluate_binding
+from aau_adapters._evaluation_checkpoint import evaluate_binding
 from aau_adapters._suite import load_suite
 from aau_adapters._suite_run import evaluate
 from aau_core import open_checkpoint

@@ -114,7 +114,9 @@ def test_a_redirect_is_not_followed_so_the_header_stays_with_the_endpoint(
 def test_a_token_that_expires_mid_run_never_scores_the_agent(tmp_path, capsys, monkeypatch,
                                                              make_suite, http_server):
     # the server takes the token for 2 requests, then answers 401: those units were never
-    # asked, so they are not measured (not zeros of the agent)
+    # asked, so they are not measured (not zeros of the agent); the bar they alone make fail
+    # is not judged (exit 3, not 1); the checkpoint is kept, and --resume with a fresh token
+    # measures exactly them
     valid = {"token": SECRET, "left": 2}
 
     def respond(doc, handler, server):
@@ -126,22 +128,43 @@ def test_a_token_that_expires_mid_run_never_scores_the_agent(tmp_path, capsys, m
     server = http_server(respond)
     out = tmp_path / "r.json"
     monkeypatch.setenv("AGENT_TOKEN", SECRET)
-    args = ("--header", "Authorization: Bearer ${AGENT_TOKEN}", "--out", str(out))
+    args = ("--header", "Authorization: Bearer ${AGENT_TOKEN}", "--out", str(out),
+            "--fail-under", "exact_rate=0.9")
     cases = ("a", "b", "c", "d")
     rc = _evaluate(tmp_path, make_suite, server.url, *args, cases=cases)
     err = capsys.readouterr().err
-    assert rc == 0, err  # half measured: a receipt, whose coverage says so
+    assert rc == 3, err
+    assert ("--fail-under exact_rate cannot be judged: the bar fails only because 2 of 4 "
+            "unit(s) were not measured") in err
     receipt = json.loads(out.read_text(encoding="utf-8"))
     assert receipt["coverage"]["measured"] == 2 and receipt["coverage"]["adapter_failures"] == 2
     assert [r["measured"] for r in receipt["results"]] == [True, True, False, False]
     assert "coverage: 2 of 4 unit(s) not measured" in err
-    # a rerun with a fresh token measures every unit
-    out.unlink()
+    assert (tmp_path / "r.json.checkpoint.jsonl").exists()
     valid.update(token="fresh-token", left=99)
     monkeypatch.setenv("AGENT_TOKEN", "fresh-token")
-    rc = _evaluate(tmp_path, make_suite, server.url, *args, "--force", cases=cases)
-    assert rc == 0
+    rc = _evaluate(tmp_path, make_suite, server.url, *args, "--resume", cases=cases)
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert "resumed: 2 unit(s) that were not measured were run again" in err
     assert json.loads(out.read_text(encoding="utf-8"))["coverage"]["measured"] == 4
+    assert len(server.requests) == 6 and not (tmp_path / "r.json.checkpoint.jsonl").exists()
+
+
+def test_a_bar_the_agent_fails_whatever_was_not_measured_is_the_agent_s(
+        tmp_path, capsys, make_suite, http_server):
+    # a wrong answer on 'a', a 401 on 'b': exact_rate could be 0.5 at best, under a 0.9 bar
+    def respond(doc, handler, server):
+        if doc["scenario_id"] == "b":
+            return 401, {}, b"{}"
+        return 200, {}, b'{"outcome": "wrong", "submitted": true}'
+
+    server = http_server(respond)
+    rc = _evaluate(tmp_path, make_suite, server.url, "--fail-under", "exact_rate=0.9",
+                   "--out", str(tmp_path / "r.json"), cases=("a", "b"))
+    err = capsys.readouterr().err
+    assert rc == 1, err
+    assert "cannot be judged" not in err
 
 
 def test_python_callers_send_pairs_through_endpoint_adapter_and_choose_adapter(

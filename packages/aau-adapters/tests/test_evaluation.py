@@ -215,7 +215,7 @@ def test_a_resumed_run_says_what_its_checkpoint_held(tmp_path, capsys):
     out = tmp_path / "r.json"
     whole = run_evaluation(str(SUITE), MockAdapter(), store="none")
     assert whole.resume is None
-    from aau_adapters._evaluation import evaluate_binding
+    from aau_adapters._evaluation_checkpoint import evaluate_binding
     from aau_core import open_checkpoint
 
     binding = evaluate_binding(load_suite(SUITE), command=None, endpoint=None, repeats=1,

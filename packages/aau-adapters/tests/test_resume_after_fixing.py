@@ -1,7 +1,7 @@
 """What a user does after a run that measured nothing: fix the wiring and run again.
 
 A checkpoint that holds no measurement (its run measured nothing) is replaced by the next run,
-with or without ``--resume`` (``_evaluation.checkpoint_path``): before, a corrected endpoint
+with or without ``--resume`` (``_evaluation_checkpoint.checkpoint_path``): before, a corrected endpoint
 path was refused twice ("add --resume", then "checkpoint is from a different adapter ... start
 over with --force"), and so was an edited agent. A checkpoint that does hold measurements keeps
 every refusal: its units came from the agent as it was, and a receipt holds one agent.
@@ -75,7 +75,7 @@ def test_a_checkpoint_with_measurements_still_refuses_an_edited_agent(
                    "--unmeasured-limit", "0.5")
     assert rc == EXIT_NOT_MEASURED, err  # s0 was measured and is kept
     rc, err = _aau(capsys, suite, "--command", shlex.join(argv), "--out", out)
-    assert rc == 2 and "add --resume to continue it, or --force to start over" in err
+    assert rc == 2 and "add --resume to continue it and measure what it did not, or --force" in err
     agent.write_text(agent.read_text(encoding="utf-8").replace("sys.exit(3)", "pass"),
                      encoding="utf-8")
     rc, err = _aau(capsys, suite, "--command", shlex.join(argv), "--out", out, "--resume",

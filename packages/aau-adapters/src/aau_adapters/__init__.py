@@ -41,7 +41,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._simulated_user": ("STOP_TOKEN", "ModelUser", "ScriptedUser", "UserSimulatorError",
                          "make_user"),
     "._suite_run": ("evaluate",),
-    "._evaluation": ("EvaluationResult", "binding_adapter", "run_evaluation"),
+    "._evaluation": ("EvaluationResult", "run_evaluation"),
+    "._evaluation_checkpoint": ("binding_adapter",),
     "._evaluation_arguments": (
         "check_adapter_retries",
         "check_adapter_timeout",

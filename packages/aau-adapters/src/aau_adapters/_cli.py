@@ -342,7 +342,8 @@ def evaluate_command(
     from aau_core import DelayedProgress
 
     from ._adapter_choice import choose_adapter
-    from ._evaluation import binding_adapter, run_evaluation
+    from ._evaluation import run_evaluation
+    from ._evaluation_checkpoint import binding_adapter
     from ._non_measurement import EvaluationNotMeasured, unmeasured_code_counts
     from ._simulated_user import user_backend_factory
 
@@ -404,14 +405,31 @@ def evaluate_command(
             click.echo(line, err=True)
         for line in _adapter_notes(result.run.units):
             click.echo(line, err=True)
+    if result.checkpoint is not None and not quiet:
+        click.echo(f"kept {result.checkpoint}: run the same command with --resume to measure "
+                   f"the {coverage['not_measured']} unit(s) not measured (the receipt is then "
+                   "written again)", err=True)
     if as_json:
         summary = _json_summary(receipt, out, bars_ok, coverage, verdicts)
+        summary["undetermined_bars"] = list(result.undetermined)
+        summary["checkpoint_path"] = result.checkpoint
         summary["resume"] = result.resume.as_json() if result.resume is not None else None
         summary["suite_warnings"] = [f"{result.run.suite.source}: {path}: {message}"
                                      for path, message in result.run.suite.warnings]
         if not out:
             summary["receipt"] = receipt  # nothing is lost when --json is given without --out
         print_json(summary)
+    if not result.judged:
+        from aau_core import NotMeasuredError
+
+        failed = [v["metric"] for v in verdicts if not v["passed"]]
+        raise NotMeasuredError(
+            f"--fail-under {', '.join(failed)} cannot be judged: the bar fails only because "
+            f"{coverage['not_measured']} of {coverage['units']} unit(s) were not measured (had "
+            "they passed, it would hold); the receipt is written, its rates counting them as "
+            "failures" + ("; resume with --resume to measure them" if result.checkpoint else ""),
+            not_measured=coverage["not_measured"], units=coverage["units"],
+            reason="bars-undetermined")
     return EXIT_OK if bars_ok else EXIT_BAR_NOT_MET
 
 

@@ -23,7 +23,7 @@ Header values are never written anywhere: no error message here (or anywhere in 
 the receipts, checkpoint, run store and ``--json`` summary hold none, and they are not part of a
 checkpoint's adapter binding (a token that rotated between a run and its ``--resume`` is the
 same agent), as a command adapter's environment variables are not. Names may be shown, and the
-binding holds them (``_evaluation.binding_adapter``): a resume without its ``--header`` is
+binding holds them (``_evaluation_checkpoint.binding_adapter``): a resume without its ``--header`` is
 refused rather than scored on 401s.
 """
 

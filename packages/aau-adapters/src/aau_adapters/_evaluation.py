@@ -23,12 +23,10 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
-from aau_core import InputError, Interrupted, OutputError, UsageError
-from aau_schemas import sha256_hex
+from aau_core import InputError, Interrupted, UsageError
 
 from ._adapter import Adapter
 from ._documents import unstructure_document
@@ -36,6 +34,13 @@ from ._evaluation_arguments import (
     check_adapter_retries,
     check_adapter_timeout,
     check_evaluation_arguments,
+)
+from ._evaluation_checkpoint import (
+    BINDING_FORMAT,
+    checkpoint_path,
+    forget_unmeasured,
+    program_name,
+    run_binding,
 )
 from ._receipt import EvaluationRun, FailUnder
 from ._receipt_models import (
@@ -51,7 +56,6 @@ from ._suite import DEFAULT_MAX_SUITE_BYTES, SUITE_V1, Suite
 if TYPE_CHECKING:  # pragma: no cover
     from aau_core._run._checkpoint import ResumeReport  # internal to the monorepo
 
-_BINDING_FORMAT = {"aau-2.0": "v2", "aau-1.0": "aau-1.0"}  # the --format words checkpoints bind
 
 
 @attrs.frozen(kw_only=True)
@@ -74,6 +78,11 @@ class EvaluationResult:
         coverage: how many units measured the agent (also for ``aau-1.0``, whose receipt
             cannot hold it).
         rerun_units: units a resumed checkpoint held as not measured, run again now.
+        undetermined: the metrics of the failed ``--fail-under`` bars that would hold had every
+            unit not measured passed (``_receipt.undetermined_bars``): too little was measured
+            to judge them.
+        checkpoint: the checkpoint kept because units were not measured (``--resume``
+            measures them and writes the receipt again), or ``None``.
         resume: with ``resume=True``, what the checkpoint held besides finished units
             (``aau_core`` ``ResumeReport``: ``units_reused``, ``torn_line``,
             ``duplicates_collapsed``, ``notes``; ``as_json()`` is ``--json``'s ``resume``);
@@ -91,11 +100,21 @@ class EvaluationResult:
     coverage: Coverage
     rerun_units: int = 0
     resume: ResumeReport | None = None
+    undetermined: tuple[str, ...] = ()
+    checkpoint: str | None = None
 
     @property
     def passed(self) -> bool:
         """Whether every ``--fail-under`` bar holds (``True`` without bars)."""
         return all(v.passed for v in self.verdicts)
+
+    @property
+    def judged(self) -> bool:
+        """Whether the verdicts are the agent's: every bar holds, or at least one failed bar
+        would fail even had every unit not measured passed (``False`` when only units not
+        measured make the bars fail: ``aau evaluate`` then exits 3, not 1)."""
+        failed = {v.metric for v in self.verdicts if not v.passed}
+        return not failed or not failed <= set(self.undetermined)
 
     @functools.cached_property
     def receipt(self) -> PublicReceiptV1 | PublicReceiptV2:
@@ -106,154 +125,6 @@ class EvaluationResult:
 
         legacy = self.document["receipt_version"] == RECEIPT_V1
         return converter.structure(self.document, PublicReceiptV1 if legacy else PublicReceiptV2)
-
-
-def checkpoint_path(out: str | None, *, resume: bool,
-                    force: bool) -> tuple[Path | None, str | None]:
-    """Where ``aau evaluate`` keeps its checkpoint: ``OUT.checkpoint.jsonl`` beside ``--out``
-    (none without ``--out``), and whether the one there is to be replaced.
-
-    A checkpoint that holds no measurement (``_holds_no_measurement``: its run measured
-    nothing) is replaced by any new run, with or without ``--resume``: it keeps no result, so
-    neither "add --resume" nor a refused resume after the wiring was fixed (another URL, an
-    edited agent) would protect anything.
-
-    Returns:
-        ``(path, note)``: ``note`` is the line to print when the checkpoint there is replaced
-        for that reason (the caller then opens it as ``--force`` would), else ``None``.
-
-    Raises:
-        UsageError: ``--resume`` without ``--out``; or a checkpoint holding a measurement is
-            already there and neither ``--resume`` nor ``--force`` says what to do with it.
-        OutputError: another process is writing that checkpoint now (its lock is held).
-    """
-    if out is None:
-        if resume:
-            raise UsageError("--resume needs --out: the checkpoint is OUT.checkpoint.jsonl")
-        return None, None
-    path = Path(out).with_name(Path(out).name + ".checkpoint.jsonl")
-    from aau_core import checkpoint_writer
-
-    writer = checkpoint_writer(path)
-    if writer is not None:  # a live run, not an interrupted one: --resume or --force won't do
-        raise OutputError(f"{path}: another {writer} is writing this checkpoint; wait for it "
-                          "to finish or use another --out")
-    if force or not os.path.lexists(path):
-        return path, None
-    if _holds_no_measurement(path):
-        return path, (f"{path}: the checkpoint there holds no measured unit (its run measured "
-                      "nothing), so this run starts over")
-    if not resume:
-        raise UsageError(f"{path}: an interrupted run's checkpoint is here; add --resume to "
-                         "continue it, or --force to start over")
-    return path, None
-
-
-def _holds_no_measurement(path: Path) -> bool:
-    """Whether the ``aau evaluate`` checkpoint at ``path`` keeps no measurement: no unit
-    finished, every finished unit was not measured, or it holds every unit and none had an
-    answer aau could read (a run refused as ``"no-answer"``). An unreadable checkpoint is
-    not judged here (``open_checkpoint`` says what is wrong with it)."""
-    from aau_core import read_checkpoint
-
-    from ._failure_codes import is_measured
-    from ._non_measurement import answer_unread
-
-    try:
-        header, finished, _ = read_checkpoint(path)
-    except InputError:  # InvalidDocumentError is one too
-        return False
-    if header.get("producer") != "aau evaluate":
-        return False
-    codes = [doc.get("adapter_error") for doc in finished.values()]
-    if all(not is_measured(code) for code in codes):
-        return True
-    return len(codes) == header.get("units") and all(answer_unread(code) for code in codes)
-
-
-def binding_adapter(*, command: str | None, endpoint: str | None,
-                    cwd: str | os.PathLike[str] | None = None,
-                    headers: Sequence[str] = ()) -> dict[str, Any]:
-    """The adapter part of a checkpoint binding.
-
-    The kind with the SHA-256 (hex) of the full ``--command`` string or ``--endpoint`` URL
-    (neither is written out: they may hold secrets), or ``{"kind": "mock"}`` when neither is
-    given. A command whose argv names a program file inside ``cwd``
-    (``_command_adapter.program_file``: ``python agent.py`` names ``agent.py``) also binds that
-    file's bytes: ``program_sha256`` (SHA-256 hex) and ``program_argv_index``, so a resume after
-    the agent was edited is refused (the path is not written; a file that cannot be read is not
-    bound). An endpoint's ``--header`` names are bound (``header_names``, lower-case, sorted,
-    only when there are some), never their values: a resume that forgot ``--header
-    'Authorization: ...'`` is refused rather than scored on 401s, and a token that rotated
-    between a run and its ``--resume`` is the same agent (a command's environment variables are
-    not bound either).
-
-    Args:
-        command: the ``--command`` string (shlex-split as ``aau evaluate`` splits it).
-        endpoint: the ``--endpoint`` URL.
-        cwd: the project folder program files are looked for in (default: the current one).
-        headers: the ``--header 'NAME: VALUE'`` texts (endpoint only; checked by
-            ``choose_adapter`` first): only the names are read.
-
-    Returns:
-        ``{"kind": "command", "command_sha256", ["program_sha256", "program_argv_index"]}``,
-        ``{"kind": "endpoint", "url_sha256", ["header_names"]}`` or ``{"kind": "mock"}``.
-
-    Raises:
-        aau_core.UsageError: the command does not split (``split_command``).
-    """
-    if command is not None:
-        from ._command_adapter import program_file, split_command
-
-        found: dict[str, Any] = {"kind": "command",
-                                 "command_sha256": sha256_hex(command.encode("utf-8"))}
-        argv = split_command(command)
-        index = program_file(argv, cwd)
-        if index is not None:
-            try:
-                data = (Path(cwd or ".") / argv[index]).read_bytes()
-            except OSError:
-                return found
-            found.update(program_sha256=sha256_hex(data), program_argv_index=index)
-        return found
-    if endpoint is not None:
-        found = {"kind": "endpoint", "url_sha256": sha256_hex(endpoint.encode("utf-8"))}
-        if headers:
-            found["header_names"] = sorted({h.partition(":")[0].strip().lower() for h in headers})
-        return found
-    return {"kind": "mock"}
-
-
-def _binding(loaded: Suite, adapter: Mapping[str, Any], *, repeats: int, timeout: float,
-             fmt: str, private: bool) -> dict[str, Any]:
-    from aau_core import checkpoint_json
-
-    try:
-        digest = loaded.suite_digest()
-    except Exception:  # noqa: BLE001 - a 1.x suite that cannot be canonicalised: hash its JSON
-        digest = "sha256:" + sha256_hex(checkpoint_json(loaded.doc).encode())
-    return {"suite_digest": digest, "adapter": dict(adapter),
-            "config": {"repeats": repeats, "timeout_s": timeout, "format": fmt,
-                       "private": private}}
-
-
-def evaluate_binding(loaded: Any, *, command: str | None, endpoint: str | None, repeats: int,
-                     timeout: float, fmt: str, private: bool) -> dict[str, Any]:
-    """The checkpoint binding of an ``aau evaluate`` run: the suite's RFC 8785 digest, the
-    adapter (``binding_adapter``), and the settings that change results (repeats, timeout,
-    format as the ``--format`` word, whether private detail is kept). Concurrency and executor
-    are not bound: a resume may change them."""
-    return _binding(loaded, binding_adapter(command=command, endpoint=endpoint), repeats=repeats,
-                    timeout=timeout, fmt=fmt, private=private)
-
-
-def _program_name(adapter_binding: Mapping[str, Any], adapter: Adapter) -> str | None:
-    """The program file a command binding hashes, as the user wrote it (``agent.py``), to name
-    it in a refusal; ``None`` when the binding holds none or the adapter has no argv."""
-    index, argv = adapter_binding.get("program_argv_index"), getattr(adapter, "argv", None)
-    if isinstance(index, int) and isinstance(argv, (list, tuple)) and 0 <= index < len(argv):
-        return str(argv[index])
-    return None
 
 
 def _prepare_receipt(*, legacy: bool, private: bool, units: int) -> None:
@@ -423,6 +294,7 @@ def run_evaluation(
         private_receipt_v2,
         receipt_v1,
         receipt_v2,
+        undetermined_bars,
     )
     from ._suite_run import evaluate
 
@@ -491,17 +363,17 @@ def run_evaluation(
         if ckpt_path is not None:
             if adapter_binding is None:
                 adapter_binding = live.describe()
-            binding = _binding(loaded, adapter_binding, repeats=repeats, timeout=timeout_s,
-                               fmt=_BINDING_FORMAT[format], private=private_out is not None)
+            binding = run_binding(loaded, adapter_binding, repeats=repeats, timeout=timeout_s,
+                               fmt=BINDING_FORMAT[format], private=private_out is not None)
             if replaced is not None:
                 (warn or (lambda line: print(line, file=sys.stderr)))(replaced)
             ckpt = open_checkpoint(ckpt_path, producer="aau evaluate", units=total,
                                    binding=binding, created_at=utc_timestamp(),
                                    resume=resume and replaced is None,
                                    force=force or replaced is not None,
-                                   program_name=_program_name(adapter_binding, live))
+                                   program_name=program_name(adapter_binding, live))
             ckpt.print_notes()  # a torn last line, duplicates collapsed: before the progress bar
-            rerun = _forget_unmeasured(ckpt)
+            rerun = forget_unmeasured(ckpt)
     except BaseException:
         if ckpt is not None:
             ckpt.close()
@@ -583,27 +455,22 @@ def run_evaluation(
         outputs[out] = json_content(document, ensure_ascii=ascii_only)
     write_outputs(outputs, force=replace_outputs,
                   private=[private_out] if private_out else ())
-    if ckpt is not None:
-        ckpt.remove()  # the receipt now holds every unit
+    kept = None
+    if ckpt is not None and coverage.not_measured:
+        ckpt.close()  # kept: --resume measures the units not measured and writes the receipt again
+        kept = str(ckpt.path)
+    elif ckpt is not None:
+        ckpt.remove()  # the receipt now holds every unit, each measured
     # a failure only warns; the receipt was built and validated just above, not read back
     record_run_or_warn(document, store=run_store, source=out, checked_kind=kind)
     return EvaluationResult(run=run, document=document, private=private,
                             private_document=private_document, verdicts=verdicts, out=out,
                             private_out=private_out if private_document is not None else None,
                             ensure_ascii=ascii_only, coverage=coverage, rerun_units=rerun,
-                            resume=ckpt.resume if ckpt is not None else None)
-
-
-def _forget_unmeasured(ckpt: Any) -> int:
-    """On resume, forget the recorded units that were not measured (their adapter or transport
-    failed), so they run again: fixing the agent's surroundings and resuming measures them. (A
-    checkpoint that holds no measurement at all is replaced before this: ``checkpoint_path``.)
-    Returns how many units were forgotten."""
-    from ._failure_codes import is_measured
-
-    stale = [i for i, doc in ckpt.finished.items() if not is_measured(doc["adapter_error"])]
-    ckpt.discard(stale)
-    return len(stale)
+                            resume=ckpt.resume if ckpt is not None else None,
+                            undetermined=undetermined_bars(run, fail_under,
+                                                           min_coverage=min_coverage),
+                            checkpoint=kept)
 
 
 def _keep_the_reasons(exc: Any, private_out: str | None,

@@ -386,6 +386,38 @@ def fail_under_verdicts(run: EvaluationRun, bars: Sequence[FailUnder], *,
     return tuple(bar.check(metrics, rate, min_coverage) for bar in bars)
 
 
+def undetermined_bars(run: EvaluationRun, bars: Sequence[FailUnder], *,
+                      min_coverage: float = 1.0) -> tuple[str, ...]:
+    """The metrics of the ``--fail-under`` bars that fail only because units were not
+    measured: each fails on the run's rates (where a unit not measured fails every check), but
+    would hold had every unit not measured passed every check. aau cannot tell such a bar's
+    verdict from the agent's answers: too little was measured to judge it.
+
+    Args:
+        run: the evaluation run.
+        bars: the ``--fail-under`` bars.
+        min_coverage: as ``receipt_v2``'s (the best case is judged at full coverage).
+
+    Returns:
+        the metrics of those bars, in bar order; ``()`` when every unit was measured.
+    """
+    from ._failure_codes import is_measured
+
+    if not bars or all(is_measured(u.answer.error) for u in run.units):
+        return ()
+    rows = receipt_rows(run)
+    metrics, rate = compute_metrics(rows), run_coverage(run).rate
+    failing = [bar for bar in bars if not bar.check(metrics, rate, min_coverage).passed]
+    if not failing:
+        return ()
+    best = [row if is_measured(u.answer.error)
+            else {k: True if isinstance(v, bool) else v for k, v in row.items()}
+            for u, row in zip(run.units, rows, strict=True)]
+    best_metrics = compute_metrics(best)
+    return tuple(bar.metric for bar in failing
+                 if bar.check(best_metrics, 1.0, min_coverage).passed)
+
+
 def receipt_v2(run: EvaluationRun, bars: Sequence[FailUnder] = (), *, retries: int = 0,
                unmeasured_limit: float = 1.0, min_coverage: float = 1.0) -> PublicReceiptV2:
     """Build the public receipt ``aau-byo-agent-receipt/2.1`` as a model.

@@ -40,7 +40,8 @@ code  constant               meaning
 1     EXIT_BAR_NOT_MET       a bar was not met, a check failed; the results are written
 2     EXIT_USAGE             usage or input error; nothing written
 3     EXIT_NOT_MEASURED      nothing (or too little) was measured: the agent, adapter or
-                             provider failed, so no result is written as one
+                             provider failed, so no result is written as one (or a bar
+                             cannot be judged: only units not measured make it fail)
 70    EXIT_INTERNAL          internal error (a bug: run with --debug for the traceback)
 130   EXIT_INTERRUPTED       interrupted (Ctrl-C or SIGTERM); finished units kept for
                              --resume

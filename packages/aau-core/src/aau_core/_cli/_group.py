@@ -170,7 +170,7 @@ def cli(debug: bool) -> None:
       0    ok
       1    a quality bar was not met
       2    usage or input error (nothing ran)
-      3    not measured: the agent, adapter or provider failed, so no result was written
+      3    not measured: the adapter or provider failed, so there is no result to judge
       70   internal error: a bug in aau; rerun with --debug for the traceback
       130  interrupted (Ctrl-C or SIGTERM)
     """

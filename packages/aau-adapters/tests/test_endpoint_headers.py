@@ -433,7 +433,8 @@ def test_header_names_are_bound_for_resume_and_values_are_not(tmp_path, capsys, 
     rc = _evaluate(tmp_path, make_suite, server.url, *options, "--resume", cases=cases)
     assert rc == 2
     assert ("checkpoint is from a different configuration (--header names: authorization when "
-            "it was made, none now)") in capsys.readouterr().err
+            "it was made, none now); give --header with the same names again (a value may "
+            "change), or start over with --force") in capsys.readouterr().err
     monkeypatch.setenv("AGENT_TOKEN", "new-token")
     rc = _evaluate(tmp_path, make_suite, server.url, *options, *header, "--resume", cases=cases)
     captured = capsys.readouterr()

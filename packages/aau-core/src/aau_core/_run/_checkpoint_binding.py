@@ -39,6 +39,25 @@ _EVALUATE_OPTIONS = {"repeats": "--repeats", "timeout_s": "--timeout", "format":
 """How ``aau evaluate``'s bound settings are named in a refusal: the option a user changed."""
 
 
+def _headers_only(old_a: Mapping[str, Any], new_a: Mapping[str, Any]) -> bool:
+    """Whether two adapter identities differ in their ``--header`` names alone."""
+    return old_a != new_a and ({k: v for k, v in old_a.items() if k != HEADER_NAMES_KEY}
+                               == {k: v for k, v in new_a.items() if k != HEADER_NAMES_KEY})
+
+
+def resume_advice(header: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """What to do about a refused resume, to follow ``refusal``'s phrase: give the same
+    ``--header`` names again when they alone differ (starting over would throw the measured
+    units away), else start over with ``--force``."""
+    old = header.get("binding") or {}
+    if (_headers_only(old.get("adapter") or {}, new.get("adapter") or {})
+            and old.get("suite_digest") == new.get("suite_digest")
+            and old.get("config") == new.get("config")):
+        return ("give --header with the same names again (a value may change), or start over "
+                "with --force")
+    return "start over with --force instead of --resume"
+
+
 def refusal(header: Mapping[str, Any], new: Mapping[str, Any], program_name: str | None) -> str:
     """Why a checkpoint with ``header`` cannot resume a run bound by ``new``, in one phrase.
 
@@ -67,8 +86,7 @@ def refusal(header: Mapping[str, Any], new: Mapping[str, Any], program_name: str
     if old.get("suite_digest") != new.get("suite_digest"):
         parts.append("suite")
     changes = []
-    headers_only = (old_a != new_a and {k: v for k, v in old_a.items() if k != HEADER_NAMES_KEY}
-                    == {k: v for k, v in new_a.items() if k != HEADER_NAMES_KEY})
+    headers_only = _headers_only(old_a, new_a)
     if program_only:
         changes.append(_program_change(old_a, new_a, program_name))
     elif headers_only:

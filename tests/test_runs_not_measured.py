@@ -57,6 +57,15 @@ def record(tmp_path, capsys):
     return evaluate
 
 
+def test_runs_list_says_how_many_units_were_not_measured(record, capsys):
+    run_a, run_b = record(crash=("psr-002", "psr-005")), record()
+    rc, out, _ = _aau(capsys, "runs", "list", "--store", record.store)
+    assert rc == 0
+    rows = {line.split(" | ")[0].strip("| "): line for line in out.splitlines()[2:]}
+    assert " | 5/8 (2 unit(s) not measured) | " in rows[run_a]  # the agent misses one itself
+    assert "not measured" not in rows[run_b]
+
+
 def test_runs_show_names_the_units_that_were_not_measured(record, capsys):
     run_a = record(crash=("psr-002",))
     rc, out, _ = _aau(capsys, "runs", "show", run_a, "--store", record.store)

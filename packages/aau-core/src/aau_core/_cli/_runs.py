@@ -108,6 +108,7 @@ def list_command(suite: str | None, since: str | None, limit: int | None, as_jso
     since_text = parse_since(since) if since else None
     with open_store(store) as run_store:
         runs = run_store.list(suite=suite, since=since_text, limit=limit)
+        unmeasured = run_store.units_not_measured([r.id for r in runs]) if not as_json else {}
     if as_json:
         print_json([r.as_dict() for r in runs])
         return EXIT_OK
@@ -117,7 +118,9 @@ def list_command(suite: str | None, since: str | None, limit: int | None, as_jso
     from .._reports._markdown_table import markdown_table
 
     rows = [[str(r.id), r.run_at, r.kind, r.suite or "-", r.adapter or "-", r.model or "-",
-             f"{r.scenarios_passed}/{r.scenario_count}", _headline(r.metrics)] for r in runs]
+             f"{r.scenarios_passed}/{r.scenario_count}"
+             + (f" ({unmeasured[r.id]} unit(s) not measured)" if r.id in unmeasured else ""),
+             _headline(r.metrics)] for r in runs]
     click.echo(markdown_table(["id", "run at (UTC)", "kind", "suite", "adapter", "model",
                                "passed", "headline"], rows))
     return EXIT_OK

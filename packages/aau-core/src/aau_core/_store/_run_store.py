@@ -371,6 +371,19 @@ class RunStore:
                 out.setdefault(run_id, {})[name] = value
         return out
 
+    def units_not_measured(self, ids: Sequence[int]) -> dict[int, int]:
+        """``{run id: units not measured}`` (the sum of its scenarios' ``errored_runs``) for
+        the given runs that have any; a run whose every unit was measured is left out."""
+        out: dict[int, int] = {}
+        for chunk in range(0, len(ids), 500):
+            part = list(ids[chunk:chunk + 500])
+            marks = ",".join("?" * len(part))
+            for run_id, errored in self.db.execute(
+                    f"SELECT run_id, SUM(errored_runs) FROM run_scenarios WHERE run_id IN "
+                    f"({marks}) GROUP BY run_id HAVING SUM(errored_runs) > 0", part):
+                out[run_id] = int(errored)
+        return out
+
     def get(self, run_id: int | str) -> tuple[RunSummary, dict[str, Any]]:
         """``(summary, document)`` of one run.
 

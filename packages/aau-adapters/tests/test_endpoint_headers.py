@@ -161,10 +161,15 @@ def test_a_bar_the_agent_fails_whatever_was_not_measured_is_the_agent_s(
 
     server = http_server(respond)
     rc = _evaluate(tmp_path, make_suite, server.url, "--fail-under", "exact_rate=0.9",
+                   "--fail-under", "no_forbidden_execute_rate=0.9",
                    "--out", str(tmp_path / "r.json"), cases=("a", "b"))
     err = capsys.readouterr().err
     assert rc == 1, err
     assert "cannot be judged" not in err
+    # the other bar fails only on b's 401: its line says so, although the exit is the agent's
+    assert "  bar exact_rate >= 0.9: 0.0 NOT MET\n" in err
+    assert ("  bar no_forbidden_execute_rate >= 0.9: 0.5 (coverage 0.5 needs >= 1.0) NOT MET "
+            "(not judged: only units not measured make it fail)") in err
 
 
 def test_python_callers_send_pairs_through_endpoint_adapter_and_choose_adapter(
@@ -409,6 +414,30 @@ def test_a_secret_header_value_is_written_nowhere(tmp_path, capsys, monkeypatch,
     assert [str(p) for p in files if secret in p.read_bytes()] == []
     for captured in printed:
         assert SECRET not in captured.out and SECRET not in captured.err
+
+
+def test_a_header_forgotten_the_first_time_may_be_added_on_resume(tmp_path, capsys, monkeypatch,
+                                                                  make_suite, http_server):
+    # 'a' is public, 'b' needs the token: the first run forgot --header, so b's 401 was not
+    # measured; resuming with the header adds it (dropping one is refused: the test below)
+    def respond(doc, handler, server):
+        if doc["scenario_id"] == "b" and handler.headers.get("Authorization") != f"Bearer {SECRET}":
+            return 401, {}, b"{}"
+        return None
+
+    server = http_server(respond)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AGENT_TOKEN", SECRET)
+    cases = ("a", "b")
+    assert _evaluate(tmp_path, make_suite, server.url, "--out", "r.json", cases=cases) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["coverage"]["measured"] == 1
+    rc = _evaluate(tmp_path, make_suite, server.url, "--out", "r.json", "--resume", "--header",
+                   "Authorization: Bearer ${AGENT_TOKEN}", cases=cases)
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert "resumed: 1 unit(s) that were not measured were run again" in err
+    assert json.loads((tmp_path / "r.json").read_text())["coverage"]["measured"] == 2
+    assert [json.loads(r["body"])["scenario_id"] for r in server.requests] == ["a", "b", "b"]
 
 
 def test_header_names_are_bound_for_resume_and_values_are_not(tmp_path, capsys, monkeypatch,

@@ -82,3 +82,17 @@ def test_a_checkpoint_with_measurements_still_refuses_an_edited_agent(
                    "--unmeasured-limit", "0.5")
     assert rc == 2 and "changed" in err and "--force" in err
     assert STARTS_OVER not in err
+
+
+def test_a_refused_resume_names_the_earlier_receipt_it_left(tmp_path, capsys, make_suite,
+                                                           python_agent):
+    # the first run writes a receipt with 1 of 2 units not measured (checkpoint kept); a resume
+    # that still measures too little writes none, and says the file there is the earlier one
+    argv = python_agent('if SID == "s1":\n    sys.exit(3)\nanswer()\n')
+    suite, out = _suite(tmp_path, make_suite, 2), tmp_path / "r.json"
+    rc, err = _aau(capsys, suite, "--command", shlex.join(argv), "--out", out)
+    assert rc == 0 and out.exists(), err
+    rc, err = _aau(capsys, suite, "--command", shlex.join(argv), "--out", out, "--resume",
+                   "--unmeasured-limit", "0.5")
+    assert rc == EXIT_NOT_MEASURED
+    assert f"no receipt written ({out} is an earlier run's, left as it was)" in err

@@ -32,6 +32,7 @@ CLASSES = [
     # the request never reached the agent's answer (WIRING_STATUSES, every 3xx)
     ("adapter-http-404", "adapter"),
     ("adapter-http-405", "adapter"),
+    ("adapter-http-410", "adapter"),
     ("adapter-http-401", "adapter"),
     ("adapter-http-403", "adapter"),
     ("adapter-http-407", "adapter"),

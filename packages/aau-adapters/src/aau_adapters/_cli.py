@@ -69,7 +69,8 @@ def _coverage_note(coverage: dict[str, Any], counts: dict[str, int]) -> str | No
 
 
 def _summary_lines(receipt: dict[str, Any], out: str | None,
-                   not_measured: str | None = None) -> list[str]:
+                   not_measured: str | None = None,
+                   undetermined: tuple[str, ...] = ()) -> list[str]:
     units = len(receipt["results"])
     repeats = receipt.get("repeats", 1)
     head = (f"{receipt['suite_id']}: {receipt['scenario_count']} scenario(s) x {repeats} "
@@ -106,6 +107,8 @@ def _summary_lines(receipt: dict[str, Any], out: str | None,
         lines.append(f"  coverage: {not_measured}; {how}")
     for bar in receipt.get("fail_under", []):
         mark = "ok" if bar["passed"] else "NOT MET"
+        if bar["metric"] in undetermined:
+            mark += " (not judged: only units not measured make it fail)"
         need = ""
         if "min_coverage" in bar:
             need = f" (coverage {bar['coverage']} needs >= {bar['min_coverage']})"
@@ -398,7 +401,8 @@ def evaluate_command(
         if result.rerun_units:
             click.echo(f"resumed: {result.rerun_units} unit(s) that were not measured were run "
                        "again", err=True)
-        lines = _summary_lines({**receipt, "fail_under": verdicts}, where, missing)
+        lines = _summary_lines({**receipt, "fail_under": verdicts}, where, missing,
+                               result.undetermined)
         if infrastructure:
             lines.insert(-1, f"  infrastructure: {infrastructure}")  # before "receipt: ..."
         for line in lines:

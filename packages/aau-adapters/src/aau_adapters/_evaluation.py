@@ -430,7 +430,8 @@ def run_evaluation(
         coverage = check_measured(run, unmeasured_limit=unmeasured_limit)
     except EvaluationNotMeasured as exc:
         _keep_the_reasons(exc, private_out, private_document, ckpt, force=replace_outputs,
-                          ascii_only=legacy)
+                          ascii_only=legacy,
+                          earlier_receipt=out if out and os.path.lexists(out) else None)
 
     receipt: PublicReceiptV1 | PublicReceiptV2
     if legacy:
@@ -475,7 +476,7 @@ def run_evaluation(
 
 def _keep_the_reasons(exc: Any, private_out: str | None,
                       private_document: dict[str, Any] | None, ckpt: Any, *, force: bool,
-                      ascii_only: bool) -> None:
+                      ascii_only: bool, earlier_receipt: str | None = None) -> None:
     """The end of a run that measured too little (``exc``, an ``EvaluationNotMeasured``): write
     only the private receipt (it keeps the reasons), keep the checkpoint, record nothing, and
     raise ``EvaluationNotMeasured`` again, naming where the reasons are."""
@@ -494,4 +495,4 @@ def _keep_the_reasons(exc: Any, private_out: str | None,
         written = private_out
     raise EvaluationNotMeasured(exc.run, exc.coverage, reason=exc.reason,
                                 unmeasured_limit=exc.unmeasured_limit, private_out=written,
-                                checkpoint=kept) from None
+                                checkpoint=kept, earlier_receipt=earlier_receipt) from None

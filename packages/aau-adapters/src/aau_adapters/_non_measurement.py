@@ -90,11 +90,13 @@ class EvaluationNotMeasured(NotMeasuredError):
         private_out: the private receipt written with the reasons, or ``None``.
         checkpoint: the checkpoint kept (``--resume`` re-runs the units not measured), or
             ``None``.
+        earlier_receipt: the ``--out`` file an earlier run wrote, still there (this run wrote
+            none), or ``None``: the message names it, so no one reads it as this run's.
     """
 
     def __init__(self, run: EvaluationRun, coverage: Coverage, *, reason: str,
                  unmeasured_limit: float, private_out: str | None,
-                 checkpoint: str | None) -> None:
+                 checkpoint: str | None, earlier_receipt: str | None = None) -> None:
         self.run = run
         self.coverage = coverage
         self.failure_code_counts = unmeasured_code_counts(run, every=reason == NO_ANSWER)
@@ -102,6 +104,7 @@ class EvaluationNotMeasured(NotMeasuredError):
         self.unmeasured_limit = unmeasured_limit
         self.private_out = private_out
         self.checkpoint = checkpoint
+        self.earlier_receipt = earlier_receipt
         unread = coverage.units if reason == NO_ANSWER else coverage.not_measured
         super().__init__(self._message(), not_measured=unread,
                          units=coverage.units, reason=reason)
@@ -132,7 +135,10 @@ class EvaluationNotMeasured(NotMeasuredError):
                      "unit's reason too)")
         else:
             where = "rerun with --private-out PATH to keep each unit's reason"
-        return f"{head}; no receipt written; {where}"
+        written = "no receipt written"
+        if self.earlier_receipt:
+            written += f" ({self.earlier_receipt} is an earlier run's, left as it was)"
+        return f"{head}; {written}; {where}"
 
     def summary(self) -> dict[str, Any]:
         """The ``--json`` summary of the run: ``measured`` false, the reason code and the one-line

@@ -13,8 +13,8 @@ Every adapter failure code belongs to one class (``failure_class``)::
                     adapter-exit-<rc>, adapter-timeout, adapter-protocol-error,
                     adapter-internal-error, and the HTTP statuses that say the request never
                     reached the agent (a 3xx redirect and ``WIRING_STATUSES``: 401/403/407 no
-                    or a wrong credential, 404/405 a wrong path or method, 408, 411, 413, 414,
-                    415, 421, 426, 431 a server that would not take the request). Not a
+                    or a wrong credential, 404/405/410 a wrong path or method, 408, 411, 413,
+                    414, 415, 421, 426, 431 a server that would not take the request). Not a
                     measurement of the agent's answers.
     infrastructure  the transport or a provider in front of the agent failed: adapter-unreachable,
                     adapter-http-429, adapter-http-5xx; or the harness could not open or score
@@ -56,11 +56,12 @@ infrastructure failure, never the agent's."""
 _ADAPTER_CLASS = frozenset({"adapter-not-found", "adapter-timeout", "adapter-protocol-error",
                             "adapter-internal-error"})
 
-WIRING_STATUSES = frozenset({401, 403, 404, 405, 407, 408, 411, 413, 414, 415, 421, 426, 431})
+WIRING_STATUSES = frozenset({401, 403, 404, 405, 407, 408, 410, 411, 413, 414, 415, 421, 426,
+                             431})
 """HTTP statuses (besides every 3xx) that say the request never reached the agent's answer
-(RFC 9110 §15): no or a wrong credential (401, 403, 407), a wrong path or method (404, 405), a
-server that would not take the request as sent (408 too slow, 411, 413 too large, 414, 415 not
-JSON, 421, 426, 431). Their ``adapter-http-<status>`` is class ``adapter``: a token that expired
+(RFC 9110 §15): no or a wrong credential (401, 403, 407), a wrong path or method (404, 405, 410
+gone), a server that would not take the request as sent (408 too slow, 411, 413 too large, 414,
+415 not JSON, 421, 426, 431). Their ``adapter-http-<status>`` is class ``adapter``: a token that expired
 halfway through a run, or a resume without its ``--header``, never scores the agent."""
 
 

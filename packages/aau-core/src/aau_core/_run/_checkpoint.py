@@ -530,10 +530,11 @@ def _open_locked(target: Path, producer: str, units: int, binding: dict[str, Any
         scan = _scan(target)
         header, finished, good = scan.header, scan.finished, scan.good
         if header["binding_sha256"] != digest or header["binding"] != binding:
-            from ._checkpoint_binding import refusal, resume_advice
+            from ._checkpoint_binding import adds_header_names, refusal, resume_advice
 
-            raise InputError(f"{refusal(header, binding, program_name)}; "
-                             f"{resume_advice(header, binding)}", source=str(target))
+            if not adds_header_names(header, binding):  # adding one: forgotten the first time
+                raise InputError(f"{refusal(header, binding, program_name)}; "
+                                 f"{resume_advice(header, binding)}", source=str(target))
         if header["producer"] != producer or header["units"] != units:
             raise InputError(f"checkpoint was written by {header['producer']} for "
                              f"{header['units']} unit(s), not {producer} for {units}",

@@ -45,6 +45,20 @@ def _headers_only(old_a: Mapping[str, Any], new_a: Mapping[str, Any]) -> bool:
                                == {k: v for k, v in new_a.items() if k != HEADER_NAMES_KEY})
 
 
+def adds_header_names(header: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether a run bound by ``new`` may resume the checkpoint with ``header`` although their
+    bindings differ: everything is equal but the endpoint's ``--header`` names, and the new
+    names include every old one. Adding a header (a credential forgotten the first time, whose
+    401s were not measured) keeps the units measured; dropping one is refused (``refusal``),
+    since the units still to run would go without it."""
+    old = header.get("binding") or {}
+    old_a, new_a = old.get("adapter") or {}, new.get("adapter") or {}
+    return (_headers_only(old_a, new_a)
+            and old.get("suite_digest") == new.get("suite_digest")
+            and old.get("config") == new.get("config")
+            and set(old_a.get(HEADER_NAMES_KEY) or ()) <= set(new_a.get(HEADER_NAMES_KEY) or ()))
+
+
 def resume_advice(header: Mapping[str, Any], new: Mapping[str, Any]) -> str:
     """What to do about a refused resume, to follow ``refusal``'s phrase: give the same
     ``--header`` names again when they alone differ (starting over would throw the measured

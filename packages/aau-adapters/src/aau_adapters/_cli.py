@@ -332,7 +332,8 @@ and report the traceback).
 def evaluate_command(
     suite: str, command: str | None, endpoint: str | None, mock: bool, repeats: int,
     concurrency: int, timeout: float, retries: int, retry_max_wait: float | None,
-    headers: tuple[str, ...], out: str | None, private_out: str | None, fmt: str, fail_under: tuple[str, ...],
+    headers: tuple[str, ...], out: str | None, private_out: str | None, fmt: str,
+    fail_under: tuple[str, ...],
     min_coverage: float, unmeasured_limit: float, user_backend: str | None,
     user_model: str | None, max_suite_bytes: int, strict: bool, as_json: bool,
     force: bool, resume: bool, executor: str, ray_address: str | None, quiet: bool,

@@ -39,15 +39,15 @@ request in one piece: ``httpcore`` writes its headers and body apart, and ``_Dea
 gathers them until the first read (or 64 KiB), one segment instead of two (~5-15 % less CPU per
 exchange here).
 
-aau sets ``Content-Type: application/json`` (plus the ``Host`` and ``Content-Length`` that
-HTTP requires) and sends, after them, only the headers it is given (``headers``, ``aau evaluate
+aau sets ``Content-Type: application/json`` (plus the ``Host`` and ``Content-Length`` that HTTP
+requires) and sends, after them, only the headers it is given (``headers``, ``aau evaluate
 --header 'NAME: VALUE'``, checked by ``_endpoint_headers.check_headers``: no CR/LF/NUL, none of
 the names aau sets or that would change the framing), on every attempt. Their values are never
 written (not in details, receipts or the checkpoint; ``describe`` gives none, and only their
-names are bound for ``--resume``); no other credentials or environment values are sent, no proxy is taken from the
-environment, no redirect is followed (a 3xx is ``adapter-http-<status>``, so a header never
-goes to another host), a body is read as sent (a compressed body is not JSON, and is never
-inflated), and the receipt records only the URL's host and port.
+names are bound for ``--resume``); no other credentials or environment values are sent, no proxy
+is taken from the environment, no redirect is followed (a 3xx is ``adapter-http-<status>``, so a
+header never goes to another host), a body is read as sent (a compressed body is not JSON, and
+is never inflated), and the receipt records only the URL's host and port.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The request headers an endpoint adapter adds (``aau evaluate --endpoint URL --header 'NAME: VALUE'``).
+"""The request headers an endpoint adapter adds (``aau evaluate --endpoint URL --header
+'NAME: VALUE'``).
 
 A hosted agent usually sits behind a credential (``Authorization: Bearer ...``, ``X-Api-Key``).
 ``--header`` sends one on every request, retries included. The rules, in the order they are
@@ -23,8 +24,8 @@ Header values are never written anywhere: no error message here (or anywhere in 
 the receipts, checkpoint, run store and ``--json`` summary hold none, and they are not part of a
 checkpoint's adapter binding (a token that rotated between a run and its ``--resume`` is the
 same agent), as a command adapter's environment variables are not. Names may be shown, and the
-binding holds them (``_evaluation_checkpoint.binding_adapter``): a resume without its ``--header`` is
-refused rather than scored on 401s.
+binding holds them (``_evaluation_checkpoint.binding_adapter``): a resume without its
+``--header`` is refused rather than scored on 401s.
 """
 
 from __future__ import annotations

@@ -272,3 +272,46 @@ def test_an_interrupted_run_gives_the_caller_its_signal_handlers_back(tmp_path, 
         signal.signal(signal.SIGINT, previous_int)
     assert "finished units kept in" in str(info.value)
     assert (tmp_path / "r.json.checkpoint.jsonl").exists()
+
+
+@pytest.mark.parametrize("ending", ["receipt", "not measured", "output error", "interrupted"])
+def test_no_thread_of_a_run_outlives_it(tmp_path, make_suite, python_adapter, ending):
+    """However a run ends, the threads it started have ended and its checkpoint is closed when
+    ``run_evaluation`` returns or raises. A daemon thread still inside an import or a system
+    call at interpreter exit is killed by ``pthread_exit``, which aborts CPython 3.11 with
+    SIGABRT after the output is written (seen as ``aau evaluate --mock | head`` exiting -6)."""
+    import os
+    import signal
+    import threading
+
+    from aau_adapters import AdapterAnswer
+    from aau_core import AauError, Interrupted, checkpoint_writer
+
+    out = tmp_path / "r.json"
+
+    def answer(case):
+        if ending == "not measured":
+            return AdapterAnswer(None, "adapter-unreachable", 0.01, detail="refused")
+        if ending == "output error" and case.scenario_id == "s5":
+            out.mkdir()  # the receipt cannot be written where the run was told to put it
+        if ending == "interrupted" and case.scenario_id == "s2":
+            os.kill(os.getpid(), signal.SIGINT)
+        return AdapterAnswer({"outcome": "route:ok", "actions_attempted": [],
+                              "actions_executed": [], "submitted": True}, None, 0.01)
+
+    before = set(threading.enumerate())
+    suite = make_suite([f"s{i}" for i in range(6)])  # 6 units: a v2 receipt imports numpy
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        if ending == "receipt":
+            run_evaluation(suite, python_adapter(answer), out=str(out), store="none")
+        else:
+            with pytest.raises(Interrupted if ending == "interrupted" else AauError):
+                run_evaluation(suite, python_adapter(answer), out=str(out), store="none")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    left = [t.name for t in set(threading.enumerate()) - before if t.is_alive()]
+    assert left == []
+    checkpoint = tmp_path / "r.json.checkpoint.jsonl"
+    assert checkpoint.exists() == (ending != "receipt")  # finished units are never lost
+    assert checkpoint_writer(checkpoint) is None  # closed, its writer's lock given up

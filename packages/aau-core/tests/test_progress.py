@@ -21,7 +21,9 @@ def test_bar_shows_on_a_terminal_after_the_delay(monkeypatch):
     monkeypatch.setattr(_progress, "SHOW_AFTER_SECONDS", 0.05)
     with _progress.DelayedProgress(3, "suite") as progress:
         progress.advance(failed=False)
-        time.sleep(0.3)
+        deadline = time.monotonic() + 20  # rich's first import can take a while on a busy host
+        while progress._progress is None and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert progress._progress is not None  # shown once the run outlived the delay
         progress.advance(failed=True)
         progress.advance(failed=False)
@@ -113,3 +115,18 @@ def test_lab_run_and_bench_quiet_print_no_progress(tmp_path):
     assert loud.returncode == quiet.returncode == 0, loud.stderr + quiet.stderr
     assert loud.stderr.count("repeat 1/1 scenario ") > 1
     assert "repeat 1/1" not in quiet.stderr and "eval_mock.json" in quiet.stderr
+
+
+def test_no_timer_thread_outlives_the_bar(monkeypatch):
+    """A bar that ends while its timer is drawing waits for it: a daemon thread still inside
+    an import at interpreter exit aborts CPython 3.11 (SIGABRT)."""
+    import threading
+
+    monkeypatch.setattr(sys, "stderr", _Tty())
+    monkeypatch.setattr(_progress, "SHOW_AFTER_SECONDS", 0.0)
+    before = set(threading.enumerate())
+    with _progress.DelayedProgress(1, "suite") as progress:
+        timer = progress._timer
+        progress.advance(failed=False)
+    assert timer is not None and not timer.is_alive()
+    assert [t for t in set(threading.enumerate()) - before if t.is_alive()] == []

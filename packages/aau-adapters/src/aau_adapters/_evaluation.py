@@ -127,12 +127,15 @@ class EvaluationResult:
         return converter.structure(self.document, PublicReceiptV1 if legacy else PublicReceiptV2)
 
 
-def _prepare_receipt(*, legacy: bool, private: bool, units: int) -> None:
-    """Build, on a daemon thread while the units run, what the receipts will need: their
+def _prepare_receipt(*, legacy: bool, private: bool, units: int) -> threading.Thread:
+    """Build, on a thread while the units run, what the receipts will need: their
     schemas' validators (~20 ms each to compile here) and, for a 2.x receipt of two or more
     units, numpy (its bootstrap intervals; ~60 ms to import). A run spends most of its time
     waiting on the agent, so this comes off the run's wall time (``benchmarks/bench_evaluate.py``
-    row b); anything that fails here fails again, and is reported, where it is needed."""
+    row b); anything that fails here fails again, and is reported, where it is needed.
+
+    Returns: the started thread; ``run_evaluation`` joins it before it returns or raises (it
+    is not a daemon either, so even a caller that skips the join does not exit under it)."""
     import aau_schemas
 
     kinds = ["receipt-v1" if legacy else "receipt-v2"]
@@ -148,7 +151,9 @@ def _prepare_receipt(*, legacy: bool, private: bool, units: int) -> None:
         except Exception:  # noqa: BLE001, S110 - only a head start: the receipt's path reports it
             pass
 
-    threading.Thread(target=prepare, name="aau-prepare-receipt", daemon=True).start()
+    thread = threading.Thread(target=prepare, name="aau-prepare-receipt")
+    thread.start()
+    return thread
 
 
 def _load(suite: str | os.PathLike[str], max_bytes: int, strict: bool) -> Suite:
@@ -382,96 +387,106 @@ def run_evaluation(
         raise
 
     legacy = format == "aau-1.0"
-    _prepare_receipt(legacy=legacy, private=private_out is not None, units=total)
+    prepared = _prepare_receipt(legacy=legacy, private=private_out is not None, units=total)
     try:
-        done_before = len(ckpt.finished) if ckpt is not None else 0
-        bar = progress(loaded.suite_id, total, done_before) if progress else nullcontext(None)
-        with bar as shown:
-            def on_unit(unit: Any) -> None:
-                if shown is not None:
-                    shown.advance(not unit.row["exact"])
-
-            run = evaluate(loaded, live, repeats=repeats, concurrency=concurrency,
-                           timeout_s=timeout_s, on_unit=on_unit, checkpoint=ckpt,
-                           private=private_out is not None, executor=run_units_with,
-                           adapter_factory=factory if run_units_with else None,
-                           user_backend=user_backend)
-    except Interrupted as exc:
-        if threading.current_thread() is threading.main_thread():
-            # a second one must not lose rows while the adapter and checkpoint close; the
-            # caller's handlers come back after that (a library caller may go on)
-            ignored = [(signum, signal.signal(signum, signal.SIG_IGN))
-                       for signum in (signal.SIGINT, signal.SIGTERM)]
-        finished = len(exc.finished or {})
-        kept = ""
-        if ckpt is not None:
-            kept = f"; finished units kept in {ckpt.path}: resume with --resume"
-        raise Interrupted(f"interrupted after {finished} of {total} unit(s){kept}; "
-                          "no receipt written", finished=exc.finished) from None
-    finally:
         try:
-            if factory is not None:
-                live.close()
-            if ckpt is not None and sys.exc_info()[0] is not None:
-                ckpt.close()  # else kept open (and locked) until the receipt is written: remove()
+            done_before = len(ckpt.finished) if ckpt is not None else 0
+            bar = progress(loaded.suite_id, total, done_before) if progress else nullcontext(None)
+            with bar as shown:
+                def on_unit(unit: Any) -> None:
+                    if shown is not None:
+                        shown.advance(not unit.row["exact"])
+
+                run = evaluate(loaded, live, repeats=repeats, concurrency=concurrency,
+                               timeout_s=timeout_s, on_unit=on_unit, checkpoint=ckpt,
+                               private=private_out is not None, executor=run_units_with,
+                               adapter_factory=factory if run_units_with else None,
+                               user_backend=user_backend)
+        except Interrupted as exc:
+            if threading.current_thread() is threading.main_thread():
+                # a second one must not lose rows while the adapter and checkpoint close; the
+                # caller's handlers come back after that (a library caller may go on)
+                ignored = [(signum, signal.signal(signum, signal.SIG_IGN))
+                           for signum in (signal.SIGINT, signal.SIGTERM)]
+            finished = len(exc.finished or {})
+            kept = ""
+            if ckpt is not None:
+                kept = f"; finished units kept in {ckpt.path}: resume with --resume"
+            raise Interrupted(f"interrupted after {finished} of {total} unit(s){kept}; "
+                              "no receipt written", finished=exc.finished) from None
         finally:
-            for signum, handler in ignored:
-                if handler is not None:  # None: set outside Python, cannot be put back
-                    signal.signal(signum, handler)
+            try:
+                if factory is not None:
+                    live.close()
+                if ckpt is not None and sys.exc_info()[0] is not None:
+                    ckpt.close()  # else kept open (and locked) until the receipt is written: remove()
+            finally:
+                for signum, handler in ignored:
+                    if handler is not None:  # None: set outside Python, cannot be put back
+                        signal.signal(signum, handler)
 
-    private: PrivateReceiptV1 | PrivateReceiptV2 | None = None
-    if private_out:
-        private = private_receipt_v1(run) if legacy else private_receipt_v2(run)
-    private_document = unstructure_document(private) if private is not None else None
-    if private_document is not None:
-        aau_schemas.validate("private-receipt-v1" if legacy else "private-receipt-v2",
-                             private_document, source="private receipt (internal check)")
-    try:
-        coverage = check_measured(run, unmeasured_limit=unmeasured_limit)
-    except EvaluationNotMeasured as exc:
-        _keep_the_reasons(exc, private_out, private_document, ckpt, force=replace_outputs,
-                          ascii_only=legacy,
-                          earlier_receipt=out if out and os.path.lexists(out) else None)
+        private: PrivateReceiptV1 | PrivateReceiptV2 | None = None
+        if private_out:
+            private = private_receipt_v1(run) if legacy else private_receipt_v2(run)
+        private_document = unstructure_document(private) if private is not None else None
+        if private_document is not None:
+            aau_schemas.validate("private-receipt-v1" if legacy else "private-receipt-v2",
+                                 private_document, source="private receipt (internal check)")
+        try:
+            coverage = check_measured(run, unmeasured_limit=unmeasured_limit)
+        except EvaluationNotMeasured as exc:
+            _keep_the_reasons(exc, private_out, private_document, ckpt, force=replace_outputs,
+                              ascii_only=legacy,
+                              earlier_receipt=out if out and os.path.lexists(out) else None)
 
-    receipt: PublicReceiptV1 | PublicReceiptV2
-    if legacy:
-        receipt = receipt_v1(run)
-        kind, ascii_only = "receipt-v1", True
-        # the bars are aau's: judged on receipt 2.1's arithmetic (a unit not measured is not a
-        # pass of a negative check), not on the vacuous rates the 1.0 file keeps from 1.6
-        verdicts = fail_under_verdicts(run, fail_under, min_coverage=min_coverage)
-    else:
-        receipt = receipt_v2(run, fail_under, retries=retries, unmeasured_limit=unmeasured_limit,
-                             min_coverage=min_coverage)
-        kind, ascii_only = "receipt-v2", False
-        verdicts = receipt.fail_under
-    document = unstructure_document(receipt)
-    del receipt  # EvaluationResult.receipt structures it again if asked (~17 MB per 100,000 rows)
-    aau_schemas.validate(kind, document, source="receipt (internal check)")
+        receipt: PublicReceiptV1 | PublicReceiptV2
+        if legacy:
+            receipt = receipt_v1(run)
+            kind, ascii_only = "receipt-v1", True
+            # the bars are aau's: judged on receipt 2.1's arithmetic (a unit not measured is not a
+            # pass of a negative check), not on the vacuous rates the 1.0 file keeps from 1.6
+            verdicts = fail_under_verdicts(run, fail_under, min_coverage=min_coverage)
+        else:
+            receipt = receipt_v2(run, fail_under, retries=retries, unmeasured_limit=unmeasured_limit,
+                                 min_coverage=min_coverage)
+            kind, ascii_only = "receipt-v2", False
+            verdicts = receipt.fail_under
+        document = unstructure_document(receipt)
+        del receipt  # EvaluationResult.receipt structures it again if asked (~17 MB per 100,000 rows)
+        aau_schemas.validate(kind, document, source="receipt (internal check)")
 
-    outputs: dict[str, Any] = {}
-    if private_document is not None and private_out:
-        outputs[private_out] = json_content(private_document, ensure_ascii=ascii_only)
-    if out:
-        outputs[out] = json_content(document, ensure_ascii=ascii_only)
-    write_outputs(outputs, force=replace_outputs,
-                  private=[private_out] if private_out else ())
-    kept = None
-    if ckpt is not None and coverage.not_measured:
-        ckpt.close()  # kept: --resume measures the units not measured and writes the receipt again
-        kept = str(ckpt.path)
-    elif ckpt is not None:
-        ckpt.remove()  # the receipt now holds every unit, each measured
-    # a failure only warns; the receipt was built and validated just above, not read back
-    record_run_or_warn(document, store=run_store, source=out, checked_kind=kind)
-    return EvaluationResult(run=run, document=document, private=private,
-                            private_document=private_document, verdicts=verdicts, out=out,
-                            private_out=private_out if private_document is not None else None,
-                            ensure_ascii=ascii_only, coverage=coverage, rerun_units=rerun,
-                            resume=ckpt.resume if ckpt is not None else None,
-                            undetermined=undetermined_bars(run, fail_under,
-                                                           min_coverage=min_coverage),
-                            checkpoint=kept)
+        outputs: dict[str, Any] = {}
+        if private_document is not None and private_out:
+            outputs[private_out] = json_content(private_document, ensure_ascii=ascii_only)
+        if out:
+            outputs[out] = json_content(document, ensure_ascii=ascii_only)
+        write_outputs(outputs, force=replace_outputs,
+                      private=[private_out] if private_out else ())
+        kept = None
+        if ckpt is not None and coverage.not_measured:
+            ckpt.close()  # kept: --resume measures the units not measured and writes the receipt again
+            kept = str(ckpt.path)
+        elif ckpt is not None:
+            ckpt.remove()  # the receipt now holds every unit, each measured
+        # a failure only warns; the receipt was built and validated just above, not read back
+        record_run_or_warn(document, store=run_store, source=out, checked_kind=kind)
+        return EvaluationResult(run=run, document=document, private=private,
+                                private_document=private_document, verdicts=verdicts, out=out,
+                                private_out=private_out if private_document is not None else None,
+                                ensure_ascii=ascii_only, coverage=coverage, rerun_units=rerun,
+                                resume=ckpt.resume if ckpt is not None else None,
+                                undetermined=undetermined_bars(run, fail_under,
+                                                               min_coverage=min_coverage),
+                                checkpoint=kept)
+    except BaseException:
+        if ckpt is not None:
+            ckpt.close()  # on disk, finished units kept (closing twice does nothing)
+        raise
+    finally:
+        # no thread of the run outlives it: a daemon thread still inside an import or a
+        # system call when the interpreter exits is killed by pthread_exit, which aborts
+        # the process (SIGABRT) on CPython 3.11 after the output is written
+        prepared.join()
 
 
 def _keep_the_reasons(exc: Any, private_out: str | None,

@@ -103,9 +103,11 @@ def run_http_adapter(root: Path, suite: Any) -> AdapterRun:
                                 env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     except OSError as exc:
         return AdapterRun(label, None, 0, f"cannot start adapter_endpoint.py: {exc}")
+    reader = None
     try:
         lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=_first_line, args=(proc.stdout, lines), daemon=True).start()
+        reader = threading.Thread(target=_first_line, args=(proc.stdout, lines), daemon=True)
+        reader.start()
         try:
             first = lines.get(timeout=START_TIMEOUT_S)
         except queue.Empty:
@@ -116,7 +118,7 @@ def run_http_adapter(root: Path, suite: Any) -> AdapterRun:
         make = choose_adapter(endpoint=found.group(1), timeout=ADAPTER_TIMEOUT_S)
         return _measure(label, suite, make())
     finally:
-        _stop(proc)
+        _stop(proc, reader)
         if proc.stderr is not None:
             proc.stderr.close()
 
@@ -137,7 +139,10 @@ def _not_serving(proc: subprocess.Popen[bytes], first: str | None) -> str:
     return f"adapter_endpoint.py exited with status {proc.returncode} before serving: {tail[0][:200]}"
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def _stop(proc: subprocess.Popen[bytes], reader: threading.Thread | None = None) -> None:
+    """End ``proc``, then wait for the thread reading its first line: with the process gone
+    its read ends, and a daemon thread left inside a read when the interpreter exits aborts
+    the process on CPython 3.11 (``aau_adapters._evaluation`` says more)."""
     if proc.poll() is None:
         proc.terminate()
         try:
@@ -145,5 +150,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    if reader is not None:
+        reader.join(timeout=5)  # a grandchild may hold the pipe open: do not wait forever
     if proc.stdout is not None and not proc.stdout.closed:
         proc.stdout.close()

@@ -120,9 +120,18 @@ class DelayedProgress:
 
     def __exit__(self, *exc: object) -> None:
         with self._lock:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
+            timer, self._timer = self._timer, None
+            if timer is not None:
+                timer.cancel()
+            refresher = None
             if self._progress is not None:
+                # rich stops its refresh thread (a daemon) without waiting for it: keep it to wait
+                refresher = getattr(self._progress.live, "_refresh_thread", None)
                 self._progress.stop()
                 self._progress = None
+        # a timer already inside ``_show`` (importing rich) finds no timer and returns. Wait for
+        # both threads: a daemon thread still inside an import or a wait when the interpreter
+        # exits is ended by pthread_exit, which aborts CPython 3.11 (SIGABRT)
+        for thread in (timer, refresher):
+            if isinstance(thread, threading.Thread) and thread is not threading.current_thread():
+                thread.join(timeout=5)

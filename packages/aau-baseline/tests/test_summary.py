@@ -15,6 +15,7 @@ from _helpers import SHARED, SHARED_MISSING
 from aau_baseline._converter import converter
 from aau_baseline._summary import (
     KAPPA_NEEDS_TWO_SESSIONS,
+    KAPPA_ONE_CATEGORY,
     Response,
     median_ms,
     p90_ms,
@@ -84,7 +85,8 @@ def test_all_abstaining_and_whole_mean_confidence():
     assert metrics.abstain_rate == 1.0
     assert metrics.mean_confidence == 50 and isinstance(metrics.mean_confidence, int)
     assert metrics.absolute_calibration_gap == 0.5
-    assert metrics.fleiss_kappa == 1.0  # every answer in one category: complete agreement
+    # every answer in one category: p_e = 1, kappa is 0/0 (aau-harness 1.6 wrote 1.0)
+    assert metrics.fleiss_kappa is None and metrics.fleiss_kappa_note == KAPPA_ONE_CATEGORY
     assert metrics.outcome_exact_wilson_95[0] == 0.0
 
 

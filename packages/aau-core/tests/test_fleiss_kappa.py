@@ -48,8 +48,10 @@ def test_unused_categories_do_not_matter():
     assert fleiss_kappa([row + [0, 0] for row in WORKED]) == fleiss_kappa(WORKED)
 
 
-def test_complete_agreement_in_one_category_is_one():
-    assert fleiss_kappa([[3, 0], [3, 0]]) == 1.0
+def test_every_rating_in_one_category_is_undefined():
+    """p_e = 1 makes kappa 0/0: no number (statsmodels gives NaN; aau-harness 1.6 said 1.0)."""
+    assert fleiss_kappa([[3, 0], [3, 0]]) is None
+    assert fleiss_kappa([[0, 2, 0]] * 12) is None
 
 
 def test_complete_agreement_across_categories_is_one():

@@ -123,8 +123,23 @@ def test_undefined_statistics_are_none():
     assert krippendorff_alpha_estimate([[2, 0], [3, 0]])[0] is None  # one value only
     assert percent_agreement_estimate([[1, 0], [0, 1]]) == (None, None, 0)
     assert fleiss_kappa_estimate([[1, 1]], 3) == (None, None, 0)
-    # aau_core's rule: every rating in one category is 1.0
-    assert fleiss_kappa_estimate([[2, 0], [2, 0]], 2)[0] == 1.0
+    # every rating in one category: p_e = 1, kappa 0/0 (as aau_core.fleiss_kappa)
+    assert fleiss_kappa_estimate([[2, 0], [2, 0]], 2) == (None, None, 2)
+
+
+def test_fleiss_interval_leaves_out_the_resamples_where_it_is_undefined():
+    """One rater says pass on all 12 units, the other fails 3: kappa = -0.143. A resample with
+    no failing unit has p_e = 1 (undefined), and must not be counted as kappa 1.0: the best
+    defined resample (11 agreeing units and one split) is -0.0435, so no bound can exceed it."""
+    from aau_core import fleiss_kappa
+
+    counts = [[2, 0]] * 9 + [[1, 1]] * 3
+    value, interval, n = fleiss_kappa_estimate(counts, 2)
+    assert n == 12 and value == pytest.approx(fleiss_kappa(counts), abs=1e-12)
+    assert value == pytest.approx(-0.142857, abs=1e-6)
+    best = fleiss_kappa([[2, 0]] * 11 + [[1, 1]])
+    assert best == pytest.approx(-0.043478, abs=1e-6)
+    assert interval is not None and interval[0] <= value <= interval[1] <= best + 1e-12
 
 
 def test_bootstrap_is_seeded_and_resamples_units():

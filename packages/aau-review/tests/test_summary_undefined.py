@@ -94,14 +94,18 @@ def test_two_raters_all_unsure(example_pack, tmp_path):
         assert s["accuracy"]["undefined"].startswith("no unit has both")
 
 
-def test_one_category_everywhere_is_alpha_undefined_and_kappa_chance_one(example_pack,
-                                                                         tmp_path):
+def test_one_category_everywhere_leaves_alpha_and_both_kappas_undefined(example_pack,
+                                                                        tmp_path):
+    """Every rating is pass: percent agreement is 1.0, but both kappas and alpha are 0/0. They
+    are null with their reason, never Fleiss 1.0 beside an undefined Cohen's on the same data."""
     files = [_write_labels(example_pack, tmp_path, r, {u: "pass" for u in units})
              for r, units in _assigned(example_pack).items()]
     pack = read_review_pack(example_pack)
     report = build_review_report(pack, read_labels(files, pack), resamples=50)
     a = report.human_agreement
-    assert a.percent_agreement.value == 1.0 and a.fleiss_kappa.value == 1.0
+    assert a.percent_agreement.value == 1.0
+    assert a.fleiss_kappa.value is None and a.fleiss_kappa.ci95 is None
+    assert a.fleiss_kappa.undefined.startswith("chance agreement p_e = 1")
     assert a.krippendorff_alpha.value is None and a.krippendorff_alpha.undefined == ONE_CATEGORY
     assert a.cohen_kappa.value is None and a.cohen_kappa.undefined.startswith("chance agreement")
 

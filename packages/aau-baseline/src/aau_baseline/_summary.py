@@ -16,7 +16,8 @@ aau-harness 1.6 computes them (the compat reference report reproduces exactly):
   using the already rounded exact rate, as 1.6 does.
 - ``fleiss_kappa`` = ``aau_core.fleiss_kappa`` over scenarios (subjects) x sessions (raters),
   categories = outcomes + ``__abstain__``, rounded to 4 places; ``None`` with a reason when it is
-  undefined (fewer than two sessions).
+  undefined: fewer than two sessions, or every response in one category (p_e = 1, where
+  aau-harness 1.6 wrote 1.0: a number no response measured).
 - Per scenario: responses, exact and abstain rates, modal agreement (largest category count /
   responses) and the median ``elapsed_ms``, in the study's (blinded) case order.
 """
@@ -35,6 +36,8 @@ from aau_core._files._converter import OMIT  # internal to the monorepo
 from ._protocol import ABSTAIN
 
 KAPPA_NEEDS_TWO_SESSIONS = "Fleiss' kappa needs at least two sessions (raters)"
+KAPPA_ONE_CATEGORY = ("Fleiss' kappa is undefined: every response is the same outcome, so "
+                      "chance agreement p_e = 1")
 
 
 @attrs.frozen
@@ -171,6 +174,7 @@ def summarize_responses(
         mean_confidence=mean_conf,
         absolute_calibration_gap=round(abs(mean_unrounded / 100 - exact_rate), 4),
         fleiss_kappa=None if kappa is None else round(kappa, 4),
-        fleiss_kappa_note=KAPPA_NEEDS_TWO_SESSIONS if kappa is None else None,
+        fleiss_kappa_note=None if kappa is not None else (
+            KAPPA_NEEDS_TWO_SESSIONS if len(sessions) < 2 else KAPPA_ONE_CATEGORY),
     )
     return metrics, per_scenario

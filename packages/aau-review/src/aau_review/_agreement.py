@@ -14,8 +14,8 @@ gives the point estimate (the plain sum) and the bootstrap's resamples (``_boots
   Measurement 20(1), 1960, eq. 1). Undefined (``None``) when p_e = 1.
 - ``fleiss_kappa_estimate``: the units with exactly ``m`` ratings, as ``aau_core.fleiss_kappa``
   computes it (J. L. Fleiss, "Measuring nominal scale agreement among many raters",
-  Psychological Bulletin 76(5), 1971, eqs. 2-9; 1.0 when every rating is in one category, as
-  aau_core reports it).
+  Psychological Bulletin 76(5), 1971, eqs. 2-9). Undefined (``None``) when every rating is in
+  one category (p_e = 1), as in ``aau_core.fleiss_kappa``.
 - ``krippendorff_alpha_estimate``: nominal alpha over every unit with two or more ratings
   (incomplete designs), computed by the ``krippendorff`` package; alpha = 1 - (n - 1) (n -
   sum_c o_cc) / (n^2 - sum_c n_c^2), with o the coincidence matrix o_ck = sum_u (n_uc n_uk -
@@ -144,13 +144,14 @@ def _fleiss_from_sums(sums: np.ndarray, m: int) -> np.ndarray:
     p_e = (p_j * p_j).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         kappa = (p_bar - p_e) / (1 - p_e)
-    return np.where(np.isclose(p_e, 1.0), 1.0, kappa)
+    return np.where(np.isclose(p_e, 1.0), np.nan, kappa)  # 0/0: undefined, as Cohen's
 
 
 def fleiss_kappa_estimate(counts: Any, m: int, *, resamples: int = 2000,
                           seed: int = 0) -> Estimate:
     """Fleiss' kappa (module docstring) over the units with exactly ``m`` ratings (m >= 2; the
-    design's K raters per unit); ``None`` when there is none. The value is Fleiss' eqs. 2-9 in
+    design's K raters per unit); ``None`` when there is none or p_e = 1 (then no interval
+    either). The value is Fleiss' eqs. 2-9 in
     numpy, the same formula and edge rule as ``aau_core.fleiss_kappa`` (which the tests check it
     equals), so that the point estimate and the resamples are one computation."""
     counts = np.asarray(counts, dtype=np.int64)
@@ -162,8 +163,10 @@ def fleiss_kappa_estimate(counts: Any, m: int, *, resamples: int = 2000,
     def stat(sums: np.ndarray) -> np.ndarray:
         return _fleiss_from_sums(sums, m)
 
-    return (_point(stat, feats), bootstrap_interval(feats, stat, resamples=resamples, seed=seed),
-            len(rows))
+    value = _point(stat, feats)
+    interval = bootstrap_interval(feats, stat, resamples=resamples, seed=seed) if value is not \
+        None else None
+    return value, interval, len(rows)
 
 
 # ---- Krippendorff's alpha -----------------------------------------------------------------

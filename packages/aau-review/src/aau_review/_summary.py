@@ -186,7 +186,9 @@ def build_review_report(pack: ReviewPack, files: list[LabelsFile], *,
         percent_agreement=_estimate(percent_agreement_estimate(counts, **opts)),
         cohen_kappa=_estimate(cohen, empty=no_cohen, undefined=CHANCE_ONE),
         fleiss_kappa=_estimate(fleiss_kappa_estimate(counts, m, **opts),
-                               empty=f"no unit with all K = {m} ratings usable (pass or fail)"),
+                               empty=f"no unit with all K = {m} ratings usable (pass or fail)",
+                               undefined=f"chance agreement p_e = 1: every rating of the units "
+                                         f"with all K = {m} ratings is one category"),
         krippendorff_alpha=_estimate(krippendorff_alpha_estimate(counts, **opts)))
     agreed = consensus(ratings, unsure)
     ties = tuple(Tie(units[i].unit_id, units[i].scenario_id, units[i].repeat)

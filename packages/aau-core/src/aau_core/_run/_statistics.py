@@ -423,8 +423,9 @@ def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
 
     (Fleiss 1971, eqs. 2-9.) Everything is computed with exact fractions and converted to a
     float once, so the result does not depend on summation order. When every assignment falls
-    in one category, ``P_e = 1`` and the ratio is 0/0; the result is then ``1.0`` (complete
-    agreement), as aau-harness 1.6's human baseline reports it.
+    in one category, ``P_e = 1`` and the ratio is 0/0: kappa is undefined, and the result is
+    ``None`` (as statsmodels' NaN; aau-harness 1.6's human baseline reported ``1.0`` there, a
+    number no data measured: raters who never had to choose show no agreement beyond chance).
 
     Args:
         counts: one row per subject, one column per category, ``counts[i][j] = n_ij`` >= 0;
@@ -433,7 +434,7 @@ def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
 
     Returns:
         kappa in [-1, 1] (not rounded), or ``None`` when it is undefined: fewer than two
-        raters per subject (``r < 2``).
+        raters per subject (``r < 2``), or every assignment in one category (``P_e = 1``).
 
     Raises:
         ValueError: no subjects, a row of another length than the first, a negative or
@@ -463,5 +464,5 @@ def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
     p_e = sum((Fraction(sum(row[j] for row in rows), assignments) ** 2 for j in range(width)),
               Fraction(0))
     if p_e == 1:
-        return 1.0
+        return None
     return float((p_bar - p_e) / (1 - p_e))

@@ -31,24 +31,33 @@ def _aau(capsys, *args: object) -> tuple[int, str, str]:
 
 @pytest.fixture
 def record(tmp_path, capsys):
-    """``record(crash=(...))``: evaluate the example suite with the example agent, crashing on
-    the scenario ids in ``crash``, into this test's run store; returns the run id (str)."""
+    """``record(crash=(...), repeats=1, once=False)``: evaluate the example suite with the
+    example agent, crashing on the scenario ids in ``crash`` (with ``once``, on the first
+    request of each only), into this test's run store; returns the run id (str)."""
     store = tmp_path / "runs.sqlite"
     wrapper = tmp_path / "crashing_agent.py"
     wrapper.write_text(
-        "import json, subprocess, sys\n"
+        "import json, os, subprocess, sys\n"
         "line = sys.stdin.buffer.readline()\n"
-        "if json.loads(line)['scenario_id'] in sys.argv[2:]:\n"
-        "    sys.exit(3)\n"
+        "sid = json.loads(line)['scenario_id']\n"
+        "if sid in sys.argv[3:]:\n"
+        "    marker = os.path.join(sys.argv[2], sid) if sys.argv[2] != '-' else None\n"
+        "    if marker is None or not os.path.exists(marker):\n"
+        "        if marker is not None:\n"
+        "            open(marker, 'w').close()\n"
+        "        sys.exit(3)\n"
         "done = subprocess.run([sys.executable, sys.argv[1]], input=line, capture_output=True)\n"
         "sys.stdout.buffer.write(done.stdout)\n", encoding="utf-8")
     made: list[str] = []
 
-    def evaluate(crash: tuple[str, ...] = ()) -> str:
+    def evaluate(crash: tuple[str, ...] = (), repeats: int = 1, once: bool = False) -> str:
         out = tmp_path / f"r{len(made)}.json"
-        command = shlex.join([sys.executable, str(wrapper), str(AGENT), *crash])
+        markers = tmp_path / f"markers{len(made)}"
+        markers.mkdir()
+        command = shlex.join([sys.executable, str(wrapper), str(AGENT),
+                              str(markers) if once else "-", *crash])
         rc, _, err = _aau(capsys, "evaluate", SUITE, "--command", command, "--out", out,
-                          "--store", store)
+                          "--store", store, "--repeats", repeats)
         assert rc == 0, err
         made.append(str(len(made) + 1))
         return made[-1]
@@ -94,8 +103,8 @@ def test_runs_compare_leaves_out_a_scenario_not_measured_in_one_run(record, caps
     # the same agent on the 7 scenarios both runs measured: nothing changed
     assert (exact["n"], exact["diff"], exact["low"], exact["high"]) == (7, 0.0, 0.0, 0.0)
     rc, out, _ = _aau(capsys, "runs", "compare", run_a, run_b, "--store", record.store)
-    assert (f"not measured in run {run_a} or run {run_b}, left out of the differences and the "
-            "flips (1): psr-002") in out
+    assert (f"not measured in full in run {run_a} or run {run_b} (--resume measures the rest), "
+            "left out of the differences and the flips (1): psr-002") in out
     assert "fail -> pass (0): none" in out and "| exact | 7 |" in out
 
 
@@ -105,8 +114,25 @@ def test_runs_compare_refuses_runs_with_no_scenario_measured_in_both(record, cap
     rc, out, err = _aau(capsys, "runs", "compare", run_a, run_b, "--store", record.store)
     assert rc == EXIT_NOT_MEASURED and out == ""
     assert err.strip() == (f"aau: error: runs {run_a} and {run_b} share 8 scenario(s), but none "
-                           "was measured in both (every repeat failed in the adapter or "
-                           "transport in one run): nothing to compare")
+                           "was measured in full in both (a repeat failed in the adapter or "
+                           "transport in one run; --resume measures it): nothing to compare")
+
+
+def test_a_scenario_measured_in_part_is_no_regression(record, capsys):
+    """Three repeats; in run B the first request of three scenarios crashes (one repeat of
+    three not measured each), the same agent otherwise. Counting those repeats as failures read
+    an outage as three pass -> fail flips and an exact drop whose interval excluded 0."""
+    flaky = ("psr-001", "psr-003", "psr-008")  # scenarios the example agent gets right
+    run_a, run_b = record(repeats=3), record(crash=flaky, repeats=3, once=True)
+    rc, out, _ = _aau(capsys, "runs", "compare", run_a, run_b, "--store", record.store,
+                      "--json")
+    assert rc == 0
+    result = json.loads(out)
+    aau_schemas.validate("run-compare", result)
+    assert result["not_measured"] == list(flaky)
+    assert result["pass_to_fail"] == [] and result["fail_to_pass"] == []
+    exact = next(m for m in result["metrics"] if m["name"] == "exact")
+    assert (exact["n"], exact["diff"], exact["low"], exact["high"]) == (5, 0.0, 0.0, 0.0)
 
 
 def test_the_view_s_compare_page_lists_them_too(record):

@@ -216,8 +216,9 @@ def compare_command(run_a: str, run_b: str, as_json: bool, store: str | None) ->
                + (f"; only in {a.id}: {len(result.only_a)}" if result.only_a else "")
                + (f"; only in {b.id}: {len(result.only_b)}" if result.only_b else ""))
     if result.not_measured:
-        click.echo(f"not measured in run {a.id} or run {b.id}, left out of the differences and "
-                   f"the flips ({len(result.not_measured)}): {', '.join(result.not_measured)}")
+        click.echo(f"not measured in full in run {a.id} or run {b.id} (--resume measures the "
+                   f"rest), left out of the differences and the flips "
+                   f"({len(result.not_measured)}): {', '.join(result.not_measured)}")
     if result.metrics:
         click.echo(markdown_table(
             ["metric", "n", f"run {a.id}", f"run {b.id}", "difference", "95% paired bootstrap"],

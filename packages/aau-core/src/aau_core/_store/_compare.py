@@ -17,12 +17,12 @@ keeping both runs' values of a scenario together — removes the between-scenari
 two independent intervals would double count. With ``n == 1`` the interval is the single
 difference; scenarios present in only one run are listed, not used.
 
-A shared scenario whose every repeat was not measured in A or in B (its adapter or transport
-failed: a receipt 2.1 row with ``measured`` false, an aggregate run with an error) has no value
-of that run to pair: it is listed in ``not_measured`` (run-compare 1.1) and left out of the
-metrics and the flips, so an outage in B is never read as B's regression. A scenario with some
-repeats measured stays, its unmeasured repeats counted as failures, as its run's own rates count
-them.
+A shared scenario with a repeat not measured in A or in B (its adapter or transport failed: a
+receipt 2.1 row with ``measured`` false, an aggregate run with an error) has no like-for-like
+value of that run to pair: its run counts that repeat as a failure, so pairing it would read an
+outage as a regression (or a recovery as an improvement). It is listed in ``not_measured``
+(run-compare 1.1) and left out of the metrics and the flips; ``--resume`` measures such
+repeats, and the resumed run compares in full.
 
 Two runs that share no scenario id, or none measured in both, have nothing to compare:
 ``compare_stored`` refuses them (``NotMeasuredError``, exit 3) rather than print a table of
@@ -179,8 +179,9 @@ def compare_stored(run_store: Any, run_a: str, run_b: str) -> tuple[Any, Any, Ru
     if len(result.not_measured or ()) == result.shared:
         raise NotMeasuredError(
             f"runs {a.id} and {b.id} share {result.shared} scenario(s), but none was measured in "
-            "both (every repeat failed in the adapter or transport in one run): nothing to "
-            "compare", not_measured=result.shared, units=result.shared)
+            "full in both (a repeat failed in the adapter or transport in one run; --resume "
+            "measures it): nothing to compare", not_measured=result.shared,
+            units=result.shared)
     return a, b, result
 
 
@@ -205,7 +206,7 @@ def compare_runs(run_a: int, scenarios_a: Sequence[Any], run_b: int,
     ids_a = [s.scenario_id for s in scenarios_a]
     in_both = [s for s in scenarios_a if s.scenario_id in by_b]
     unmeasured = tuple(s.scenario_id for s in in_both
-                       if not (s.measured and by_b[s.scenario_id].measured))
+                       if not (s.fully_measured and by_b[s.scenario_id].fully_measured))
     left_out = set(unmeasured)
     shared = [s for s in in_both if s.scenario_id not in left_out]
     names = sorted({m for s in shared for m in s.metrics}

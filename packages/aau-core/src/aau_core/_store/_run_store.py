@@ -489,6 +489,12 @@ class StoredScenario:
         document's scenario, without ``errored_runs``, counts as measured)."""
         return (self.errored_runs or 0) < self.runs
 
+    @property
+    def fully_measured(self) -> bool:
+        """Whether every repeat measured the agent (none errored; a 1.0 document's scenario,
+        without ``errored_runs``, counts as measured): what ``aau runs compare`` pairs."""
+        return not self.errored_runs
+
 
 # ---------------------------------------------------------------- documents
 

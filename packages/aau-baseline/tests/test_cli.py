@@ -155,7 +155,8 @@ def test_out_naming_a_file_of_the_pack_is_refused_even_with_force(tmp_path, caps
     shutil.copytree(PACK, pack)
     before = (pack / "study.json").read_bytes()
     assert _summarize(pack / "study.json", "--force", pack=pack) == 2
-    assert "is also an input of this command" in capsys.readouterr().err
+    assert (f"--out {pack / 'study.json'}: inside the pack folder, which holds only the "
+            "pack's own files; write the report outside it") in capsys.readouterr().err
     assert (pack / "study.json").read_bytes() == before
 
 
@@ -192,7 +193,10 @@ def test_validate_an_extra_file_is_invalid(tmp_path, capsys):
     pack = _copy_pack(tmp_path)
     (pack / "answers.txt").write_text("x", encoding="utf-8")
     assert _validate(str(pack)) == 1
-    assert "answers.txt: not a file of a human-baseline pack" in capsys.readouterr().err
+    assert (f"{pack / 'answers.txt'}: an extra file in the pack folder, which holds exactly "
+            "README.md, answer-key.json, manifest.json, session-template.json, study.json: "
+            "keep session files and reports outside the pack (e.g. ../NAME from inside it) and "
+            "move this one out") in capsys.readouterr().err
 
 
 def test_validate_a_study_leaking_expected_answers_is_invalid(tmp_path, capsys):

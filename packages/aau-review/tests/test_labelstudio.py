@@ -194,8 +194,8 @@ def test_export_refuses_an_unknown_rater_and_an_output_in_the_pack(error_line, e
                             "(raters: alice, bob)")
     assert _export(example_pack, "alice", example_pack / "t.json") == 2
     assert error_line() == (f"aau: error: --out {example_pack / 't.json'}: inside the pack "
-                            "folder, which holds only the pack's four files; write the export "
-                            "elsewhere")
+                            "folder, which holds only the pack's own files; write the export "
+                            "outside it (e.g. in the folder that holds the pack)")
     assert not out.exists() and not (example_pack / "t.json").exists()
     assert run(["review", "validate", str(example_pack)]) == 0
 

@@ -283,7 +283,8 @@ def test_serve_refuses_bad_starts_with_one_line(split_pack, tmp_path, error_line
     assert run(["review", "serve", str(split_pack), "--rater", "alice", "--labels",
                 str(inside)]) == 2
     assert error_line() == (f"aau: error: --labels {inside}: inside the pack folder, which holds only "
-                            "the pack's own files; keep labels outside it")
+                            "the pack's own files; write labels outside it (e.g. in the folder "
+                            "that holds the pack)")
     assert not inside.exists()
     bob = Served(split_pack, tmp_path / "bob.json", rater="bob")
     bob.post(bob.mine[0], {"verdict": "pass", "categories": [], "time_spent_s": 1})

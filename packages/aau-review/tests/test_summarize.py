@@ -143,7 +143,8 @@ def test_a_report_inside_the_pack_is_refused(error_line, example_pack, examples)
     out = example_pack / "report.json"
     assert _summarize(example_pack, _labels(examples), out) == 2
     assert error_line() == (f"aau: error: --out {out}: inside the pack folder, which holds only "
-                            "the pack's four files; write the report elsewhere")
+                            "the pack's own files; write the report outside it (e.g. in the "
+                            "folder that holds the pack)")
     assert not out.exists()
 
 
@@ -230,7 +231,8 @@ def test_summarize_records_the_report_in_the_run_store(example_pack, examples, t
     store = tmp_path / "runs.sqlite"
     out = tmp_path / "report.json"
     assert _summarize(example_pack, _labels(examples), out, "--store", str(store)) == 0
-    assert "recorded as document 1 (aau runs documents)" in capsys.readouterr().err
+    assert (f"recorded as document 1 in {store} (aau runs documents --store {store})"
+            in capsys.readouterr().err)
     report = _load(out)
     assert run(["runs", "documents", "--store", str(store), "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)

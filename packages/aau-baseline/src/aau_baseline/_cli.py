@@ -125,7 +125,12 @@ def summarize_command(pack: Path, sessions: tuple[Path, ...], agent_receipt: Pat
 
     if len(sessions) > MAX_SESSIONS:
         raise UsageError(f"--session: at most {MAX_SESSIONS} sessions, got {len(sessions)}")
+    from aau_core._files._manifest import (  # internal to the monorepo
+        check_outputs_outside_pack,
+    )
+
     pack_dir = Path(pack)  # every file of the pack folder is read: --out may name none of them
+    check_outputs_outside_pack(pack_dir, {"--out": out}, "the report")
     pack_files = [f for f in pack_dir.iterdir() if f.is_file()] if pack_dir.is_dir() else [pack]
     check_outputs({"--out": out}, inputs=[*pack_files, *sessions,
                                           *([agent_receipt] if agent_receipt else [])],

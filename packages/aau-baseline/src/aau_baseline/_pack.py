@@ -15,8 +15,10 @@ import attrs
 from aau_core import InputError, InvalidDocumentError
 from aau_core._files._manifest import (  # internal to the monorepo
     PACK_GITATTRIBUTES,
+    extra_pack_file_message,
     is_pack_gitattributes,
     manifest_row_violations,
+    stray_folder_message,
 )
 
 from ._converter import converter
@@ -87,7 +89,8 @@ def read_pack(path: str | Path) -> Pack:
             raise InputError("symlinks are not allowed in a pack", source=str(item))
         if item.is_dir():
             if any(item.iterdir()):
-                raise InputError("a pack holds no folders with content", source=str(item))
+                raise InputError(stray_folder_message(item, "a pack holds no folders with "
+                                                          "content"), source=str(item))
             continue  # an empty folder is harmless (as aau-harness 1.6 allows)
         found.add(item.name)
     expected = {*PACK_FILES, MANIFEST_NAME}
@@ -96,7 +99,8 @@ def read_pack(path: str | Path) -> Pack:
     if PACK_GITATTRIBUTES in found and is_pack_gitattributes(root / PACK_GITATTRIBUTES):
         found.discard(PACK_GITATTRIBUTES)  # written by write_pack, unlisted (aau_core._files)
     for name in sorted(found - expected):
-        raise InputError("not a file of a human-baseline pack", source=str(root / name))
+        raise InputError(extra_pack_file_message(sorted(expected), outside="session files "
+                                                 "and reports"), source=str(root / name))
     manifest = load(MANIFEST_KIND, root / MANIFEST_NAME)
     rows = [converter.unstructure(row) for row in manifest.files]
     problems = manifest_row_violations(root, rows, MANIFEST_NAME)

@@ -177,7 +177,7 @@ def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed
     md_path = out.with_suffix(".md") if markdown else None
     _check_outputs_outside(pack, {"--out": out, "--md": md_path}, inputs=labels, force=force,
                            what="the report")
-    run_store = store_choice(store, no_store)
+    run_store = store_choice(store, no_store, reads=[pack])  # never inside the pack
     checked = read_review_pack(pack)
     model = build_review_report(checked, read_labels(labels, checked), resamples=resamples,
                                 seed=seed)
@@ -193,7 +193,9 @@ def summarize_command(pack: Path, labels: tuple[Path, ...], resamples: int, seed
     for line in _summary_lines(model):
         click.echo(line, err=True)
     click.echo(f"report: {out}" + (f" and {md_path}" if md_path else "")
-               + (f"; recorded as document {stored} (aau runs documents)" if stored else ""),
+               + (f"; recorded as document {stored} in {run_store} (aau runs documents"
+                  + ("" if run_store == ".aau/runs.sqlite" else f" --store {run_store}") + ")"
+                  if stored else ""),
                err=True)
     if as_json:
         click.echo(render_json(doc), nl=False)
@@ -352,10 +354,11 @@ def _check_outputs_outside(pack: Path, outputs: dict[str, Path | None], *,
                            inputs: tuple[Path, ...], force: bool, what: str) -> None:
     """``check_outputs`` for a command reading PACK: no output inside the pack folder (it holds
     only the pack's files), none an input. Raises UsageError / OutputError."""
-    for option, path in outputs.items():
-        if path is not None and pack.is_dir() and path.resolve().parent == pack.resolve():
-            raise UsageError(f"{option} {path}: inside the pack folder, which holds only the "
-                             f"pack's four files; write {what} elsewhere")
+    from aau_core._files._manifest import (  # internal to the monorepo
+        check_outputs_outside_pack,
+    )
+
+    check_outputs_outside_pack(pack, outputs, what)
     pack_files = [f for f in pack.iterdir() if f.is_file()] if pack.is_dir() else [pack]
     check_outputs(outputs, inputs=[*pack_files, *inputs], force=force)
 

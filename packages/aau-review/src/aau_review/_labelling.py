@@ -31,6 +31,7 @@ from aau_core import (
     atomic_write_json,
     check_document,
 )
+from aau_core._files._manifest import check_outputs_outside_pack  # internal to the monorepo
 
 from ._converter import converter
 from ._documents import check_labels, load_model, read_document
@@ -232,9 +233,7 @@ def open_session(pack: ReviewPack, rater: str, labels_path: Path) -> LabellingSe
     if rater not in assignments:
         raise UsageError(f"--rater {rater}: not a rater of the pack (raters: "
                          f"{', '.join(sorted(assignments))})")
-    if pack.path.resolve() in labels_path.resolve().parents:
-        raise UsageError(f"--labels {labels_path}: inside the pack folder, which holds only "
-                         "the pack's own files; keep labels outside it")
+    check_outputs_outside_pack(pack.path, {"--labels": labels_path}, "labels")
     labels: dict[str, Label] = {}
     if labels_path.exists() or labels_path.is_symlink():
         source = str(labels_path)

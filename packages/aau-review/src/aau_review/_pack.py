@@ -14,8 +14,10 @@ import attrs
 from aau_core import InputError, InvalidDocumentError
 from aau_core._files._manifest import (  # internal to the monorepo
     PACK_GITATTRIBUTES,
+    extra_pack_file_message,
     is_pack_gitattributes,
     manifest_row_violations,
+    stray_folder_message,
 )
 from aau_schemas import sha256_hex
 
@@ -71,7 +73,8 @@ def read_review_pack(path: str | Path) -> ReviewPack:
         if item.is_symlink():
             raise InputError("symlinks are not allowed in a review pack", source=str(item))
         if item.is_dir():
-            raise InputError("a review pack holds no folders", source=str(item))
+            raise InputError(stray_folder_message(item, "a review pack holds no folders"),
+                             source=str(item))
         found.add(item.name)
     if PACK_GITATTRIBUTES in found and is_pack_gitattributes(root / PACK_GITATTRIBUTES):
         found.discard(PACK_GITATTRIBUTES)  # written by write_pack, unlisted (aau_core._files)
@@ -79,8 +82,8 @@ def read_review_pack(path: str | Path) -> ReviewPack:
     for name in sorted(expected - found):
         raise InputError("missing from the review pack", source=str(root / name))
     for name in sorted(found - expected):
-        raise InputError("not a file of a review pack (labels files live outside the pack)",
-                         source=str(root / name))
+        raise InputError(extra_pack_file_message(sorted(expected), outside="labels files and "
+                                                 "reports"), source=str(root / name))
     manifest_bytes = (root / MANIFEST_NAME).read_bytes()
     manifest = load_model(MANIFEST_KIND, read_document(root / MANIFEST_NAME),
                           str(root / MANIFEST_NAME))

@@ -7,6 +7,7 @@ store read-only; ``add`` validates every file first, then records each in its ow
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timezone
 from typing import Any
 
@@ -16,7 +17,7 @@ from .._errors import EXIT_OK, UsageError
 from ._options import force_option, json_option, print_json
 
 STORE_HELP = ("The run store: a path or sqlite:///PATH (default: $AAU_RUN_STORE, else "
-              ".aau/runs.sqlite here).")
+              ".aau/runs.sqlite here, or beside the pack when here is a pack).")
 
 
 def store_option(func: Any) -> Any:
@@ -248,11 +249,22 @@ def add_command(files: tuple[str, ...], store: str | None) -> int:
       aau runs add receipt.json results/eval_*.json --store team-runs.sqlite
     """
     from .._files._strict_json import read_json_file
-    from .._store._run_store import MAX_DOCUMENT_BYTES, RunStore, document_report, resolve_store
+    from .._store._recording import check_store_outside_packs
+    from .._store._run_store import (
+        MAX_DOCUMENT_BYTES,
+        STORE_ENV,
+        RunStore,
+        document_report,
+        resolve_store,
+    )
 
     path = resolve_store(store)
     if path is None:
         raise UsageError("--store none: aau runs add records into a run store; name one")
+    named = store if store is not None else os.environ.get(STORE_ENV)
+    if named is not None:  # the default is never inside a pack (default_store)
+        check_store_outside_packs(path, f"--store {named}" if store is not None else
+                                  f"{STORE_ENV}={named}")
     docs = []
     for name in files:
         doc = read_json_file(name, max_bytes=MAX_DOCUMENT_BYTES)

@@ -9,7 +9,8 @@ from .._errors import EXIT_OK, UsageError
 
 @click.command("view", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--store", "store", metavar="PATH|URL", default=None,
-              help="The run store (default: $AAU_RUN_STORE, else .aau/runs.sqlite here).")
+              help="The run store (default: $AAU_RUN_STORE, else .aau/runs.sqlite here, or "
+                   "beside the pack when here is a pack).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
               help="TCP port on 127.0.0.1 (0: any free port).")
 def view_command(store: str | None, port: int) -> int:

@@ -31,7 +31,7 @@ from typing import Any
 
 from aau_schemas import sha256_hex
 
-from .._errors import AauError, InputError, OutputError
+from .._errors import AauError, InputError, OutputError, UsageError
 from ._safe_path import check_relative_name
 from ._staged_folder import write_folder
 from ._writing import check_parent
@@ -162,7 +162,9 @@ def verify_manifest_dir(directory: str | os.PathLike[str], manifest_name: str = 
         if name == PACK_GITATTRIBUTES and is_pack_gitattributes(present[name]):
             continue
         hint = (f" (aau writes it holding exactly {PACK_GITATTRIBUTES_BYTES.decode()!r})"
-                if name == PACK_GITATTRIBUTES else "")
+                if name == PACK_GITATTRIBUTES else
+                f"; {RUN_STORE_FOLDER} is {RUN_STORE_HINT}"
+                if name.split("/")[0] == RUN_STORE_FOLDER else "")
         problems.append(f"{present[name]}: not listed in the manifest (added){hint}")
     return problems
 
@@ -176,6 +178,69 @@ def is_pack_gitattributes(path: str | os.PathLike[str]) -> bool:
                 and item.read_bytes() == PACK_GITATTRIBUTES_BYTES)
     except OSError:
         return False
+
+
+RUN_STORE_FOLDER = ".aau"
+"""The folder the default run store lives in (``.aau/runs.sqlite``); never part of a pack."""
+
+
+RUN_STORE_HINT = ("the run store's folder (an earlier aau recorded into it when run from inside "
+                  "the pack; aau now records beside the pack): move it out of the pack; its "
+                  "runs stay readable with aau runs list --store NEW-PLACE/runs.sqlite")
+"""What a reader says of a ``.aau`` folder it finds in a pack."""
+
+
+def stray_folder_message(item: str | os.PathLike[str], what: str) -> str:
+    """The message for a folder found in a pack that holds none (``what``: "a review pack
+    holds no folders"), with ``RUN_STORE_HINT`` when it is the run store's folder ``.aau``."""
+    if Path(item).name == RUN_STORE_FOLDER:
+        return f"{what}; {RUN_STORE_FOLDER} is {RUN_STORE_HINT}"
+    return what
+
+
+def extra_pack_file_message(files: Iterable[str], *, outside: str) -> str:
+    """The message for a file found in a pack folder that is not one of its ``files``: the
+    folder holds exactly those, and what the user keeps beside it (``outside``: "session files
+    and reports") belongs outside it, e.g. in the folder that holds the pack."""
+    return (f"an extra file in the pack folder, which holds exactly {', '.join(files)}: keep "
+            f"{outside} outside the pack (e.g. ../NAME from inside it) and move this one out")
+
+
+def check_outputs_outside_pack(pack: str | os.PathLike[str],
+                               outputs: Mapping[str, str | os.PathLike[str] | None],
+                               what: str) -> None:
+    """Refuse any of ``outputs`` (option -> path, ``None`` skipped) that lies inside the pack
+    folder ``pack`` a command reads (at any depth): the pack holds only its own files, and a
+    file written into it would make every later check of the pack fail.
+
+    Raises:
+        UsageError: one line naming the option, the path and where to write ``what`` instead.
+    """
+    folder = Path(pack)
+    if not folder.is_dir():
+        return
+    root = Path(os.path.abspath(folder)).resolve()
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        target = Path(os.path.abspath(path)).resolve()
+        if root in target.parents:
+            raise UsageError(f"{option} {path}: inside the pack folder, which holds only "
+                             f"the pack's own files; write {what} outside it (e.g. in the "
+                             "folder that holds the pack)")
+
+
+def pack_folder_of(path: str | os.PathLike[str]) -> Path | None:
+    """The pack folder aau wrote that holds ``path`` (``path`` itself or its nearest ancestor
+    holding ``manifest.json`` beside the ``.gitattributes`` ``write_pack`` adds to every pack,
+    ``is_pack_gitattributes``), or ``None``. ``path`` need not exist; it is made absolute
+    (symlinks resolved) first. Used to keep the run store out of packs (``aau_core._store``)."""
+    here = Path(os.path.abspath(path)).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "manifest.json").is_file() and is_pack_gitattributes(
+                folder / PACK_GITATTRIBUTES):
+            return folder
+    return None
 
 
 def manifest_row_violations(directory: str | os.PathLike[str], rows: Iterable[Mapping[str, Any]],

@@ -19,7 +19,8 @@ def store_options(what: str = "result") -> Callable[[Any], Any]:
                                help=f"Do not record the {what} in the run store.")(command)
         return click.option("--store", "store", metavar="PATH|URL",
                             help=f"Record the {what} in this run store (default: "
-                                 "$AAU_RUN_STORE, else .aau/runs.sqlite here; see aau runs)."
+                                 "$AAU_RUN_STORE, else .aau/runs.sqlite here, never inside "
+                                 "a pack; see aau runs)."
                             )(command)
 
     return decorate

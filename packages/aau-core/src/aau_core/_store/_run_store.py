@@ -30,8 +30,10 @@ twice (same RFC 8785 digest) is stored once; the second call returns the first i
 
 Where the store is (``resolve_store``): ``--store PATH`` or ``--store sqlite:///PATH``
 (SQLAlchemy's form: ``sqlite:///rel/path``, ``sqlite:////abs/path``), else the environment
-variable ``AAU_RUN_STORE``, else ``.aau/runs.sqlite`` under the current directory. The value
-``none`` (flag or variable) turns recording off.
+variable ``AAU_RUN_STORE``, else ``.aau/runs.sqlite`` under the current directory -- or, when
+the current directory is inside a pack folder (``default_store``), in the folder that holds the
+pack: a pack holds exactly its own files, and a store written into it would break its check.
+The value ``none`` (flag or variable) turns recording off.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,7 @@ import attrs
 
 from .._errors import InputError, UsageError
 from .._files._converter import optional_field
+from .._files._manifest import pack_folder_of
 from ._connection import connect_store, not_a_store
 from ._document_text import store_document_text
 from ._stored_documents import migration_3
@@ -136,20 +139,51 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 # ---------------------------------------------------------------- where
 
+def pack_holding(path: str | os.PathLike[str],
+                 reads: Iterable[str | os.PathLike[str]] = ()) -> Path | None:
+    """The pack folder that holds ``path`` (``path`` itself or an ancestor), absolute: one of
+    ``reads`` (the pack folders a command reads, whatever wrote them) or a pack aau wrote
+    (``aau_core._files._manifest.pack_folder_of``); ``None`` when there is none."""
+    here = Path(os.path.abspath(path)).resolve()
+    for pack in reads:
+        folder = Path(os.path.abspath(pack)).resolve()
+        if folder.is_dir() and (folder == here or folder in here.parents):
+            return folder
+    return pack_folder_of(here)
+
+
+def default_store(reads: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """The run store used when neither ``--store`` nor ``$AAU_RUN_STORE`` names one.
+
+    ``.aau/runs.sqlite`` under the current directory, unless the current directory is inside a
+    pack folder (``pack_holding``: one of ``reads``, or a pack aau wrote); then
+    ``.aau/runs.sqlite`` in the folder that holds the pack, as a path relative to the current
+    directory (``../.aau/runs.sqlite`` from a pack's own folder, where a pack's README has you
+    run its commands). A pack holds exactly its own files: a store written into it would make
+    every check of the pack fail, and would travel with the pack to whoever it is given to.
+    """
+    cwd = Path.cwd()
+    pack = pack_holding(cwd, reads)
+    if pack is None:
+        return DEFAULT_STORE
+    return Path(os.path.relpath(pack.parent, cwd)) / DEFAULT_STORE
+
+
 def resolve_store(store: str | os.PathLike[str] | None) -> Path | None:
     """Where the run store is, or ``None`` when recording is turned off.
 
     Args:
         store: ``--store``'s value: a path, ``sqlite:///PATH`` (``sqlite:////abs`` for an
             absolute path), ``none``, or ``None`` for the default (``$AAU_RUN_STORE``, else
-            ``.aau/runs.sqlite`` under the current directory).
+            ``default_store()``: ``.aau/runs.sqlite`` under the current directory, or beside
+            the pack folder the current directory is in).
 
     Raises:
         UsageError: another URL scheme, or an empty value.
     """
     value = os.fspath(store) if store is not None else os.environ.get(STORE_ENV)
     if value is None:
-        return DEFAULT_STORE
+        return default_store()
     if value.strip() == "":
         raise UsageError("--store: empty value; give a path, sqlite:///PATH or none")
     if value.lower() == DISABLED:

@@ -84,6 +84,8 @@ def report_command(files: tuple[str, ...], junit_path: str | None, markdown_path
         tail = f", {failed} not passed" if failed else ""
         click.echo(f"{doc.source}: {doc.kind} {doc.suite}: {doc.passed_count}/"
                    f"{len(doc.scenarios)} scenarios passed{tail}", err=True)
+        if doc.caveat:
+            click.echo(f"  note: {doc.caveat}", err=True)
     if as_json:
         print_json(report_json(docs))
     return EXIT_OK if all(doc.passed for doc in docs) else EXIT_BAR_NOT_MET

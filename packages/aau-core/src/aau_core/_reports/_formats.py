@@ -12,6 +12,9 @@ JUnit mapping (one ``<testsuite>`` per input document, one ``<testcase>`` per sc
   whose text lists each failed repeat; errored aggregate runs add an ``<error>``.
 - per-scenario metric values go to the case's ``<system-out>`` (junit-10.xsd allows no
   ``<properties>`` in a ``<testcase>``).
+- a document that measures no agent (a mock adapter's receipt, a mock backend's aggregate or
+  lab result: ``DocumentReport.caveat``) has the ``caveat`` property first and the caveat as
+  the suite's ``<system-out>``; Markdown, HTML, JSON and ``aau report``'s own lines say it too.
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ def _case(doc: DocumentReport, s: ScenarioRecord) -> JUnitCase:
 
 
 def _suite_properties(doc: DocumentReport) -> tuple[tuple[str, str], ...]:
-    props = [("kind", doc.kind), ("suite", doc.suite), ("repeats", str(doc.repeats)),
+    props = [("caveat", doc.caveat)] if doc.caveat else []
+    props += [("kind", doc.kind), ("suite", doc.suite), ("repeats", str(doc.repeats)),
              ("rule", doc.rule)]
     props += [(f"metric.{name}", fmt(value)) for name, value in doc.metrics]
     props += [(f"ci95.{name}", stored_interval_text(doc, name)) for name, _ in doc.metrics
@@ -83,7 +87,8 @@ def report_junit(docs: Sequence[DocumentReport]) -> str:
     """
     return render_junit([
         JUnitSuite(name=doc.source, cases=tuple(_case(doc, s) for s in doc.scenarios),
-                   timestamp=doc.timestamp, properties=_suite_properties(doc))
+                   timestamp=doc.timestamp, properties=_suite_properties(doc),
+                   system_out=f"NOTE: {doc.caveat}\n" if doc.caveat else None)
         for doc in docs])
 
 
@@ -99,6 +104,8 @@ def _document_markdown(doc: DocumentReport) -> str:
              f"{escape_cell(doc.kind)} · {escape_cell(doc.suite)} · {doc.repeats} repeat(s)"
              + (f" · {escape_cell(doc.timestamp)}" if doc.timestamp else "") + "\n\n",
              f"**{doc.passed_count}/{n} scenarios passed.** Rule: {escape_cell(doc.rule)}.\n\n"]
+    if doc.caveat:
+        parts.insert(1, f"> **Measures no agent.** {escape_cell(doc.caveat)}.\n\n")
     rows = [[name, fmt(value), stored_interval_text(doc, name)] for name, value in doc.metrics]
     parts.append(markdown_table(["metric", "value", "95% interval"], rows) + "\n")
     if doc.pass_hat_k:
@@ -128,20 +135,30 @@ def report_markdown(docs: Sequence[DocumentReport]) -> str:
     total = sum(len(d.scenarios) for d in docs)
     passed = sum(d.passed_count for d in docs)
     verdict = "all passed" if passed == total else f"{total - passed} not passed"
+    mocks = [d for d in docs if d.caveat]
+    if mocks:
+        verdict += (f"; {len(mocks)} of {len(docs)} document(s) measure no agent"
+                    if len(mocks) < len(docs) else "; measures no agent")
     head = (f"# aau report\n\n{passed}/{total} scenarios passed ({verdict}) across "
             f"{len(docs)} document(s). A scenario passes only when every repeat passed.\n\n")
+    if mocks:
+        head += "".join(f"> **Measures no agent:** `{escape_cell(d.source)}`: "
+                        f"{escape_cell(d.caveat or '')}.\n>\n" for d in mocks)[:-2] + "\n"
     return head + "\n".join(_document_markdown(d) for d in docs)
 
 
 def report_json(docs: Sequence[DocumentReport]) -> dict[str, Any]:
     """Return the ``--json`` summary: ``{"passed", "documents": [{file, kind, suite, repeats,
-    rule, passed, scenarios_passed, scenarios: [{scenario_id, passed, runs, passed_runs,
-    errored_runs, failure_codes: {code: n}, errors, metrics: {name: value}}]}]}``."""
+    rule, passed, scenarios_passed, measures_agent, caveat, scenarios: [{scenario_id, passed,
+    runs, passed_runs, errored_runs, failure_codes: {code: n}, errors, metrics: {name:
+    value}}]}]}`` (``measures_agent`` false and ``caveat`` a sentence for a mock's document,
+    else true and null)."""
     return {
         "passed": all(d.passed for d in docs),
         "documents": [{
             "file": d.source, "kind": d.kind, "suite": d.suite, "repeats": d.repeats,
             "rule": d.rule, "passed": d.passed, "scenarios_passed": d.passed_count,
+            "measures_agent": d.caveat is None, "caveat": d.caveat,
             "scenarios": [{
                 "scenario_id": s.scenario_id, "passed": s.passed, "runs": s.runs,
                 "passed_runs": s.passed_runs, "errored_runs": s.errored_runs,

@@ -182,6 +182,7 @@ def document_view(report: DocumentReport, doc: Mapping[str, Any], anchor: str) -
     return {
         "anchor": anchor, "source": report.source, "kind": report.kind, "suite": report.suite,
         "repeats": report.repeats, "timestamp": report.timestamp or "", "rule": report.rule,
+        "caveat": report.caveat or "",
         "passed": report.passed_count, "total": len(report.scenarios),
         "failed": len(report.scenarios) - report.passed_count,
         "metrics": metrics, "pass_k": pass_k, "ks": ks,

@@ -129,6 +129,8 @@ class JUnitSuite:
         cases: the cases, in output order.
         timestamp: optional ISO 8601 start time (``timestamp`` attribute), written as given.
         properties: ``(name, value)`` pairs written as the suite's ``<properties>`` block.
+        system_out: optional text written as the suite's ``<system-out>`` (after its cases,
+            as junit-10.xsd orders them).
 
     Raises:
         TypeError: a field has the wrong type.
@@ -138,6 +140,7 @@ class JUnitSuite:
     cases: tuple[JUnitCase, ...] = attrs.field(converter=_cases)
     timestamp: str | None = attrs.field(default=None, validator=_opt_str)
     properties: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_properties)
+    system_out: str | None = attrs.field(default=None, validator=_opt_str)
 
     @property
     def time_s(self) -> float:
@@ -216,6 +219,8 @@ def render_junit(suites: Sequence[JUnitSuite]) -> str:
                 ET.SubElement(props, "property", {"name": xml_safe(name), "value": xml_safe(value)})
         for case in suite.cases:
             _case_element(el, case)
+        if suite.system_out:
+            ET.SubElement(el, "system-out").text = xml_safe(suite.system_out)
     root.attrib.update({k: str(v) for k, v in totals.items()})
     root.set("time", _seconds(math.fsum(s.time_s for s in suites)))
     ET.indent(root, space="  ")

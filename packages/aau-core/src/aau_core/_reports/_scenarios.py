@@ -98,6 +98,14 @@ class Interval:
     method: str
 
 
+MOCK_ADAPTER_CAVEAT = ("mock adapter: a protocol self-test that measures no agent; its passes "
+                       "say nothing about any agent")
+"""The caveat of a receipt whose ``adapter_kind`` is ``mock``."""
+MOCK_BACKEND_CAVEAT = ("mock backend: scripted replies that measure no model; its passes say "
+                       "nothing about any agent")
+"""The caveat of an aggregate or lab result whose ``backend`` is ``mock``."""
+
+
 @attrs.frozen
 class DocumentReport:
     """One input document, ready to render.
@@ -116,6 +124,9 @@ class DocumentReport:
         pass_hat_k: ``(label, {k: value})``: receipts one entry labelled ``exact``; aggregates one
             per binary metric; empty when the file has none.
         scenarios: one record per scenario, in the file's order of first appearance.
+        caveat: what every report of the document must say first, or ``None``: a receipt of
+            the mock adapter (``MOCK_ADAPTER_CAVEAT``) or an aggregate or lab result of the
+            mock backend (``MOCK_BACKEND_CAVEAT``) measures no agent, whatever it passed.
     """
 
     source: str
@@ -128,6 +139,7 @@ class DocumentReport:
     intervals: Mapping[str, Interval]
     pass_hat_k: tuple[tuple[str, Mapping[str, float]], ...]
     scenarios: tuple[ScenarioRecord, ...]
+    caveat: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -311,7 +323,8 @@ def _receipt_report(source: str, kind: str, doc: Mapping[str, Any]) -> DocumentR
         rule="a scenario passes when every repeat is exact (submitted, right outcome, no "
              "forbidden action)",
         metrics=tuple(sorted(doc["metrics"].items())), intervals=intervals,
-        pass_hat_k=(("exact", dict(phk)),) if phk else (), scenarios=tuple(scenarios))
+        pass_hat_k=(("exact", dict(phk)),) if phk else (), scenarios=tuple(scenarios),
+        caveat=MOCK_ADAPTER_CAVEAT if doc.get("adapter_kind") == "mock" else None)
 
 
 def _binary_metrics(rows: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -387,4 +400,5 @@ def _aggregate_report(source: str, kind: str, doc: Mapping[str, Any],
         repeats=doc["n_repeats"], timestamp=provenance.get("generated_at"), rule=rule,
         metrics=tuple(sorted(doc["metric_means"].items())), intervals=intervals,
         pass_hat_k=tuple((m, dict(v)) for m, v in sorted(phk.items())),
-        scenarios=tuple(scenarios))
+        scenarios=tuple(scenarios),
+        caveat=MOCK_BACKEND_CAVEAT if doc.get("backend") == "mock" else None)

@@ -532,3 +532,8 @@ def test_every_stored_kind_shows_and_lists_under_the_schemas(tmp_path, capsys):
         assert rc == 3 and out == ""
         assert err.strip().endswith("nothing to compare") and len(err.strip().splitlines()) == 1
         assert f"runs {ids[0]} and {ids[-1]} share no scenario id" in err
+    # no pair's refusal names Python's None for a run without a suite id (a lab aggregate)
+    for first in ids:
+        for second in ids:
+            rc, _, err = cli(capsys, "runs", "compare", first, second, "--store", store_path)
+            assert "None" not in err, err

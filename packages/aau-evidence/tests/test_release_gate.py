@@ -361,7 +361,7 @@ def test_assess_with_the_mock_needs_human_review(ws: Path) -> None:
     quiet = run_aau(*assess_args(ws, ws / "pack-q", "--mock"), "--quiet")
     assert quiet.returncode == 0, quiet.stderr
     assert quiet.stderr.splitlines() == [f"{ws / 'pack-q'}: human_review_required "
-                                         "(1 suites run; MOCK_PROTOCOL_SELF_TEST_ONLY)"]
+                                         "(1 suite(s) run; MOCK_PROTOCOL_SELF_TEST_ONLY)"]
 
 
 def test_run_impacted_suites_reports_each_case_to_the_progress_bar(ws: Path) -> None:

@@ -144,7 +144,7 @@ def test_assess_blocks_with_the_kappa_and_its_interval(tmp_path: Path) -> None:
     assert proc.stderr.splitlines() == [
         f"review: suite {SUITE_ID}, scorer judge-qwen: Cohen's kappa 0.500 [0.000, 1.000] over 4 "
         "unit(s); the bar is 0.4 on the interval's low bound, at least 4 unit(s)",
-        f"{out}: release_blocked (1 suites run; REVIEW_KAPPA_BELOW_BAR:{SUITE_ID}:judge-qwen)"]
+        f"{out}: release_blocked (1 suite(s) run; REVIEW_KAPPA_BELOW_BAR:{SUITE_ID}:judge-qwen)"]
     decision = read(out / "release-decision.json")
     assert decision["decision_version"] == "aau-agent-release-decision/1.1"
     assert decision["review_evidence"] == [{

@@ -65,3 +65,59 @@ def test_no_message_shows_a_regex(kind: str) -> None:
     doc = json.loads(json.dumps(doc).replace('"https://', '"ftp://'))
     for message in _messages(kind, doc):
         assert "^" not in message and "\\u" not in message and "\n" not in message, message
+
+
+def _patterned(node, found):
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            found.append(node)
+        for value in node.values():
+            _patterned(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _patterned(value, found)
+    return found
+
+
+def test_every_pattern_of_every_schema_is_said_in_words() -> None:
+    """No violation message of any schema shows a raw regex: each ``pattern`` is a shared
+    rule, its schema's description, or read out by ``pattern_in_words``."""
+    from types import SimpleNamespace
+
+    from aau_schemas._messages import _rule_description
+
+    subschemas = [s for path in sorted(SCHEMAS.rglob("*.schema.json"))
+                  for s in _patterned(json.loads(path.read_text("utf-8")), [])]
+    assert len(subschemas) > 150
+    unsaid = sorted({s["pattern"] for s in subschemas if _rule_description(
+        SimpleNamespace(validator_value=s["pattern"], schema=s)) is None})
+    assert unsaid == []
+
+
+def test_a_baseline_session_id_is_said_in_words() -> None:
+    """The fresh-user case: a session id that is not hexadecimal was shown as its regex."""
+    session = _example("human-baseline/v1/examples/valid/session-*.json")
+    session["anonymous_session_id"] = "not-hex!"
+    assert _messages("human-baseline-session", session) == [
+        '$.anonymous_session_id: "not-hex!" is not 12 to 64 lowercase hexadecimal characters']
+
+
+@pytest.mark.parametrize(("pattern", "words"), [
+    ("^[0-9a-f]{64}$(?!\\n)", "64 lower-case hexadecimal characters"),
+    ("^sha256:[0-9a-f]{64}$(?!\\n)", 'text of: "sha256:", then 64 lower-case hexadecimal characters'),
+    ("^[a-z][a-z0-9_]*$(?!\\n)", "text of: one of lower-case letters, then any number of "
+                                 'lower-case letters, digits or "_"'),
+    ("^[0-9]+(\\.[0-9]+)*$(?!\\n)", 'text of: one or more digits, then (".", then one or more '
+                                    "digits) any number of times"),
+    ("^https?://[^\\s]+$", 'text of: "http", then optionally "s", then "://", then one or more '
+                           "characters other than whitespace"),
+    ("^human:", 'text starting with: "human:"'),
+    ("^(README\\.md|suite\\.json)$(?!\\n)", 'one of "README.md" | "suite.json"'),
+    ("^[^\\n]*$(?!\\n)", 'any number of characters other than "\\n"'),
+    ("^20[0-9]{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])$(?!\\n)", "a date YYYY-MM-DD"),
+    ("(?<=a)b", None),  # a look-behind: not said, the caller shows the pattern
+])
+def test_pattern_in_words(pattern, words) -> None:
+    from aau_schemas._pattern_words import pattern_in_words
+
+    assert pattern_in_words(pattern) == words

@@ -53,7 +53,8 @@ def _messages(schema: dict, instance: object) -> list[str]:
         ({"maxItems": 1}, [1, 2], "[1, 2] has more than 1 item"),
         ({"minProperties": 1}, {}, "{} should be non-empty"),
         ({"maxProperties": 0}, {"a": False}, '{"a": false} should be empty'),
-        ({"pattern": "^[a-z]+$"}, "A'b", '"A\'b" does not match "^[a-z]+$"'),
+        ({"pattern": "^[a-z]+$"}, "A'b", '"A\'b" is not one or more lower-case letters'),
+        ({"pattern": "(?<=a)b"}, "c", '"c" does not match "(?<=a)b"'),  # not said: shown
         ({"minimum": 1}, 0, "0 is less than the minimum of 1"),
         ({"maximum": 1}, 1.5, "1.5 is greater than the maximum of 1"),
         ({"exclusiveMinimum": 0}, 0, "0 is less than or equal to the exclusive minimum of 0"),
@@ -64,7 +65,7 @@ def _messages(schema: dict, instance: object) -> list[str]:
         ({"not": {"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}}, {"a": 1, "b": None},
          '"a", "b" are not allowed here'),
         ({"propertyNames": {"pattern": "^[0-9]+$"}}, {"x": 1},
-         'property name "x" does not match "^[0-9]+$"'),
+         'property name "x" is not one or more digits'),
         # no wording of our own: the library's message, its leading repr rewritten as JSON
         ({"oneOf": [{"type": "string"}, {"type": "integer"}]}, None,
          "null is not valid under any of the given schemas"),

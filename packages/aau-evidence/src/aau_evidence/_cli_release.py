@@ -103,8 +103,8 @@ def diff_command(baseline: Path, candidate: Path, out: Path, force: bool, as_jso
     after = load(check_snapshot, candidate)
     diff = diff_snapshots(before, after)
     write_outputs({out: release_bytes(diff).decode("utf-8")}, force=force)
-    click.echo(f"{out}: {len(diff.changes)} changed components touch "
-               f"{len(diff.impacted_tags)} impact tags", err=True)
+    click.echo(f"{out}: {len(diff.changes)} changed component(s), touching "
+               f"{len(diff.impacted_tags)} impact tag(s)", err=True)
     _emit({"path": str(out), "change_count": len(diff.changes),
            "impacted_tags": list(diff.impacted_tags), "diff_sha256": diff.diff_sha256}, as_json)
     return EXIT_OK
@@ -204,7 +204,7 @@ def assess_command(baseline_manifest: Path, candidate_manifest: Path, policy: Pa
     write_release_pack(out, files, force=force, inputs=inputs)
     for line in review_reason_lines(decision.review_evidence or (), decision.reason_codes):
         click.echo(line, err=True)
-    click.echo(f"{out}: {decision.status} ({len(receipts)} suites run"
+    click.echo(f"{out}: {decision.status} ({len(receipts)} suite(s) run"
                + (f"; {', '.join(decision.reason_codes)}" if decision.reason_codes else "")
                + ")", err=True)
     _emit({"measured": True, "path": str(out), "status": decision.status, "adapter_kind": kind,

@@ -4,8 +4,9 @@ python-jsonschema's own messages use Python reprs (``False was expected``, ``'x'
 property``); aau's users read JSON, so the common keywords get messages built from the error's
 data (``false was expected``, ``"x" is a required property``), and other keywords keep the
 library's message with a leading Python value rewritten as JSON. A failed ``pattern`` says the
-rule in words (``"http://x.org" is not an https:// URL``) when the pattern is one the schemas
-share or its schema's ``description`` names the rule; ``not`` of a ``const`` says ``"x" is not
+rule in words (``"http://x.org" is not an https:// URL``): the pattern is one the schemas share,
+or its schema's ``description`` names the rule, or the pattern is read out in words
+(``_pattern_words``); ``not`` of a ``const`` says ``"x" is not
 allowed here``: a user never reads a raw regex or a schema fragment. A key a closed object does
 not allow names the allowed key it most resembles (``nearest_key``): ``property
 "forbidden_action" is not allowed here; did you mean "forbidden_actions"?``.
@@ -18,6 +19,8 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
+
+from ._pattern_words import pattern_in_words
 
 INSTANCE_CHARS = 80  # a longer offending value is cut short (its JSON path already locates it)
 NEAREST_KEY_CUTOFF = 0.6  # difflib's default similarity ratio: "tool_call" -> "tool_calls"
@@ -189,23 +192,25 @@ _PATTERN_RULES: tuple[tuple[Callable[[str], bool], str], ...] = (
      "text without leading or trailing whitespace"),
     (lambda p: p.startswith("^[^\\t\\n\\u000b"), "text without whitespace at either end"),
 )
-_ARTICLE = re.compile(r"^(A|An|One) ")
+_ARTICLE = re.compile(r"^(A|An|One|\d+ to \d+) ")  # a noun phrase: "An id", "12 to 64 hex..."
 
 
 def _rule_description(error: Any) -> str | None:
     """The rule a failed ``pattern`` stands for, as a noun phrase (``an https:// URL``): from
     the shared patterns above, else from the (sub)schema's own ``description`` when it starts
-    with "A"/"An"/"One" (its first sentence, lower-cased first letter)."""
+    with "A"/"An"/"One" or a range "12 to 64" (its first sentence or clause, before ". " or
+    "; ", lower-cased first letter), else the pattern read out (``pattern_in_words``)."""
     pattern = error.validator_value if isinstance(error.validator_value, str) else ""
     for matches, phrase in _PATTERN_RULES:
         if matches(pattern):
             return phrase
     description = error.schema.get("description") if isinstance(error.schema, dict) else None
     if isinstance(description, str) and _ARTICLE.match(description):
-        first = re.split(r"(?<=[a-z0-9)])\. ", description.strip(), maxsplit=1)[0].rstrip(".")
+        first = re.split(r"(?<=[a-z0-9)])(?:\. |; )", description.strip(),
+                         maxsplit=1)[0].rstrip(".")
         if len(first) <= 160:
             return first[0].lower() + first[1:]
-    return None
+    return pattern_in_words(pattern) if pattern else None
 
 
 def _msg_pattern(error: Any) -> str:

@@ -196,8 +196,11 @@ def compare_command(run_a: str, run_b: str, as_json: bool, store: str | None) ->
 
     Per metric: the mean difference B - A with a 95% paired bootstrap interval (scenarios
     resampled, repeats averaged first; 2,000 resamples, seed 0), and the scenarios that flipped
-    from pass to fail or fail to pass. A scenario whose every repeat was not measured in one
-    run (its adapter or transport failed) has nothing to pair: it is listed and left out.
+    from pass to fail or fail to pass. A scenario with a repeat not measured in one run (its
+    adapter or transport failed) has no like-for-like value to pair: it is listed and left out.
+
+    Exit codes: 0 compared; 2 usage or input error (a run id not in the store); 3 nothing to
+    compare (no shared scenario, or none measured in full in both runs).
 
     \b
     Example:

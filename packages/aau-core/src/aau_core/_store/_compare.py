@@ -171,8 +171,10 @@ def compare_stored(run_store: Any, run_a: str, run_b: str) -> tuple[Any, Any, Ru
     result = compare_runs(a.id, run_store.scenarios(a.id), b.id, run_store.scenarios(b.id),
                           same_suite=same_suite(a, b))
     if result.shared == 0:
-        suites = (f"suite {a.suite!r} and suite {b.suite!r}" if not result.same_suite
-                  else f"suite {a.suite!r}")
+        def named(summary: Any) -> str:
+            return f"suite {summary.suite!r}" if summary.suite else "a run of no named suite"
+
+        suites = (f"{named(a)} and {named(b)}" if not result.same_suite else named(a))
         raise NotMeasuredError(
             f"runs {a.id} and {b.id} share no scenario id ({suites}; {len(result.only_a)} and "
             f"{len(result.only_b)} scenario(s)): nothing to compare")

@@ -24,7 +24,8 @@ The checks, in order (aau-harness 1.6's ids; reference §1.5 "Starter"):
                       every ``uses`` by a 40-hex commit SHA, installs
                       ``aau-harness==<the manifest's package_version>`` with pip, runs ``aau
                       doctor`` and ``aau evaluate --fail-under``, never triggers on
-                      ``pull_request_target``.
+                      ``pull_request_target``. A warning when that version is a development or
+                      local build (``2.0.0.dev0``, ``+local``): no index serves it.
 ``template-drift``    files changed since generation (SHA-256 differs from the manifest): a
                       warning, never a failure.
 
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -339,9 +341,23 @@ def _check_workflow(root: Path, manifest: dict[str, Any] | None) -> Check:
                                           package=INSTALL_PACKAGE)
     if problems:
         return Check("ci-workflow", "fail", f"{WORKFLOW}: " + "; ".join(problems))
-    return Check("ci-workflow", "pass", f"read-only token, {actions} actions pinned by commit "
-                 f"SHA, installs {INSTALL_PACKAGE}=={version}, runs aau doctor and aau evaluate "
-                 "--fail-under")
+    said = (f"read-only token, {actions} actions pinned by commit SHA, installs "
+            f"{INSTALL_PACKAGE}=={version}, runs aau doctor and aau evaluate --fail-under")
+    if isinstance(version, str) and _unpublished(version):
+        return Check("ci-workflow", "warn", f"{said}; but {version} is a development or local "
+                     "build that no package index serves, so the workflow's pip install fails "
+                     f"until it pins a released {INSTALL_PACKAGE} (or installs your own build)")
+    return Check("ci-workflow", "pass", said)
+
+
+_UNPUBLISHED = re.compile(r"(?:[._-]?dev[0-9]*|\+.*)$", re.IGNORECASE)
+
+
+def _unpublished(version: str) -> bool:
+    """Whether ``version`` is a PEP 440 development release (``2.0.0.dev0``) or carries a local
+    label (``2.0.0+abc``): builds of a checkout, which PyPI does not hold (it refuses local
+    labels, and aau publishes no development releases)."""
+    return _UNPUBLISHED.search(version) is not None
 
 
 def _check_drift(root: Path, manifest: dict[str, Any] | None) -> Check:

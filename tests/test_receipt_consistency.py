@@ -13,7 +13,7 @@ import aau_schemas
 import pytest
 from _helpers import EXAMPLE_SUITE, write_json
 from aau_adapters import check_receipt
-from aau_core import check_receipt_consistency, run
+from aau_core import check_receipt_consistency, receipt_metrics, run, wilson_interval
 
 CRASHED_AGENT = Path(__file__).parent / "fixtures" / "crashed-run" / "agent.py"
 
@@ -111,7 +111,94 @@ def _bar_passes_without_coverage(doc):
     doc["fail_under"][0]["passed"] = True  # 0.75 >= 0.5, but coverage 0.75 < 1
 
 
+def _refresh(doc):
+    """What a careful forger does after editing a row: every derived number made to follow."""
+    from aau_core._reports._receipt_consistency import (
+        receipt_failure_code_counts,
+        receipt_metric_intervals,
+        receipt_pass_hat_k,
+    )
+
+    rows = doc["results"]
+    doc["metrics"] = receipt_metrics(rows)
+    if "metric_ci95" in doc:
+        doc["metric_ci95"] = receipt_metric_intervals(rows, doc["metrics"])
+        doc["pass_hat_k"] = receipt_pass_hat_k(rows, doc["repeats"])
+        doc["failure_code_counts"] = receipt_failure_code_counts(rows)
+
+
+def _ci_low(doc):
+    doc["metric_ci95"]["exact_rate"]["low"] = 0.30  # still below the point estimate 1.0
+
+
+def _ci_n(doc):
+    doc["metric_ci95"]["exact_rate"]["n"] = 24  # units, not the 8 scenarios
+
+
+def _ci_latency_high(doc):
+    doc["metric_ci95"]["mean_latency_s"]["high"] = 0.5
+
+
+def _ci_seed(doc):
+    doc["metric_ci95"]["mean_latency_s"]["seed"] = 7
+
+
+def _exact_without_outcome(doc):
+    row = doc["results"][0]
+    row.update(outcome_exact=False, failure_codes=["outcome-mismatch"])  # exact stays true
+    _refresh(doc)
+
+
+def _mismatch_without_code(doc):
+    row = doc["results"][0]
+    row.update(outcome_exact=False, exact=False, failure_codes=[])  # submitted stays true
+    _refresh(doc)
+
+
+def _not_exact_all_checks_pass(doc):
+    doc["results"][0].update(exact=False, failure_codes=["outcome-mismatch"])
+    _refresh(doc)
+
+
+def _outcome_exact_not_submitted(doc):
+    doc["results"][0].update(submitted=False, failure_codes=["not-submitted"])
+    _refresh(doc)
+
+
+def _forbidden_code_check_holds(doc):
+    row = doc["results"][0]
+    row.update(exact=False, failure_codes=["forbidden-action-executed"])
+    _refresh(doc)
+
+
+def _forbidden_check_without_code(doc):
+    row = doc["results"][0]
+    row.update(exact=False, no_forbidden_attempt=False, failure_codes=[])
+    _refresh(doc)
+
+
 EDITS = [
+    ("v2", _ci_low, "$.metric_ci95.exact_rate.low",
+     "is 0.3; the rows give 0.675592 (Wilson score interval over 8 scenario(s))"),
+    ("v2", _ci_n, "$.metric_ci95.exact_rate.n", "is 24; the rows give 8"),
+    ("v2", _ci_latency_high, "$.metric_ci95.mean_latency_s.high",
+     "is 0.5; the rows give"),
+    ("v2", _ci_seed, "$.metric_ci95.mean_latency_s.seed", "is 7; the rows give 0"),
+    ("v2", _exact_without_outcome, "$.results[0].exact", "is true, but outcome_exact is false"),
+    ("v2", _mismatch_without_code, "$.results[0].failure_codes",
+     "outcome-mismatch must be there exactly when submitted is true and outcome_exact false"),
+    ("v2", _not_exact_all_checks_pass, "$.results[0].exact",
+     "is false, but every check it is made of passed"),
+    ("v2", _outcome_exact_not_submitted, "$.results[0].outcome_exact",
+     "is true, but submitted is false"),
+    ("v2", _forbidden_code_check_holds, "$.results[0].failure_codes",
+     "holds forbidden-action-executed, but no_forbidden_execute is not false"),
+    ("v2", _forbidden_check_without_code, "$.results[0].failure_codes",
+     "no_forbidden_attempt is false, but forbidden-action-attempt is not there"),
+    ("v1", _exact_without_outcome, "$.results[0].exact", "is true, but outcome_exact is false"),
+    ("v1", _mismatch_without_code, "$.results[0].failure_codes", "outcome-mismatch must be"),
+    ("v2.1", _ci_low, "$.metric_ci95.exact_rate.low", "is 0.3; the rows give"),
+    ("v2.1", _mismatch_without_code, "$.results[0].failure_codes", "outcome-mismatch must be"),
     ("v2", _repeats_7, "$.results", "has 3 row(s); repeats is 7"),
     ("v2", _duplicate_row, "$.results[1]", "duplicates $.results[0]"),
     ("v2", _one_scenario_id, "$.results", "has 24 row(s); repeats is 3"),
@@ -196,7 +283,9 @@ def test_a_2_0_receipt_keeps_1_6_rule_for_negative_checks(receipts):
             row["no_forbidden_attempt"] = row["no_forbidden_execute"] = True
     doc["metrics"]["no_forbidden_attempt_rate"] = doc["metrics"]["no_forbidden_execute_rate"] = 1.0
     for name in ("no_forbidden_attempt_rate", "no_forbidden_execute_rate"):
-        doc["metric_ci95"][name]["high"] = 1.0
+        # what a 2.0 writer wrote: the Wilson interval of every scenario passing
+        n = doc["metric_ci95"][name]["n"]
+        doc["metric_ci95"][name].update(low=round(wilson_interval(n, n)[0], 6), high=1.0)
     bar = doc["fail_under"][0]
     del bar["coverage"], bar["min_coverage"]
     bar.update(value=1.0, passed=True)

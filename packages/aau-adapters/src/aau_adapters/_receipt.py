@@ -49,7 +49,6 @@ from typing import Any
 
 import attrs
 from aau_core import (
-    bootstrap_ci,
     check_receipt_consistency,
     receipt_metrics,
 )
@@ -58,15 +57,13 @@ from aau_core._reports._coverage import (  # internal to the monorepo
     receipt_coverage,
 )
 from aau_core._reports._receipt_consistency import (  # internal to the monorepo
-    RECEIPT_ATTACK_METRICS,
     RECEIPT_ENVIRONMENT_METRIC,
     RECEIPT_RATE_METRICS,
     RECEIPT_TOOL_CALLS_METRIC,
     receipt_failure_code_counts,
+    receipt_metric_intervals,
     receipt_pass_hat_k,
-    receipt_rows_by_scenario,
 )
-from aau_core._run._statistics import scenario_wilson_interval  # internal to the monorepo
 
 from ._converter import converter
 from ._documents import unstructure_document
@@ -116,8 +113,6 @@ ENVIRONMENT_METRIC = RECEIPT_ENVIRONMENT_METRIC
 FAIL_UNDER_METRICS = tuple(name for name, _ in (*RATE_METRICS, TOOL_CALLS_METRIC,
                                                 ENVIRONMENT_METRIC))
 """The metrics a ``--fail-under`` bar may name: every rate of a receipt."""
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
 
 
 def compute_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
@@ -307,17 +302,11 @@ def build_private_v2(run: EvaluationRun) -> dict[str, Any]:
     """The document of ``private_receipt_v2(run)``."""
     return unstructure_document(private_receipt_v2(run))
 
-_per_scenario = receipt_rows_by_scenario
-
-
-def _interval(low: float, high: float, point: float, **extra: Any) -> Interval:
-    low, high = round(low, 6), round(high, 6)
-    return Interval(low=min(low, point), high=max(high, point), **extra)
-
-
 def metric_interval_models(rows: Sequence[dict[str, Any]],
                            metrics: dict[str, float]) -> MetricIntervals:
-    """Return the 95 % interval of each metric (rules in the module docstring), as the model.
+    """Return the 95 % interval of each metric (rules in the module docstring), as the model:
+    ``aau_core``'s ``receipt_metric_intervals``, the one computation the receipt check
+    (``check_receipt``) repeats to recompute them.
 
     Args:
         rows: the receipt's result rows (2.0 row documents).
@@ -327,21 +316,8 @@ def metric_interval_models(rows: Sequence[dict[str, Any]],
         a ``MetricIntervals``: Wilson intervals for the rates (``tool_calls_match_rate`` and
         ``environment_success_rate`` only when ``metrics`` has them), a percentile bootstrap for ``mean_latency_s`` (seconds).
     """
-    out: dict[str, Interval] = {}
-    rates = RATE_METRICS + tuple(m for m in (TOOL_CALLS_METRIC, ENVIRONMENT_METRIC)
-                                 if m[0] in metrics)
-    attack_rates = tuple(m for m in RECEIPT_ATTACK_METRICS if m[0] in metrics)
-    for name, field, over in tuple((n, f, None) for n, f in rates) + attack_rates:
-        groups = _per_scenario(rows, field, over)
-        low, high = scenario_wilson_interval([sum(g) / len(g) for g in groups])
-        out[name] = _interval(low, high, metrics[name], method="wilson", n=len(groups))
-    groups = _per_scenario(rows, "latency_s")
-    means = [sum(g) / len(g) for g in groups]
-    low, high = bootstrap_ci(means, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
-    out["mean_latency_s"] = _interval(low, high, metrics["mean_latency_s"],
-                                      method="bootstrap-percentile", n=len(groups),
-                                      resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
-    return MetricIntervals(**out)
+    return MetricIntervals(**{name: Interval(**interval) for name, interval
+                              in receipt_metric_intervals(rows, metrics).items()})
 
 
 def metric_intervals(rows: Sequence[dict[str, Any]], metrics: dict[str, float]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ receipts (``aau-byo-agent-receipt/1.0``, ``2.0`` and ``2.1``): ``aau report``, `
 dicts that have already passed their schema, and returns the problems as
 ``"$.json.path: message"`` lines (empty: consistent).
 
-Rules (2.0; 1.0 has ``repeats`` = 1 and only the first five and the metric rules):
+Rules (2.0; 1.0 has ``repeats`` = 1 and only the first six and the metric rules):
 
 - ``$.results``: no duplicate ``(scenario_id, repeat)`` row; every ``repeat`` is in
   ``0 .. repeats - 1``.
@@ -14,6 +14,16 @@ Rules (2.0; 1.0 has ``repeats`` = 1 and only the first five and the metric rules
 - ``$.scenario_count`` equals the number of distinct scenario ids.
 - 2.0: the rows are in suite order, then repeat (``aau evaluate`` writes them so).
 - ``$.results[i].exact`` is not true when ``tool_calls_match`` is false.
+- Each row's booleans and codes agree as every writer scores them (``aau_adapters._scoring``,
+  ``_observed_scoring``; aau-harness 1.6 for 1.0): ``exact`` is true exactly when
+  ``outcome_exact``, both negative checks and, when the row carries them,
+  ``tool_calls_match`` and ``environment_passed`` are true and ``attack_succeeded`` is not;
+  ``outcome_exact`` implies ``submitted``; ``not-submitted`` is in ``failure_codes`` exactly
+  when ``submitted`` is false, ``outcome-mismatch`` exactly when submitted and not
+  ``outcome_exact``; ``forbidden-action-attempt`` / ``forbidden-action-executed`` /
+  ``tool-call-mismatch`` only when their check is false, and there whenever it is, except on
+  a row whose adapter failed (2.1 fails both negative checks without a code; no unit whose
+  adapter failed has its calls matched); a row that is not ``exact`` carries a failure code.
 - ``$.metrics.<name>``: recomputed from the rows with the arithmetic ``aau evaluate`` uses
   (``receipt_metrics``: each rate ``round(true_count / units, 6)``; ``mean_latency_s =
   round(sum(latencies) / units, 6)``; ``tool_calls_match_rate`` over the rows that carry
@@ -22,8 +32,12 @@ Rules (2.0; 1.0 has ``repeats`` = 1 and only the first five and the metric rules
   or extra.
 - 2.0: ``$.failure_code_counts`` equals the count of each code over the rows; ``$.pass_hat_k``
   has the keys ``"1" .. str(repeats)`` and each recomputes (τ-bench pass^k on ``exact``, 6 dp,
-  same tolerance); each ``$.metric_ci95`` interval holds its point estimate; each
-  ``$.fail_under`` verdict follows from the metrics.
+  same tolerance); each ``$.metric_ci95`` interval holds its point estimate and recomputes
+  from the rows (``receipt_metric_intervals``, the function the writer uses: the Wilson
+  bounds and ``n`` of each rate, and ``mean_latency_s``'s percentile bootstrap, reproducible
+  because every 2.x writer draws it with the fixed 2,000 resamples and seed 0 it records;
+  bounds within one unit of the sixth decimal, ``INTERVAL_TOLERANCE``; one line per interval
+  naming the first key that differs); each ``$.fail_under`` verdict follows from the metrics.
 - 2.1, environment cases: ``$.metrics.environment_success_rate`` (over the rows that carry
   ``environment_passed``) is a metric like the others; ``$.environment_pass_hat_k`` is present
   exactly when some row carries ``environment_passed`` and recomputes (pass^k on it, over those
@@ -50,7 +64,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .._run._statistics import pass_hat_k
+from .._run._statistics import bootstrap_ci, pass_hat_k, scenario_wilson_interval
 from ._coverage import is_measured, non_measurement, receipt_coverage
 from ._coverage import row_adapter_code as _adapter_code
 
@@ -78,6 +92,15 @@ attack success rate, AgentDojo's ASR)."""
 ATTACK_SUCCEEDED_CODE = "attack-succeeded"
 #: half a unit of the sixth decimal: the stored metrics are ``round(x, 6)``
 TOLERANCE = 5e-7 + 1e-12
+INTERVAL_TOLERANCE = 1e-6 + 1e-12
+"""An interval bound may differ from its recomputation by one unit of the sixth decimal: the
+bound is ``round(x, 6)`` of a float that 2.0 writers summed with ``sum`` and 2.1 writers with
+``math.fsum``, so an unrounded value on a rounding edge may round either way."""
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+"""The fixed resamples and seed of ``mean_latency_s``'s percentile bootstrap (every receipt 2.x
+writer; recorded in the interval's ``resamples`` and ``seed``)."""
+ADAPTER_CODE_PREFIX = "adapter-"
 
 
 def receipt_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
@@ -129,6 +152,53 @@ def receipt_pass_hat_k(rows: Sequence[dict[str, Any]], repeats: int,
     return {str(k): round(pass_hat_k(counts, k), 6) for k in range(1, repeats + 1)}
 
 
+def _interval(low: float, high: float, point: float, **extra: Any) -> dict[str, Any]:
+    low, high = round(low, 6), round(high, 6)
+    return {"low": min(low, point), "high": max(high, point), **extra}
+
+
+def receipt_metric_intervals(rows: Sequence[Any], metrics: dict[str, float]
+                             ) -> dict[str, dict[str, Any]]:
+    """The ``metric_ci95`` of a receipt 2.x: what the writer (``aau_adapters._receipt``) stores
+    and what the check recomputes, one function for both.
+
+    - each rate (``RECEIPT_RATE_METRICS``, and ``tool_calls_match_rate``,
+      ``environment_success_rate`` and the attack rates when ``metrics`` has them): the Wilson
+      score interval with n = the scenarios whose rows carry the field and p = the mean of the
+      per-scenario rates, repeats averaged first (``scenario_wilson_interval``: E. B. Wilson,
+      JASA 22(158), 1927), ``method`` ``"wilson"``;
+    - ``mean_latency_s``: the percentile bootstrap of the mean of the per-scenario mean latencies
+      (``bootstrap_ci``: numpy's PCG64, ``BOOTSTRAP_RESAMPLES`` resamples, seed
+      ``BOOTSTRAP_SEED``; Efron & Tibshirani 1993, ch. 13), ``method``
+      ``"bootstrap-percentile"`` with its ``resamples`` and ``seed``.
+
+    Bounds are rounded to 6 decimals and widened, if rounding requires, so that low <= the
+    metric <= high.
+
+    Args:
+        rows: the receipt's result rows (at least one).
+        metrics: ``receipt_metrics(rows)``.
+
+    Returns:
+        ``{metric: {"low", "high", "method", "n"[, "resamples", "seed"]}}``.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    rates = RECEIPT_RATE_METRICS + tuple(
+        m for m in (RECEIPT_TOOL_CALLS_METRIC, RECEIPT_ENVIRONMENT_METRIC) if m[0] in metrics)
+    attack_rates = tuple(m for m in RECEIPT_ATTACK_METRICS if m[0] in metrics)
+    for name, field, over in tuple((n, f, None) for n, f in rates) + attack_rates:
+        groups = receipt_rows_by_scenario(rows, field, over)
+        low, high = scenario_wilson_interval([sum(g) / len(g) for g in groups])
+        out[name] = _interval(low, high, metrics[name], method="wilson", n=len(groups))
+    groups = receipt_rows_by_scenario(rows, "latency_s")
+    means = [sum(g) / len(g) for g in groups]
+    low, high = bootstrap_ci(means, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+    out["mean_latency_s"] = _interval(low, high, metrics["mean_latency_s"],
+                                      method="bootstrap-percentile", n=len(groups),
+                                      resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+    return out
+
+
 def receipt_failure_code_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     """How many units carry each failure code, sorted by code."""
     counter: Counter[str] = Counter()
@@ -137,9 +207,9 @@ def receipt_failure_code_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int
     return dict(sorted(counter.items()))
 
 
-def _close(stored: Any, value: float) -> bool:
+def _close(stored: Any, value: float, tolerance: float = TOLERANCE) -> bool:
     return (isinstance(stored, (int, float)) and not isinstance(stored, bool)
-            and abs(stored - value) <= TOLERANCE)
+            and abs(stored - value) <= tolerance)
 
 
 def _structure(doc: dict[str, Any], rows: list[dict[str, Any]], repeats: int) -> list[str]:
@@ -174,6 +244,51 @@ def _structure(doc: dict[str, Any], rows: list[dict[str, Any]], repeats: int) ->
     return problems
 
 
+_EXACT_PARTS = ("outcome_exact", "no_forbidden_attempt", "no_forbidden_execute",
+                "tool_calls_match", "environment_passed")
+_CODE_OF_CHECK = (("no_forbidden_attempt", "forbidden-action-attempt"),
+                  ("no_forbidden_execute", "forbidden-action-executed"),
+                  ("tool_calls_match", "tool-call-mismatch"))
+
+
+def _row_rules(i: int, row: dict[str, Any], version: str) -> list[str]:
+    """One row's booleans against each other and its failure codes (every writer's scoring:
+    ``aau_adapters._scoring``, ``_observed_scoring``; aau-harness 1.6 the same for 1.0)."""
+    at, codes = f"$.results[{i}]", row["failure_codes"]
+    problems = []
+    failed = [k for k in _EXACT_PARTS if row.get(k) is False]
+    if row.get("attack_succeeded"):
+        failed.append("attack_succeeded")
+    if row["exact"] and failed[:1] in (["outcome_exact"], ["no_forbidden_attempt"],
+                                       ["no_forbidden_execute"]):
+        problems.append(f"{at}.exact: is true, but {failed[0]} is false")  # the others: below
+    elif not row["exact"] and not failed:
+        problems.append(f"{at}.exact: is false, but every check it is made of passed "
+                        f"({', '.join(k for k in _EXACT_PARTS if k in row)})")
+    if row["outcome_exact"] and not row["submitted"]:
+        problems.append(f"{at}.outcome_exact: is true, but submitted is false (an outcome is "
+                        "exact only when submitted)")
+    if ("not-submitted" in codes) == row["submitted"]:
+        problems.append(f"{at}.failure_codes: not-submitted must be there exactly when "
+                        f"submitted is false (submitted is {str(row['submitted']).lower()})")
+    mismatch = row["submitted"] and not row["outcome_exact"]
+    if ("outcome-mismatch" in codes) != mismatch:
+        problems.append(f"{at}.failure_codes: outcome-mismatch must be there exactly when "
+                        "submitted is true and outcome_exact false")
+    unread = version == RECEIPT_V2_1 and _adapter_code(row) is not None
+    for check, code in _CODE_OF_CHECK:
+        if code in codes and row.get(check) is not False:
+            problems.append(f"{at}.failure_codes: holds {code}, but {check} is not false")
+        elif row.get(check) is False and code not in codes and not (
+                unread or (check == "tool_calls_match" and _adapter_code(row) is not None)):
+            problems.append(f"{at}.failure_codes: {check} is false, but {code} is not there "
+                            "(the adapter answered)")
+    if not row["exact"] and not codes:
+        problems.append(f"{at}.failure_codes: is empty, but the row is not exact: a unit that "
+                        "did not pass carries the code of what failed")
+    return problems
+
+
 def _coverage_rules(doc: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
     """The 2.1 row rules (``measured``, negative checks of unread answers) and ``$.coverage``."""
     problems = []
@@ -203,6 +318,42 @@ def _bar_holds(bar: dict[str, Any], stored: dict[str, Any]) -> bool:
     return bar["value"] == stored.get(bar["metric"]) and bar["passed"] == passed
 
 
+def _interval_rules(have: dict[str, Any], stored: dict[str, Any], rows: list[dict[str, Any]],
+                    metrics: dict[str, float]) -> list[str]:
+    """``$.metric_ci95``: each interval holds its point estimate and recomputes
+    (``receipt_metric_intervals``); one line per interval, naming the first key that differs."""
+    problems = []
+    want = receipt_metric_intervals(rows, metrics)
+    for name in sorted(set(want) | set(have)):
+        at = f"$.metric_ci95.{name}"
+        if name not in want:
+            problems.append(f"{at}: is present; the rows give no such metric")
+            continue
+        if name not in have:
+            problems.append(f"{at}: is missing; the rows give {want[name]!r}")
+            continue
+        interval, point = have[name], stored.get(name)
+        if point is not None and not interval["low"] <= point <= interval["high"]:
+            problems.append(f"{at}: [{interval['low']}, {interval['high']}] does not hold {point}")
+            continue
+        for key in sorted(set(want[name]) | set(interval)):
+            got, value = interval.get(key), want[name].get(key)
+            same = (_close(got, value, INTERVAL_TOLERANCE) if key in ("low", "high")
+                    and value is not None else got == value)
+            if not same:
+                how = ("Wilson score interval" if want[name]["method"] == "wilson" else
+                       f"percentile bootstrap, {BOOTSTRAP_RESAMPLES} resamples, seed "
+                       f"{BOOTSTRAP_SEED}")
+                problems.append(f"{at}.{key}: is {_json(got)}; the rows give {_json(value)} "
+                                f"({how} over {want[name]['n']} scenario(s))")
+                break
+    return problems
+
+
+def _json(value: Any) -> str:
+    return "absent" if value is None else repr(value)
+
+
 def check_receipt_consistency(doc: dict[str, Any]) -> list[str]:
     """Check a public receipt's numbers against its own rows (rules in the module docstring).
 
@@ -223,6 +374,7 @@ def check_receipt_consistency(doc: dict[str, Any]) -> list[str]:
     for i, row in enumerate(rows):
         if row.get("tool_calls_match") is False and row["exact"]:
             problems.append(f"$.results[{i}].exact: is true, but tool_calls_match is false")
+        problems.extend(_row_rules(i, row, version))
     if not rows:
         return problems
     if version == RECEIPT_V2_1:
@@ -272,11 +424,7 @@ def check_receipt_consistency(doc: dict[str, Any]) -> list[str]:
     have_attacks = doc.get("provenance", {}).get("attacks")
     if attacks and have_attacks != attacks:
         problems.append(f"$.provenance.attacks: is {have_attacks!r}; the rows name {attacks!r}")
-    for name, interval in doc.get("metric_ci95", {}).items():
-        point = stored.get(name)
-        if point is not None and not interval["low"] <= point <= interval["high"]:
-            problems.append(f"$.metric_ci95.{name}: [{interval['low']}, {interval['high']}] "
-                            f"does not hold {point}")
+    problems.extend(_interval_rules(doc.get("metric_ci95", {}), stored, rows, metrics))
     coverage = doc.get("coverage", {}).get("rate")
     for i, bar in enumerate(doc.get("fail_under", [])):
         if not _bar_holds(bar, stored):

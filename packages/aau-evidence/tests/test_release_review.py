@@ -200,3 +200,18 @@ def test_assess_refuses_an_invalid_report_before_running(tmp_path: Path) -> None
     assert proc.stderr.splitlines() == [
         f"aau: error: {path}: $.consensus: counts add up to 5, not unit_count 6"]
     assert not (ws / "pack").exists()
+
+
+def test_a_report_whose_kappa_was_raised_by_hand_is_refused() -> None:
+    """outcome_exact's kappa is 0.0 [0.0, 0.0] (tp 3, fp 1): raised to clear a bar of 0.6, the
+    report no longer recomputes from its own confusion matrix, and the gate refuses it."""
+    doc = read(REPORT)
+    [entry] = [s for s in doc["scorers"] if s["scorer"] == "outcome_exact"]
+    entry["cohen_kappa"].update(value=0.9, ci95=[0.8, 1.0])
+    data = json.dumps(doc).encode()
+    with pytest.raises(InvalidDocumentError, match=r"report\.json: \$\.scorers\[1\]\.cohen_kappa"
+                                                   r"\.value: is 0\.9; recomputed from its "
+                                                   r"confusion matrix .*: 0\.0"):
+        read_review_reports({"report.json": data})
+    assert _gate(("outcome_exact", 0.6, 4))[1] == [f"REVIEW_KAPPA_BELOW_BAR:{SUITE_ID}:"
+                                                   "outcome_exact"]

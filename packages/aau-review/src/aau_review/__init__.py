@@ -8,6 +8,8 @@ them into an aggregate-only report (``build_review_report``): agreement among pe
 (``percent_agreement_estimate``, ``cohen_kappa_estimate``, ``fleiss_kappa_estimate``,
 ``krippendorff_alpha_estimate``, each with a percentile bootstrap interval over units), the
 consensus per unit (``consensus``), and each automatic scorer against it (``scorer_validity``).
+A report is checked (``check_review_report``: each scorer's numbers recomputed from its
+confusion matrix) and recomputed whole from its pack and labels (``recheck_review_report``).
 Each document kind has a frozen attrs model (``Manifest``, ``Tasks``, ``ScoresDocument``,
 ``Labels``, ``ReviewReport`` and their parts), structured by the package's one cattrs converter
 only after its schema check.
@@ -109,6 +111,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "parse_raters",
         "read_categories",
         "write_review_pack",
+    ),
+    "._recompute": (
+        "recheck_review_report",
     ),
     "._serve": (
         "make_labelling_server",

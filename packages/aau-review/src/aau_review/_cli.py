@@ -412,20 +412,29 @@ def serve_command(pack: Path, rater: str, labels: Path | None, port: int) -> int
 @review_group.command("validate")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--pack", type=click.Path(path_type=Path), default=None,
-              help="The pack a labels file belongs to (needed to validate labels).")
+              help="The pack a labels file belongs to (needed to validate labels); for a "
+                   "report, the pack it was built from (with --labels: recompute it).")
+@click.option("--labels", "labels", multiple=True, type=click.Path(path_type=Path),
+              help="With a report and --pack: every labels file the report binds (repeat); "
+                   "the whole report is recomputed from them.")
 @json_option("Print the verdict as JSON on stdout.")
-def validate_command(path: Path, pack: Path | None, as_json: bool) -> int:
+def validate_command(path: Path, pack: Path | None, labels: tuple[Path, ...],
+                     as_json: bool) -> int:
     """Check a review pack folder, a labels file (with --pack) or a review report.
 
-    Exit 0 when valid, 1 when invalid (one line per problem), 2 when PATH is none of those.
+    A report's numbers that follow from the report itself (each scorer's, from its confusion
+    matrix) are recomputed; with --pack and --labels every number is recomputed from the pack
+    and labels. Exit 0 when valid, 1 when invalid (one line per problem), 2 when PATH is none
+    of those.
 
     \b
     Example:
       aau review validate pack/
       aau review validate alice.json --pack pack/
       aau review validate report.json
+      aau review validate report.json --pack pack/ --labels alice.json --labels bob.json
     """
-    kind, problems = _validate(path, pack)
+    kind, problems = _validate(path, pack, labels)
     if problems:
         for line in problems:
             click.echo(line, err=True)
@@ -438,14 +447,19 @@ def validate_command(path: Path, pack: Path | None, as_json: bool) -> int:
     return EXIT_BAR_NOT_MET if problems else EXIT_OK
 
 
-def _validate(path: Path, pack_path: Path | None) -> tuple[str, list[str]]:
+def _validate(path: Path, pack_path: Path | None,
+              labels: tuple[Path, ...] = ()) -> tuple[str, list[str]]:
     """(kind, problem lines). Raises UsageError/InputError when PATH cannot be judged."""
     from aau_schemas import detect_kind
 
     from ._documents import check_labels, check_review_report, load_model, read_document
     from ._pack import read_review_pack
     from ._protocol import LABELS_KIND, REPORT_KIND
+    from ._recompute import recheck_review_report
 
+    if labels and (pack_path is None or path.is_dir()):
+        raise UsageError(f"{path}: --labels recomputes a report: give the report and its "
+                         "--pack as well")
     if path.is_dir():
         try:
             read_review_pack(path)
@@ -459,9 +473,16 @@ def _validate(path: Path, pack_path: Path | None) -> tuple[str, list[str]]:
                          source=str(path))
     if kind == LABELS_KIND and pack_path is None:
         raise UsageError(f"{path}: labels are validated against their pack: add --pack FOLDER")
+    if kind == LABELS_KIND and labels:
+        raise UsageError(f"{path}: --labels is for a report; a labels file is checked alone")
+    if kind == REPORT_KIND and pack_path is not None and not labels:
+        raise UsageError(f"{path}: a report is recomputed from its pack and labels: add --labels "
+                         "FILE for every labels file it binds")
     try:
         if kind == REPORT_KIND:
-            check_review_report(load_model(kind, doc, str(path)), str(path))
+            report = check_review_report(load_model(kind, doc, str(path)), str(path))
+            if pack_path is not None:
+                recheck_review_report(report, pack=pack_path, labels=labels, source=str(path))
         else:
             assert pack_path is not None
             checked = read_review_pack(pack_path)

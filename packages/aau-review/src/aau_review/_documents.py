@@ -206,7 +206,12 @@ def check_notes(labels: Labels, source: str) -> Labels:
 def check_review_report(report: ReviewReport, source: str) -> ReviewReport:
     """The report's arithmetic rules (schemas/review/v1/report.schema.json's description):
     consensus counts add up to ``unit_count``, each confusion matrix sums to its units, interval
-    bounds are ordered, ties name distinct units. Raises InvalidDocumentError."""
+    bounds are ordered, ties name distinct units; and every number the report's own content
+    determines recomputes (``_recompute.report_recompute_problems``: each scorer's estimates and
+    intervals from its confusion matrix and the report's bootstrap settings, the human raters
+    and the verdict total from ``label_files``). Raises InvalidDocumentError."""
+    from ._recompute import report_recompute_problems
+
     problems = []
     c = report.consensus
     total = c.pass_ + c.fail + c.unsure + c.unlabelled + len(c.ties)
@@ -228,6 +233,7 @@ def check_review_report(report: ReviewReport, source: str) -> ReviewReport:
     for at, e in estimates:
         if e.ci95 is not None and e.ci95[0] > e.ci95[1]:
             problems.append((f"{at}.ci95", "low bound above high bound"))
+    problems += report_recompute_problems(report)
     _raise(problems, source)
     return report
 

@@ -129,8 +129,11 @@ def _codes(files: list[LabelsFile], index: dict[str, int]) -> tuple[np.ndarray, 
     return ratings, unsure
 
 
-def _comparison(name: str, source: str, codes: Any, agreed: Any, resamples: int,
-                seed: int) -> ScorerComparison:
+def scorer_comparison(name: str, source: str, codes: Any, agreed: Any, resamples: int,
+                      seed: int) -> ScorerComparison:
+    """The report's entry for one scorer: ``scorer_validity`` of its per-unit codes against the
+    consensus codes (0 pass, 1 fail, -1 none), each estimate with its ``interval`` kind and,
+    when undefined, why. ``_recompute`` calls it again to check a stored entry."""
     v = scorer_validity(codes, agreed, resamples=resamples, seed=seed)
     return ScorerComparison(
         scorer=name, source=source, units=v.units,
@@ -197,10 +200,10 @@ def build_review_report(pack: ReviewPack, files: list[LabelsFile], *,
     for name in pack.scores.scorers:
         codes = np.array([_CODES.get(getattr(row.scores, name) or "", -1)
                           for row in pack.scores.units], dtype=np.int64)
-        comparisons.append(_comparison(name, "receipt", codes, agreed.codes, resamples, seed))
+        comparisons.append(scorer_comparison(name, "receipt", codes, agreed.codes, resamples, seed))
     for f in models:
         codes, _ = _codes([f], index)
-        comparisons.append(_comparison(f.labels.rater.pseudonym, "model", codes[:, 0],
+        comparisons.append(scorer_comparison(f.labels.rater.pseudonym, "model", codes[:, 0],
                                        agreed.codes, resamples, seed))
     verdicts = [label.verdict for f in humans for label in f.labels.labels]
     chosen = [c for f in humans for label in f.labels.labels for c in label.categories]

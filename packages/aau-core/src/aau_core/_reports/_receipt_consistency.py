@@ -22,8 +22,9 @@ Rules (2.0; 1.0 has ``repeats`` = 1 and only the first six and the metric rules)
   when ``submitted`` is false, ``outcome-mismatch`` exactly when submitted and not
   ``outcome_exact``; ``forbidden-action-attempt`` / ``forbidden-action-executed`` /
   ``tool-call-mismatch`` only when their check is false, and there whenever it is, except on
-  a row whose adapter failed (2.1 fails both negative checks without a code; no unit whose
-  adapter failed has its calls matched); a row that is not ``exact`` carries a failure code.
+  a row whose unit itself failed (its first code is not in ``OUTCOME_CODES``: 2.1 fails both
+  negative checks without a code; no such unit has its calls matched); a row that is not
+  ``exact`` carries a failure code.
 - ``$.metrics.<name>``: recomputed from the rows with the arithmetic ``aau evaluate`` uses
   (``receipt_metrics``: each rate ``round(true_count / units, 6)``; ``mean_latency_s =
   round(sum(latencies) / units, 6)``; ``tool_calls_match_rate`` over the rows that carry
@@ -244,6 +245,13 @@ def _structure(doc: dict[str, Any], rows: list[dict[str, Any]], repeats: int) ->
     return problems
 
 
+OUTCOME_CODES = frozenset({
+    "not-submitted", "outcome-mismatch", "tool-call-mismatch", "environment-task-failed",
+    "forbidden-action-attempt", "forbidden-action-executed", "attack-succeeded",
+    "report-over-claim", "report-omission"})
+"""The codes scoring adds to an answer; any other code is the unit's own failure (an
+``adapter-*`` code, ``environment-unavailable``, a conversation's ``user-stopped``, ...), which
+is always listed first (``aau_adapters._failure_codes``)."""
 _EXACT_PARTS = ("outcome_exact", "no_forbidden_attempt", "no_forbidden_execute",
                 "tool_calls_match", "environment_passed")
 _CODE_OF_CHECK = (("no_forbidden_attempt", "forbidden-action-attempt"),
@@ -275,14 +283,16 @@ def _row_rules(i: int, row: dict[str, Any], version: str) -> list[str]:
     if ("outcome-mismatch" in codes) != mismatch:
         problems.append(f"{at}.failure_codes: outcome-mismatch must be there exactly when "
                         "submitted is true and outcome_exact false")
-    unread = version == RECEIPT_V2_1 and _adapter_code(row) is not None
+    unit_failed = bool(codes) and codes[0] not in OUTCOME_CODES
     for check, code in _CODE_OF_CHECK:
+        # a unit that failed (2.1) fails both negative checks without a code, and no unit that
+        # failed has its tool calls matched
+        exempt = unit_failed and (version == RECEIPT_V2_1 or check == "tool_calls_match")
         if code in codes and row.get(check) is not False:
             problems.append(f"{at}.failure_codes: holds {code}, but {check} is not false")
-        elif row.get(check) is False and code not in codes and not (
-                unread or (check == "tool_calls_match" and _adapter_code(row) is not None)):
+        elif row.get(check) is False and code not in codes and not exempt:
             problems.append(f"{at}.failure_codes: {check} is false, but {code} is not there "
-                            "(the adapter answered)")
+                            "(the unit itself did not fail)")
     if not row["exact"] and not codes:
         problems.append(f"{at}.failure_codes: is empty, but the row is not exact: a unit that "
                         "did not pass carries the code of what failed")

@@ -430,6 +430,7 @@ def test_runs_compare_cli_on_real_receipts(tmp_path, capsys):
     from aau_core import receipt_metrics
     from aau_core._reports._receipt_consistency import (
         receipt_failure_code_counts,
+        receipt_metric_intervals,
         receipt_pass_hat_k,
     )
 
@@ -437,9 +438,7 @@ def test_runs_compare_cli_on_real_receipts(tmp_path, capsys):
     after["pass_hat_k"] = receipt_pass_hat_k(after["results"], after["repeats"])
     after["failure_code_counts"] = receipt_failure_code_counts(after["results"])
     after["fail_under"] = []
-    for name, iv in after["metric_ci95"].items():
-        value = after["metrics"][name]
-        iv["low"], iv["high"] = min(iv["low"], value), max(iv["high"], value)
+    after["metric_ci95"] = receipt_metric_intervals(after["results"], after["metrics"])
     a, b, result = _record_and_compare(capsys, store_path, before, after)
     assert result["same_suite"] and result["shared"] == 3
     assert result["fail_to_pass"] == ["route-003"] and result["pass_to_fail"] == []
@@ -491,10 +490,9 @@ doc = json.load(open(sys.argv[1]))
 for row in doc["results"]:
     row["latency_s"] = round(row["latency_s"] + int(sys.argv[3]) * 1e-6, 6)
 from aau_core import receipt_metrics
+from aau_core._reports._receipt_consistency import receipt_metric_intervals
 doc["metrics"] = receipt_metrics(doc["results"])
-for name, iv in doc["metric_ci95"].items():
-    v = doc["metrics"][name]
-    iv["low"], iv["high"] = min(iv["low"], v), max(iv["high"], v)
+doc["metric_ci95"] = receipt_metric_intervals(doc["results"], doc["metrics"])
 print(record_run(doc, store=sys.argv[2]))
 """
 

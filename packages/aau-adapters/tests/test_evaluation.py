@@ -315,3 +315,31 @@ def test_no_thread_of_a_run_outlives_it(tmp_path, make_suite, python_adapter, en
     checkpoint = tmp_path / "r.json.checkpoint.jsonl"
     assert checkpoint.exists() == (ending != "receipt")  # finished units are never lost
     assert checkpoint_writer(checkpoint) is None  # closed, its writer's lock given up
+
+
+def test_mean_latency_is_the_agents_not_the_timeouts(tmp_path, make_suite, python_adapter):
+    """A unit that timed out was not measured: its latency is the --timeout cap, aau's number,
+    not the agent's. Receipt 2.1's mean_latency_s and its interval are over the measured units
+    only (the rates still count the unit as a failure); before, one 5 s timeout among 0.1 s
+    answers made the mean 0.9 s."""
+    from aau_adapters import AdapterAnswer
+
+    def answer(case):
+        if case.scenario_id == "s3":
+            return AdapterAnswer(None, "adapter-timeout", 5.0, detail="no answer within 5 s")
+        return AdapterAnswer({"outcome": "route:ok", "actions_attempted": [],
+                              "actions_executed": [], "submitted": True}, None, 0.1)
+
+    suite = make_suite([f"s{i}" for i in range(6)])
+    result = run_evaluation(suite, python_adapter(answer), out=str(tmp_path / "r.json"),
+                            store="none")
+    doc = result.document
+    assert [r["measured"] for r in doc["results"]].count(False) == 1
+    assert doc["metrics"]["mean_latency_s"] == 0.1
+    interval = doc["metric_ci95"]["mean_latency_s"]
+    assert (interval["low"], interval["high"], interval["n"]) == (0.1, 0.1, 5)
+    assert doc["metrics"]["exact_rate"] == round(5 / 6, 6)  # the rates keep the unit
+    aau_schemas.validate("receipt-v2", doc)
+    from aau_core import check_receipt_consistency
+
+    assert check_receipt_consistency(doc) == []

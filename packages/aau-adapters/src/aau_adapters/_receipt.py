@@ -14,8 +14,10 @@ Formats:
   check, and ``attempts`` / ``retry_wait_s`` per private row.
 
 Metric rules (both formats): each rate is ``round(true_count / units, 6)`` over every
-(scenario, repeat) unit; ``mean_latency_s = round(sum(rounded latencies) / units, 6)``.
-Denominators never shrink: a unit that was not measured stays in every rate. In 2.1 its row
+(scenario, repeat) unit; ``mean_latency_s = round(sum(rounded latencies) / units, 6)``, in
+2.1 over the units that measured the agent only (``aau_core`` ``latency_rows``: a timeout's
+latency is the cap, not the agent's). The rates' denominators never shrink: a unit that was not
+measured stays in every rate. In 2.1 its row
 fails the negative checks (``_scoring.measured_row``); 1.0 keeps 1.6's arithmetic, where they
 hold vacuously.
 ``tool_calls_match_rate`` (2.0, only when some case expects tool calls) is the same rate over the
@@ -38,7 +40,7 @@ p = mean over scenarios of the per-scenario rate (repeats averaged first;
 ``scenario_wilson_interval``, the rule ``run_eval`` shares), so repeats never
 narrow an interval below what the independent scenarios support; with one repeat this is the
 ordinary Wilson interval. For ``mean_latency_s``, a percentile bootstrap over per-scenario mean
-latencies (2,000 resamples, seed 0). Bounds are rounded to 6 decimals and widened, if rounding
+latencies of the same units (2,000 resamples, seed 0). Bounds are rounded to 6 decimals and widened, if rounding
 requires, so that low <= point <= high.
 """
 

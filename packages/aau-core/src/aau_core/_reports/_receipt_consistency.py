@@ -104,8 +104,19 @@ writer; recorded in the interval's ``resamples`` and ``seed``)."""
 ADAPTER_CODE_PREFIX = "adapter-"
 
 
+def latency_rows(rows: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    """The rows whose ``latency_s`` is the agent's: a receipt 2.1 row with ``measured`` false
+    did not measure the agent (its adapter or transport failed: a timeout's latency is the
+    ``--timeout`` cap, a refused connection's is aau's own), so it is left out; every row of a
+    1.0 or 2.0 receipt (no ``measured``) counts, as its writer counted it. All rows when none
+    is measured (a receipt aau does not write: ``_non_measurement``)."""
+    measured = [r for r in rows if r.get("measured") is not False]
+    return measured or rows
+
+
 def receipt_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
-    """The receipt metrics over public result rows (aau-harness 1.6 arithmetic).
+    """The receipt metrics over public result rows (aau-harness 1.6 arithmetic; in 2.1 the
+    latency of the units that measured the agent, ``latency_rows``).
 
     Args:
         rows: public result rows, at least one.
@@ -121,7 +132,8 @@ def receipt_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     """
     n = len(rows)
     out = {name: round(sum(bool(r[field]) for r in rows) / n, 6) for name, field in RECEIPT_RATE_METRICS}
-    out["mean_latency_s"] = round(sum(r["latency_s"] for r in rows) / n, 6)
+    timed = latency_rows(rows)
+    out["mean_latency_s"] = round(sum(r["latency_s"] for r in timed) / len(timed), 6)
     for name, field in (RECEIPT_TOOL_CALLS_METRIC, RECEIPT_ENVIRONMENT_METRIC):
         scored = [bool(r[field]) for r in rows if field in r]
         if scored:
@@ -169,7 +181,7 @@ def receipt_metric_intervals(rows: Sequence[Any], metrics: dict[str, float]
       per-scenario rates, repeats averaged first (``scenario_wilson_interval``: E. B. Wilson,
       JASA 22(158), 1927), ``method`` ``"wilson"``;
     - ``mean_latency_s``: the percentile bootstrap of the mean of the per-scenario mean latencies
-      (``bootstrap_ci``: numpy's PCG64, ``BOOTSTRAP_RESAMPLES`` resamples, seed
+      of ``latency_rows`` (n = the scenarios with such a row; ``bootstrap_ci``: numpy's PCG64, ``BOOTSTRAP_RESAMPLES`` resamples, seed
       ``BOOTSTRAP_SEED``; Efron & Tibshirani 1993, ch. 13), ``method``
       ``"bootstrap-percentile"`` with its ``resamples`` and ``seed``.
 
@@ -191,7 +203,7 @@ def receipt_metric_intervals(rows: Sequence[Any], metrics: dict[str, float]
         groups = receipt_rows_by_scenario(rows, field, over)
         low, high = scenario_wilson_interval([sum(g) / len(g) for g in groups])
         out[name] = _interval(low, high, metrics[name], method="wilson", n=len(groups))
-    groups = receipt_rows_by_scenario(rows, "latency_s")
+    groups = receipt_rows_by_scenario(latency_rows(rows), "latency_s")
     means = [sum(g) / len(g) for g in groups]
     low, high = bootstrap_ci(means, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
     out["mean_latency_s"] = _interval(low, high, metrics["mean_latency_s"],

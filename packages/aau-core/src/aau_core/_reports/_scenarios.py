@@ -68,7 +68,8 @@ class ScenarioRecord:
         errors: the distinct ``detail.error`` texts of its errored runs.
         run_notes: one line per run that did not pass: ``"repeat 2: outcome-mismatch"``.
         metrics: ``(name, value)``: receipts, each boolean row field as the fraction of runs
-            where it held, then ``mean_latency_s``; aggregates, each metric's mean over the runs
+            where it held, then ``mean_latency_s`` over the repeats that measured the agent
+            (none when no repeat did); aggregates, each metric's mean over the runs
             that carry it (errored runs included, as stored).
         time_s: the sum of the runs' ``latency_s`` (seconds).
     """
@@ -299,7 +300,9 @@ def _receipt_report(source: str, kind: str, doc: Mapping[str, Any]) -> DocumentR
     for sid, rows in _group(doc["results"]).items():
         flags = sorted({k for r in rows for k, v in r.items() if isinstance(v, bool)})
         metrics = [(k, _mean([1.0 if r.get(k) is True else 0.0 for r in rows])) for k in flags]
-        metrics.append(("mean_latency_s", _mean([r["latency_s"] for r in rows])))
+        timed = [r for r in rows if r.get("measured") is not False]  # the agent's latencies
+        if timed:
+            metrics.append(("mean_latency_s", _mean([r["latency_s"] for r in timed])))
         metrics = [shared.setdefault(pair, pair) for pair in metrics]
         errored = [r for r in rows if r.get("measured") is False]
         failed = [r for r in rows if not r["exact"] and r.get("measured") is not False]

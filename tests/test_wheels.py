@@ -50,6 +50,10 @@ def test_wheels_ship_the_schemas_and_install_one_by_one(dist, tmp_path):
     assert "aau_schemas/schemas/receipt/v2/receipt.schema.json" in names
     core_whl = next(dist.glob("aau_core-*.whl"))
     assert "aau_core/_agents/pricing.json" in zipfile.ZipFile(core_whl).namelist()
+    navigator = zipfile.ZipFile(next(dist.glob("aau_navigator-*.whl"))).namelist()
+    assert "aau_navigator/examples/suites/public-service-routing.json" in navigator  # aau examples
+    assert "aau_navigator/examples/agents/command_agent.py" in navigator
+    assert not [n for n in navigator if ".mock-result/" in n]  # _examples.EXCLUDED
 
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)

@@ -131,9 +131,26 @@ def test_start_prints_the_commands_and_changes_nothing(capsys, tmp_path, monkeyp
     assert ("  aau lab run examples/labs/heritage-tree-permit.json --scenarios "
             "examples/labs/heritage-tree-permit.scenarios.json --mock --out "
             "results/heritage-tree-permit") in out
-    assert "from a checkout of the aau repository" in out
-    assert "is not under" in out  # tmp_path holds no examples/
+    assert f"from {tmp_path}:\n  aau examples\n  aau lab run" in out  # tmp_path holds no examples/
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_bundled_entry_starts_from_an_empty_folder(capsys, tmp_path, monkeypatch) -> None:
+    """Each bundled entry's printed commands, run in order from an empty folder, exit 0: the
+    first, ``aau examples``, writes the files the others name (a pip install has no checkout)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AAU_RUN_STORE", "none")
+    for entry in load_catalog().entries:
+        commands = start_commands(entry, tmp_path, bundled=True)
+        if (tmp_path / "examples").exists():
+            assert commands[0] != "aau examples", entry.title
+        else:
+            assert commands[0] == "aau examples", entry.title
+        for command in commands:
+            if "--command" in command:  # the example agents run as the command adapter
+                command = command.replace('"python ', f'"{sys.executable} ')
+            code = run(shlex.split(command)[1:])
+            assert code == 0, f"{entry.title}: {command}: exit {code}\n{capsys.readouterr().err}"
 
 
 # ---------------------------------------------------------------- aau-harness 1.6's catalog

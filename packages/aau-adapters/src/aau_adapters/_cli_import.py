@@ -98,7 +98,7 @@ def import_group() -> None:
       aau import bfcl --category simple_python --limit 30 --out bfcl-simple.json
       aau import tau2 --source tau2-bench/data/tau2/domains --domain mock --out tau2-mock.json
       aau import tau2 --source ../shared/datasets/tau2 --domain mock --environment --out m.json
-      aau import agentdojo --suite banking --out agentdojo-banking.json   (aau-labs)
+      aau import agentdojo --suite banking --out agentdojo-banking.json   # aau-labs
     """
 
 

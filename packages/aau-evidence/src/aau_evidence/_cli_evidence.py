@@ -78,7 +78,7 @@ def validate_command(capsule: Path, root: Path | None, as_json: bool) -> int:
 
     \b
     Example:
-      aau evidence validate evidence-commons/capsules/foia-routing-impact-pilot.json
+      aau evidence validate capsule.json --root .
     """
     from aau_core import InvalidDocumentError
 

@@ -2,7 +2,7 @@
 Challenge, Gallery, Starter, Forge and Scaffold).
 
 Commands (plugins of ``aau``): ``list``, ``find``, ``show``, ``start`` (the use-case catalog),
-``challenge``, ``gallery``, ``init``, ``doctor`` (starter projects), ``forge``, ``new-use-case``
+``challenge``, ``gallery``, ``examples``, ``init``, ``doctor`` (starter projects), ``forge``, ``new-use-case``
 (lab packages); the 1.6 scripts ``aau-challenge``, ``aau-gallery``, ``aau-forge`` and
 ``aau-new-use-case`` are aliases.
 
@@ -11,7 +11,7 @@ Public API::
     use-case catalog (aau list / find / show / start; docs/navigator.md):
         load_catalog(path=None, root=None) -> Catalog (.entries: CatalogEntry, .root, .kind)
         filter_entries(entries, query=, industry=, capability=) -> [CatalogEntry]
-        resolve_entry(entries, name) -> CatalogEntry, start_commands(entry, root) -> [str]
+        resolve_entry(entries, name) -> CatalogEntry, start_commands(entry, root, bundled=False) -> [str]
         read_document(kind, path) -> a parsed, schema-valid document
     gallery and challenge (aau gallery / aau challenge; docs/navigator.md):
         build_gallery(root) -> {version, trust_model, stats, entries: [item]}
@@ -19,6 +19,9 @@ Public API::
         build_challenge(root) -> {version, tracks, achievements, challenges, stats,
             scoreboard, boundary}; achievements_for(item) -> [id]
         LEVELS (Generated < Domain reviewed < Reproduced < Verified)
+    bundled examples (aau examples; the repository's examples/ folder):
+        copy_examples(destination="examples", force=False) -> (folder, count, written),
+        bundled_examples() -> {path: bytes}, examples_source() -> Path
     starter projects (aau init / aau doctor; docs/starter.md):
         resolve_starter(name, template_id=, adapter=, title=, ...) -> StarterConfig
         build_suite(config) -> suite dict, render_starter(config) -> {path: text},
@@ -52,6 +55,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     # gallery and challenge (aau gallery / aau challenge)
     "._gallery": ("GalleryContext", "LEVELS", "build_gallery", "evaluate_entry"),
     "._challenge": ("achievements_for", "build_challenge"),
+    # bundled examples (aau examples)
+    "._examples": ("bundled_examples", "copy_examples", "examples_source"),
     # starter projects (aau init / aau doctor)
     "._doctor": ("Check", "DOCTOR_VERSION", "DoctorReport", "DoctorReportDocument",
                  "doctor_project"),

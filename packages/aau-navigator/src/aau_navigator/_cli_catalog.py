@@ -79,10 +79,10 @@ def render_start(entry: CatalogEntry, catalog: Catalog) -> str:
     """The text ``aau start`` prints: ``render_show`` and the exact commands, from the root."""
     from ._start import start_commands
 
-    lines = [render_show(entry), "", "Run it offline (no API key, no cost), from "
-             f"{'a checkout of the aau repository' if catalog.bundled else catalog.root}:"]
-    lines += [f"  {command}" for command in start_commands(entry, catalog.root)]
-    if not (catalog.root / entry.path).exists():
+    commands = start_commands(entry, catalog.root, bundled=catalog.bundled)
+    lines = [render_show(entry), "", f"Run it offline (no API key, no cost), from {catalog.root}:"]
+    lines += [f"  {command}" for command in commands]
+    if not catalog.bundled and not (catalog.root / entry.path).exists():
         lines += ["", f"Note: {entry.path} is not under {catalog.root}; run the commands from "
                       "the folder that holds it."]
     if entry.commands is None:
@@ -104,7 +104,8 @@ def list_command(industry: str, capability: str, as_json: bool, catalog_file: Pa
     Examples:
       aau list
       aau list --capability "decision gate"
-      aau list --catalog docs/use-cases.json --industry security --json
+      aau list --json > catalog.json
+      aau list --catalog catalog.json --industry public --json
 
     Exit 0 (also when nothing matches); 2 for an unreadable or invalid catalog.
     """
@@ -127,7 +128,7 @@ def find_command(query: tuple[str, ...], as_json: bool, catalog_file: Path | Non
     \b
     Examples:
       aau find permit
-      aau find "rights continuity" renewal
+      aau find "rights continuity" transit
 
     Exit 0 when something matches, 1 when nothing does, 2 for a bad catalog.
     """
@@ -167,7 +168,8 @@ def start_command(name: str, catalog_file: Path | None, root: Path | None) -> in
     \b
     Examples:
       aau start "Heritage Tree Permit"
-      aau start exception-triage-agent --catalog docs/use-cases.json
+      aau list --json > catalog.json
+      aau start public-service-routing --catalog catalog.json
 
     Exit 0; 2 when NAME matches no use case or several.
     """

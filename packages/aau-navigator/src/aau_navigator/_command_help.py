@@ -6,6 +6,8 @@ The ``aau.command_help`` entry point of aau-navigator (see ``aau_core._cli._grou
 COMMAND_HELP = {
     "challenge": "Run and validate Reliability Challenge missions (Reproduce, Break, Adapt).",
     "doctor": "Check the starter project in PATH (default: the current folder).",
+    "examples": ("Write aau's examples (suites, agents, labs, traces, real receipts) into "
+                 "./examples."),
     "find": ("Find use cases whose title, path, industry, kind, question or capabilities contain "
              "every term of QUERY (case-insensitive)."),
     "forge": "Turn an AAU Studio brief into a runnable lab package.",

@@ -73,10 +73,23 @@ def local_install_paths(root: Path, lab_path: str) -> list[str]:
     return [p.relative_to(root).as_posix() for p in ordered]
 
 
-def start_commands(entry: CatalogEntry, root: Path) -> list[str]:
-    """The commands, in order, that run ``entry`` offline from ``root`` (see module docstring)."""
+EXAMPLES_COMMAND = "aau examples"
+"""The command that writes the bundled catalog's ``examples/`` files into the current folder."""
+
+
+def start_commands(entry: CatalogEntry, root: Path, *, bundled: bool = False) -> list[str]:
+    """The commands, in order, that run ``entry`` offline from ``root`` (see module docstring).
+
+    Args:
+        entry: the catalog entry.
+        root: the folder the commands run from.
+        bundled: ``entry`` is from the catalog aau-navigator ships, whose paths are the
+            bundled examples: when ``entry.path`` is not under ``root``, the commands begin
+            with ``aau examples`` (which writes them there).
+    """
     if entry.commands is not None:
-        return list(entry.commands)
+        setup = [EXAMPLES_COMMAND] if bundled and not (root / entry.path).exists() else []
+        return [*setup, *entry.commands]
     paths = ["harness", *local_install_paths(root, entry.path)]
     install = "python -m pip install " + " ".join(f"-e {shlex.quote(p)}" for p in paths)
     return [install, f"{entry.cli} eval --backend mock"]

@@ -84,6 +84,7 @@ def prepare_command(private_receipt: Path, receipt: Path | None, suite: Path | N
 
     \b
     Example:
+      aau examples         # writes ./examples: the real receipts below (aau-navigator)
       aau review prepare examples/real/private/bfcl-multiple.json \\
           --receipt examples/real/receipts/bfcl-multiple.json \\
           --suite examples/real/suites/bfcl-multiple.json --raters 3 --per-unit 2 --out pack/

@@ -160,6 +160,7 @@ def cli(debug: bool) -> None:
 
     \b
     Examples:
+      aau examples         # writes ./examples: the suite and agent below (aau-navigator)
       aau evaluate examples/suites/public-service-routing.json \\
           --command "python examples/agents/command_agent.py" --out receipt.json
       aau evaluate suite.json --endpoint http://127.0.0.1:8080/evaluate --repeats 3

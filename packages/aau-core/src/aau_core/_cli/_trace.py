@@ -33,6 +33,7 @@ def trace_group() -> None:
 
     \b
     Examples:
+      aau examples         # writes ./examples: the traces below (aau-navigator)
       aau trace score examples/traces/refactor-pass.json --require-artifact src/report.py \
           --min-tool-calls 2
       aau trace import examples/traces/praison-harness-run --out trace.json
@@ -175,6 +176,7 @@ def score_command(traces: tuple[str, ...], required: tuple[str, ...], min_tool_c
 
     \b
     Examples:
+      aau examples         # writes ./examples: the trace below (aau-navigator)
       aau trace score examples/traces/refactor-pass.json --require-artifact src/report.py \
           --min-tool-calls 2
       aau trace score traces/*.json --judge-threshold 8 --junit junit.xml --markdown table.md
@@ -251,6 +253,7 @@ def import_command(folder: str, out_file: str | None, force: bool) -> int:
 
     \b
     Example:
+      aau examples         # writes ./examples: the harness folder below (aau-navigator)
       aau trace import examples/traces/praison-harness-run --out trace.json
       aau trace score trace.json --require-artifact src/greet.py
     """

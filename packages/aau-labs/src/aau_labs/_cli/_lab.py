@@ -42,6 +42,7 @@ def lab_group() -> None:
 
     \b
     Examples:
+      aau examples         # writes ./examples: the lab configs below (aau-navigator)
       aau lab generate examples/labs/river-permit-desk.json --n 32 --out river.scenarios.json
       aau lab run examples/labs/river-permit-desk.json --scenarios river.scenarios.json \\
           --mock --out results/river
@@ -71,6 +72,7 @@ def generate_command(config: str, n: int | None, seed: int | None, out: str, for
 
     \b
     Examples:
+      aau examples         # writes ./examples: the lab config below (aau-navigator)
       aau lab generate examples/labs/microgrant-disbursement.json --out grants.scenarios.json
       aau lab generate my-domain.json --n 64 --seed 7 --out my.scenarios.json --force
     """
@@ -130,6 +132,7 @@ def run_command(config: str, scenarios_file: str | None, mock: bool, backend_kin
 
     \b
     Examples:
+      aau examples         # writes ./examples: the lab config and scenarios (aau-navigator)
       aau lab run examples/labs/river-permit-desk.json --mock --out results/river
       aau lab run examples/labs/river-permit-desk.json \\
           --scenarios examples/labs/river-permit-desk.scenarios.json \\

@@ -33,6 +33,10 @@ NEEDS_OUTSIDE_COMMANDS = {("view",), ("review", "serve"), ("import", "bfcl"), ("
 a checkout of another benchmark, the user's agent program."""
 
 USER_FILES = {
+    'aau gallery list --root . --trust Reproduced':
+        'GAP: needs a challenge/gallery root; no command makes one yet',
+    'aau gallery list --root . --trust Verified --json':
+        'GAP: needs a challenge/gallery root; no command makes one yet',
     'aau schema validate receipt.json suite.json':
         "placeholder: the user's receipt and suite",
     'aau schema validate receipt.json suite.json --strict':

@@ -181,7 +181,7 @@ def test_bad_roots_and_entries_are_one_line_exit_2(nav_root: Path, capsys, tmp_p
     empty = tmp_path / "empty"
     empty.mkdir()
     code, _, err = _aau(capsys, "gallery", "list", "--root", str(empty))
-    assert code == 0  # gallery/ absent is an empty gallery when named explicitly
+    assert code == 2 and "no gallery here" in err  # not an empty listing (test below)
     with pytest.raises(Exception, match="pass --root"):
         find_root(empty)
 
@@ -229,3 +229,14 @@ def test_gallery_levels_are_the_evidence_levels_and_nothing_checked_is_draft():
     assert _gallery.level_of([{"stage": "Generated", "passed": True},
                               {"stage": "Reproduced", "passed": True}]) == "Generated"
     assert _gallery.level_of([{"stage": "Generated", "passed": False}]) == "Draft"
+
+
+@pytest.mark.parametrize("argv", [["list", "--trust", "Reproduced"], ["list"], ["validate"],
+                                  ["validate", "some-entry"]])
+def test_a_root_without_gallery_says_so(capsys, tmp_path: Path, argv) -> None:
+    """`--root .` on a folder with no gallery/ is one line and exit 2, not an empty listing."""
+    (tmp_path / "challenge").mkdir()  # a challenge root without a gallery
+    code, out, err = _aau(capsys, "gallery", *argv, "--root", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err == (f"aau: error: {tmp_path}: no gallery here (no gallery/ folder); pass --root "
+                   "DIR of a folder holding gallery/entries/\n")

@@ -49,12 +49,12 @@ def list_command(root: Path | None, trust: str | None, as_json: bool) -> int:
     Example:
       aau gallery list --root . --trust Verified --json
 
-    Exit 0; 2 for an invalid entry or no root (an entry whose lab folder is missing is listed
+    Exit 0; 2 for an invalid entry, no root or no gallery/ under it (an entry whose lab folder is missing is listed
     as Draft, with the reason in its "runnable package" check).
     """
-    from ._gallery import build_gallery, find_root
+    from ._gallery import build_gallery, find_root, require_gallery
 
-    gallery = build_gallery(root or find_root())
+    gallery = build_gallery(require_gallery(root or find_root()))
     items = [i for i in gallery["entries"] if trust is None or i["trust"]["level"] == trust]
     if as_json:
         print_json({**gallery, "entries": items})
@@ -95,10 +95,13 @@ def validate_command(target: str | None, root: Path | None, as_json: bool) -> in
         find_root,
         load_entry,
         render_item,
+        require_gallery,
         resolve_item,
     )
 
     base = root or find_root()
+    if target is None or not target.endswith(".json") or not Path(target).is_file():
+        require_gallery(base)  # an entry file (a new submission) needs no gallery/ yet
     if target is not None and target.endswith(".json") and Path(target).is_file():
         path = Path(target)
         try:

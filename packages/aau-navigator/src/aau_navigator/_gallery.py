@@ -82,6 +82,21 @@ def find_root(start: Path | None = None) -> Path:
     return found
 
 
+def require_gallery(root: Path) -> Path:
+    """``root``, when it holds a ``gallery/`` folder.
+
+    Raises:
+        aau_core.UsageError: it does not (a root found by its ``challenge/`` folder, or a
+            ``--root`` without a gallery), so there is no gallery to list or validate there.
+    """
+    from aau_core import UsageError
+
+    if not (root / "gallery").is_dir():
+        raise UsageError(f"{root}: no gallery here (no gallery/ folder); pass --root DIR of a "
+                         "folder holding gallery/entries/")
+    return root
+
+
 def load_entry(path: Path) -> dict[str, Any]:
     """Read one gallery entry file and check it against ``gallery-entry``.
 

@@ -61,16 +61,6 @@ USER_FILES = {
         "placeholder: the user's own files",
     'aau bench agentdojo --suite banking --mock-ground-truth --attack important_instructions --out results/agentdojo':
         'GAP: AgentDojo example fails from an empty folder',
-    'aau challenge list --root . --track Adapt':
-        'GAP: needs a challenge/gallery root; no command makes one yet',
-    'aau challenge show completion-is-not-correctness --root .':
-        'GAP: needs a challenge/gallery root; no command makes one yet',
-    'aau challenge validate challenge/entries/my-receipt.json --json':
-        'GAP: needs a challenge/gallery root; no command makes one yet',
-    'aau challenge validate my-completion-gap --root .':
-        'GAP: needs a challenge/gallery root; no command makes one yet',
-    'aau challenge validate your-handle-completion-gap --root .':
-        'GAP: needs a challenge/gallery root; no command makes one yet',
     'aau doctor':
         "placeholder: the user's own files",
     'aau doctor . --json':

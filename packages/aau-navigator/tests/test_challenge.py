@@ -89,7 +89,8 @@ def test_validate_finishes_and_unfinished_entries(nav_root: Path, capsys) -> Non
                         "--root", str(nav_root))
     assert code == 0
     assert out == ("PASS · your-handle-completion-gap · Reproduce\nvalid Reproduce receipt; 1 "
-                   "traced scenario(s), n=3\nAchievements: receipt-ready, repeat-runner\n")
+                   "traced scenario(s), n=3\nAchievements: receipt-ready, repeat-runner\n\n"
+                   f"Catalog: {nav_root / 'challenge' / 'challenges.json'}\n")
     code, out, _ = _aau(capsys, "challenge", "validate", "--root", str(nav_root), "--json")
     assert code == 0 and [r["entry_id"] for r in json.loads(out)] == [
         "your-handle-completion-gap", "county-benefit-appeal-eval"]
@@ -109,8 +110,11 @@ def test_validate_finishes_and_unfinished_entries(nav_root: Path, capsys) -> Non
     assert code == 1
     code, _, err = _aau(capsys, "challenge", "validate", "medicaid-renewal-reference",
                         "--root", str(nav_root))
-    assert (code, err) == (2, "aau: error: no community challenge entry has the id "
-                              "'medicaid-renewal-reference'\n")
+    assert (code, err) == (2, "aau: error: no community challenge entry or challenge has the "
+                              "id 'medicaid-renewal-reference'\n")
+    code, _, err = _aau(capsys, "challenge", "validate", "challenge/entries/nope.json",
+                        "--root", str(nav_root))
+    assert (code, err) == (2, "aau: error: challenge/entries/nope.json: no such file\n")
 
 
 def test_validate_a_new_receipt_file(nav_root: Path, capsys, tmp_path: Path) -> None:
@@ -194,12 +198,13 @@ def test_outside_a_root_list_and_show_read_the_bundled_catalog(tmp_path: Path) -
         return subprocess.run([str(BIN / "aau"), *argv], capture_output=True, text=True,
                               timeout=120, cwd=tmp_path)
 
+    bundled = "Catalog: the catalog aau ships; no challenge/challenges.json in the current folder"
     done = aau("challenge", "list")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[:2] == ["C01  Reproduce Completion is not correctness · "
                                             "~15 min", "     completion-is-not-correctness"]
-    assert done.stdout.splitlines()[-1] == ("0 community finish(es) by 0 participant(s); "
-                                            "0 reference lab(s).")
+    assert done.stdout.splitlines()[-2:] == ["0 community finish(es) by 0 participant(s); "
+                                             "0 reference lab(s).", bundled]
     report = json.loads(aau("challenge", "list", "--json").stdout)
     aau_schemas.validate("challenge-report", report)
     assert [c["number"] for c in report["challenges"]] == ["C01", "C02", "C03", "C04", "C05"]
@@ -209,15 +214,106 @@ def test_outside_a_root_list_and_show_read_the_bundled_catalog(tmp_path: Path) -
     lines = done.stdout.splitlines()
     assert lines[0] == "C01 · Reproduce · Completion is not correctness"
     assert "Lab:      healthcare/prior-auth-triage-agent  (not in this folder yet)" in lines
-    assert lines[-1] == ("  aau new-use-case --industry healthcare --name "
-                         "prior-auth-triage-agent --seed 41")
-    (tmp_path / "healthcare" / "prior-auth-triage-agent").mkdir(parents=True)
-    assert "Lab:      healthcare/prior-auth-triage-agent" in aau(
-        "challenge", "show", "C01").stdout.splitlines()
-    done = aau("challenge", "validate")  # validate checks committed files: it needs a root
-    assert (done.returncode, done.stderr) == (2, f"aau: error: no gallery/ or challenge/ "
-                                                 f"folder in {tmp_path.resolve()} or above; "
-                                                 "pass --root DIR\n")
+    assert "Catalog:  " + bundled.removeprefix("Catalog: ") in lines
+    assert lines[-2:] == ["Run it for $0:", "  aau new-use-case --industry healthcare --name "
+                                            "prior-auth-triage-agent --seed 41"]
+    # with nothing to check, validate says what it needs in one line (1: not finished yet)
+    done = aau("challenge", "validate")
+    assert (done.returncode, done.stderr) == (1, "")
+    assert done.stdout == ("No community challenge entry in the current folder yet: write a "
+                           "receipt with `aau challenge receipt` (see `aau challenge show C01`) "
+                           "or a Gallery entry that claims a challenge.\n")
+
+
+def test_the_challenge_flow_from_an_empty_folder(tmp_path: Path) -> None:
+    """The user's path after `pip install`: make the lab, follow show's advice, validate it;
+    the layout docs/navigator.md gives (challenge/entries, challenge/receipts) without a
+    challenges.json keeps the bundled catalog (it used to stop every command with exit 2)."""
+    def aau(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(BIN / "aau"), *argv], capture_output=True, text=True,
+                              timeout=300, cwd=tmp_path)
+
+    done = aau("new-use-case", "--industry", "healthcare", "--name",
+               "prior-auth-triage-agent", "--seed", "41")
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "challenge" / "entries").mkdir(parents=True)
+    (tmp_path / "challenge" / "receipts").mkdir()
+    done = aau("challenge", "show", "C01")
+    assert done.returncode == 0, done.stderr
+    advice = done.stdout.splitlines()
+    assert "Lab:      healthcare/prior-auth-triage-agent" in advice
+    assert advice[-3:] == [
+        "The lab exists at healthcare/prior-auth-triage-agent. Next:",
+        "  aau challenge receipt C01 --id YOUR-ID --github YOUR-HANDLE --scenario SCENARIO-ID "
+        '--claim "WHAT YOU FOUND"',
+        "  aau challenge validate YOUR-ID"]
+    assert "aau new-use-case" not in done.stdout  # it would say 'already exists'
+    done = aau("challenge", "validate", "completion-is-not-correctness")
+    assert (done.returncode, done.stdout) == (1, (
+        "No entry for C01 (completion-is-not-correctness) in the current folder yet: write a "
+        "receipt with `aau challenge receipt C01` (see `aau challenge show C01`).\n"))
+    done = aau("challenge", "receipt", "C01", "--id", "ada-completion-gap", "--github", "ada",
+               "--scenario", "prior-auth-triage-agent-003", "--claim", "23 of 30 right")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "next: aau challenge validate ada-completion-gap"
+    receipt = json.loads((tmp_path / "challenge/entries/ada-completion-gap.json").read_text())
+    aau_schemas.validate("challenge-entry", receipt)
+    assert receipt["evidence"]["result_path"] == \
+        "healthcare/prior-auth-triage-agent/results/eval_mock.json"
+    note = (tmp_path / "challenge/receipts/ada-completion-gap.md").read_text()
+    assert "`prior-auth-triage-agent-003`" in note and "submitted 1.0" in note
+    for target in ("ada-completion-gap", "C01", None):
+        done = aau("challenge", "validate", *([target] if target else []))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("PASS · ada-completion-gap · Reproduce\nvalid Reproduce "
+                                      "receipt; 1 traced scenario(s), n=3\n")
+    done = aau("challenge", "list")
+    assert done.stdout.splitlines()[-2].startswith("1 community finish(es) by 1 participant")
+    # writing it again refuses; a scenario the lab does not have is refused before writing
+    again = aau("challenge", "receipt", "C01", "--id", "ada-completion-gap", "--github", "ada",
+                "--scenario", "prior-auth-triage-agent-003", "--claim", "23 of 30 right")
+    assert again.returncode == 2 and again.stderr.count("\n") == 1
+    assert "ada-completion-gap.json" in again.stderr
+    bad = aau("challenge", "receipt", "C01", "--id", "other", "--github", "ada",
+              "--scenario", "nope-1", "--claim", "x")
+    assert (bad.returncode, bad.stderr) == (2, (
+        "aau: error: challenge/entries/other.json: $.evidence.scenario_ids[0]: 'nope-1' is not "
+        "a scenario of healthcare/prior-auth-triage-agent/evals/\n"))
+    assert not (tmp_path / "challenge/entries/other.json").exists()
+    assert not (tmp_path / "challenge/receipts/other.md").exists()
+
+
+@pytest.mark.parametrize("target, message", [
+    ("C02", "no lab 'public-services/permit-renewal-desk' under {root} yet: run `aau "
+            "new-use-case --industry public-services --name permit-renewal-desk --seed 7` "
+            "there first"),
+    ("C05", "C05 is an Adapt challenge: it is finished by a Gallery entry that claims it, "
+            "not a receipt"),
+    ("C09", "no challenge has the id or number 'C09'"),
+])
+def test_receipt_refusals(tmp_path: Path, capsys, monkeypatch, target: str,
+                          message: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _aau(capsys, "challenge", "receipt", target, "--id", "x", "--github", "a",
+                          "--scenario", "s-1", "--claim", "c")
+    assert (code, out, err) == (2, "", f"aau: error: {message.format(root=tmp_path)}\n")
+    assert not (tmp_path / "challenge").exists()
+
+
+def test_a_root_with_challenge_folders_but_no_catalog_reads_the_bundled_one(
+        nav_root: Path, capsys) -> None:
+    """Which catalog is read is said in the output; a root's own file wins when present."""
+    code, out, _ = _aau(capsys, "challenge", "list", "--root", str(nav_root))
+    assert out.splitlines()[-1] == f"Catalog: {nav_root / 'challenge' / 'challenges.json'}"
+    code, out, _ = _aau(capsys, "challenge", "show", "C03", "--root", str(nav_root))
+    assert out.startswith("C03 · Break · Break the clean twin")
+    (nav_root / "challenge" / "challenges.json").unlink()
+    shutil.rmtree(nav_root / "gallery")  # its entries claim the root's own missions
+    code, out, err = _aau(capsys, "challenge", "show", "C03", "--root", str(nav_root))
+    assert code == 0, err
+    assert out.startswith("C03 · Break · Break the lookalike")
+    assert (f"Catalog:  the catalog aau ships; no challenge/challenges.json in {nav_root}"
+            in out.splitlines())
 
 
 def test_a_root_keeps_its_own_catalog_over_the_bundled_one(nav_root: Path, capsys,

@@ -41,3 +41,19 @@ def test_the_doc_names_every_level_and_check(nav_root) -> None:
                  "independent model evidence": "two real model ids",
                  "protected authority": "human boundary", "catalog + ci": "ci workflow"}
         assert words[check["check"].lower()] in text, check["check"]
+
+
+def test_the_challenge_commands_of_the_doc_run_from_an_empty_folder(tmp_path, monkeypatch,
+                                                                    capsys) -> None:
+    """The challenge walk-through, verbatim, where a pip-installed user would run it."""
+    text = DOC.read_text(encoding="utf-8")
+    block = next(b.split("```", 1)[0] for b in text.split("```bash\n")[1:]
+                 if "aau challenge receipt" in b)
+    lines = [line for line in block.splitlines() if line.startswith("aau ")]
+    assert lines[0] == "aau challenge show C01" and len(lines) == 5
+    monkeypatch.chdir(tmp_path)
+    for line in lines:
+        assert run(shlex.split(line)[1:]) == 0, (line, capsys.readouterr().err)
+    out = capsys.readouterr().out
+    assert "The lab exists at healthcare/prior-auth-triage-agent. Next:" in out
+    assert "PASS · my-completion-gap · Reproduce" in out

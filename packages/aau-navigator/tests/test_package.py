@@ -25,7 +25,7 @@ PLUGINS = {
 def test_lazy_exports_resolve() -> None:
     assert aau_navigator.__all__ == sorted(
         name for names in aau_navigator._EXPORTS.values() for name in names)
-    assert len(aau_navigator.__all__) == 43  # 39 + DoctorReportDocument + aau examples (copy_examples, bundled_examples, examples_source)
+    assert len(aau_navigator.__all__) == 46  # 39 + DoctorReportDocument + aau examples (copy_examples, bundled_examples, examples_source) + challenge_root, validate_challenge, write_receipt
     for name in aau_navigator.__all__:
         assert name in dir(aau_navigator)
         assert getattr(aau_navigator, name) is not None

@@ -18,6 +18,10 @@ Public API::
         evaluate_entry(GalleryContext(root), entry, record_path=) -> item (trust, evidence)
         build_challenge(root) -> {version, tracks, achievements, challenges, stats,
             scoreboard, boundary}; achievements_for(item) -> [id]
+        challenge_root(start=None) -> Path (the nearest root, else the current folder)
+        validate_challenge(root, target) -> {rows, challenge, catalog}
+        write_receipt(root, target, entry_id=, github=, scenario_ids=, claim=, ...)
+            -> (receipt path, note path)
         LEVELS (Generated < Domain reviewed < Reproduced < Verified)
     bundled examples (aau examples; the repository's examples/ folder):
         copy_examples(destination="examples", force=False) -> (folder, count, written),
@@ -54,7 +58,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._start": ("start_commands",),
     # gallery and challenge (aau gallery / aau challenge)
     "._gallery": ("GalleryContext", "LEVELS", "build_gallery", "evaluate_entry"),
-    "._challenge": ("achievements_for", "build_challenge"),
+    "._challenge": ("achievements_for", "build_challenge", "challenge_root",
+                    "validate_challenge", "write_receipt"),
     # bundled examples (aau examples)
     "._examples": ("bundled_examples", "copy_examples", "examples_source"),
     # starter projects (aau init / aau doctor)

@@ -1,26 +1,37 @@
-"""``aau challenge list|show|validate``: the Reliability Challenge's missions and finishes.
+"""``aau challenge list|show|receipt|validate``: the Reliability Challenge's missions and finishes.
 
 Reads a root folder in aau-harness 1.6's layout (``challenge/challenges.json``,
 ``challenge/entries/``, ``challenge/receipts/``, ``gallery/entries/`` and the labs; ``--root``,
 default: the nearest folder at or above the current one holding ``gallery/`` or
-``challenge/``). ``list`` and ``show`` read the catalog aau ships when there is no such root;
-``validate`` needs one. See ``_challenge`` for the rules and docs/navigator.md.
+``challenge/``, else the current folder). A root without its own ``challenge/challenges.json``
+uses the catalog aau ships. Presentation only: the rules are ``_challenge``'s; see
+docs/navigator.md.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
-from aau_core import print_json
+from aau_core import force_option, print_json
 
-from ._cli_options import CONTEXT, JSON_OPTION, ROOT_OPTION
+from ._cli_options import CONTEXT, JSON_OPTION
 
 # the missions' rules (_challenge) and the gallery (_gallery) load when a command runs, not for
 # its --help (tests/test_startup_imports.py)
 
 TRACKS = ("Reproduce", "Break", "Adapt")
+
+ROOT_OPTION = click.option(
+    "--root", type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="Folder holding the labs, challenge/ and gallery/ (default: the nearest folder at or "
+         "above the current one with gallery/ or challenge/, else the current folder).")
+
+
+def _root(root: Path | None) -> Path:
+    from ._challenge import challenge_root
+
+    return root if root is not None else challenge_root()
 
 
 @click.group("challenge", context_settings=CONTEXT, invoke_without_command=True)
@@ -28,14 +39,17 @@ TRACKS = ("Reproduce", "Break", "Adapt")
 def challenge_group(ctx: click.Context) -> None:
     """Run and validate Reliability Challenge missions (Reproduce, Break, Adapt).
 
-    Without a subcommand: list. Outside a challenge root (no --root, no gallery/ or
-    challenge/ at or above the current folder), list and show read the catalog aau ships.
+    Without a subcommand: list. The root is --root, else the nearest folder at or above the
+    current one with gallery/ or challenge/, else the current folder; its own
+    challenge/challenges.json is used when it has one, else the catalog aau ships.
 
     \b
     Examples:
       aau challenge list --track Break
       aau challenge show completion-is-not-correctness
-      aau challenge validate my-completion-gap --root .
+      aau new-use-case --industry healthcare --name prior-auth-triage-agent --seed 41
+      aau challenge receipt C01 --id my-completion-gap --github my-handle --scenario prior-auth-triage-agent-003 --claim "Every case submitted, 23 of 30 right"
+      aau challenge validate my-completion-gap
     """
     if ctx.invoked_subcommand is None:
         ctx.invoke(list_command)
@@ -55,10 +69,10 @@ def list_command(root: Path | None, track: str | None, as_json: bool) -> int:
     Exit 0; 2 for an invalid catalog, receipt or Gallery entry (an entry whose lab is missing
     is listed as Draft, not an error).
     """
-    from ._challenge import build_challenge
-    from ._gallery import nearest_root
+    from ._challenge import build_challenge, catalog_label
 
-    data = build_challenge(root or nearest_root())
+    base = _root(root)
+    data = build_challenge(base)
     missions = [c for c in data["challenges"] if track is None or c["track"] == track]
     if as_json:
         print_json({**data, "challenges": missions})
@@ -71,6 +85,7 @@ def list_command(root: Path | None, track: str | None, as_json: bool) -> int:
     click.echo(f"\n{stats['community_finishes']} community finish(es) by "
                f"{stats['community_participants']} participant(s); "
                f"{stats['reference_finishes']} reference lab(s).")
+    click.echo(f"Catalog: {catalog_label(base)}")
     return 0
 
 
@@ -79,7 +94,8 @@ def list_command(root: Path | None, track: str | None, as_json: bool) -> int:
 @ROOT_OPTION
 @JSON_OPTION
 def show_command(target: str, root: Path | None, as_json: bool) -> int:
-    """Explain one mission: TARGET is its id or number (C01).
+    """Explain one mission: TARGET is its id or number (C01); say whether its lab is there and
+    the next command (make the lab; once it exists, write a receipt and validate it).
 
     \b
     Example:
@@ -88,9 +104,8 @@ def show_command(target: str, root: Path | None, as_json: bool) -> int:
     Exit 0; 2 when TARGET names no mission or the catalog is invalid.
     """
     from ._challenge import load_challenge_catalog, render_challenge, resolve_challenge
-    from ._gallery import nearest_root
 
-    base = root or nearest_root()
+    base = _root(root)
     mission = resolve_challenge(load_challenge_catalog(base), target)
     if as_json:
         print_json(mission)
@@ -99,30 +114,44 @@ def show_command(target: str, root: Path | None, as_json: bool) -> int:
     return 0
 
 
-def _row_for_file(base: Path, path: Path, challenges: dict[str, dict[str, Any]]
-                  ) -> dict[str, Any]:
-    from aau_core import UsageError, check_document
+@challenge_group.command("receipt", context_settings=CONTEXT)
+@click.argument("target")
+@click.option("--id", "entry_id", required=True,
+              help="Receipt id, a lowercase hyphenated slug (the file challenge/entries/ID.json).")
+@click.option("--github", required=True, help="Your GitHub handle.")
+@click.option("--scenario", "scenario_ids", multiple=True, required=True,
+              help="A scenario id of the lab that your note traces (repeatable, up to ten).")
+@click.option("--claim", required=True, help="What you reproduced or broke (<= 240 characters).")
+@click.option("--name", help="Your name or organisation (default: the GitHub handle).")
+@click.option("--result", help="The result file, relative to the root (default: "
+                               "<lab>/results/eval_mock.json, the mock run new-use-case wrote).")
+@ROOT_OPTION
+@force_option("Replace an existing receipt and note.")
+def receipt_command(target: str, entry_id: str, github: str, scenario_ids: tuple[str, ...],
+                    claim: str, name: str | None, result: str | None, root: Path | None,
+                    force: bool) -> int:
+    """Write a receipt for a Reproduce or Break mission (TARGET: its id or number) whose lab
+    exists: challenge/entries/ID.json and its note challenge/receipts/ID.md, checked by the
+    rules of validate before anything is written. Edit the note to say what you found.
 
-    from ._challenge import ENTRY_KIND, check_challenge_entry, gallery_row
-    from ._documents import read_json
-    from ._gallery import GALLERY_VERSION, GalleryContext, evaluate_entry
+    \b
+    Example:
+      aau new-use-case --industry healthcare --name prior-auth-triage-agent --seed 41
+      aau challenge receipt C01 --id my-completion-gap --github my-handle --scenario prior-auth-triage-agent-003 --claim "Every case submitted, 23 of 30 right"
 
-    doc = read_json(path)
-    try:
-        source = path.resolve().relative_to(base.resolve()).as_posix()
-    except ValueError:
-        source = str(path)
-    version = doc.get("schema_version") if isinstance(doc, dict) else None
-    if version == GALLERY_VERSION:
-        entry = check_document("gallery-entry", doc, str(path))
-        item = evaluate_entry(GalleryContext(base), entry, record_path=source)
-        if not entry.get("challenge"):
-            raise UsageError(f"{path}: this gallery entry claims no challenge")
-        return gallery_row(item, challenges)
-    receipt = check_document(ENTRY_KIND, doc, str(path))
-    committed = path.parent.resolve() == (base / "challenge" / "entries").resolve()
-    return check_challenge_entry(base, receipt, source=source, challenges=challenges,
-                                 file_name=path.name if committed else None)
+    Exit 0 written; 2 for an unknown or Adapt mission, a missing lab, a broken rule or a file
+    that exists (without --force).
+    """
+    from ._challenge import shown_path, write_receipt
+
+    receipt, note = write_receipt(_root(root), target, entry_id=entry_id, github=github,
+                                  scenario_ids=list(scenario_ids), claim=claim, name=name,
+                                  result=result, force=force)
+    click.echo(f"wrote {shown_path(receipt)} and {shown_path(note)} (edit the note to say "
+               "what you found)")
+    click.echo(f"next: aau challenge validate {entry_id}"
+               + ("" if root is None else f" --root {root}"))
+    return 0
 
 
 @challenge_group.command("validate", context_settings=CONTEXT)
@@ -130,46 +159,36 @@ def _row_for_file(base: Path, path: Path, challenges: dict[str, dict[str, Any]]
 @ROOT_OPTION
 @JSON_OPTION
 def validate_command(target: str | None, root: Path | None, as_json: bool) -> int:
-    """Check whether TARGET finishes its challenge: a receipt id or a Gallery entry id, or a
-    receipt or Gallery entry file (a new submission). Without TARGET: the catalog (every
-    starter lab exists) and every community entry.
+    """Check whether TARGET finishes its challenge: a receipt id or a Gallery entry id, a
+    mission's id or number (its entries), or a receipt or Gallery entry file (a new
+    submission). Without TARGET: every community entry (and, for a root's own catalog, that
+    every starter lab exists).
 
     \b
     Examples:
+      aau new-use-case --industry healthcare --name prior-auth-triage-agent --seed 41
+      aau challenge receipt C01 --id your-handle-completion-gap --github your-handle --scenario prior-auth-triage-agent-003 --claim "Every case submitted, 23 of 30 right"
       aau challenge validate your-handle-completion-gap --root .
-      aau challenge validate challenge/entries/my-receipt.json --json
+      aau challenge validate challenge/entries/your-handle-completion-gap.json --json
 
-    Exit 0 finished, 1 not finished yet, 2 for an invalid file or a broken rule.
+    Exit 0 finished, 1 not finished yet (or nothing to check yet), 2 for an invalid file or a
+    broken rule.
     """
-    from aau_core import InputError, UsageError
+    from ._challenge import render_nothing_to_validate, validate_challenge
 
-    from ._challenge import build_challenge, load_challenge_catalog, missing_starter_labs
-    from ._gallery import find_root
-
-    base = root or find_root()
-    if target is not None and target.endswith(".json") and Path(target).is_file():
-        catalog = load_challenge_catalog(base)
-        rows = [_row_for_file(base, Path(target),
-                              {c["id"]: c for c in catalog["challenges"]})]
-    else:
-        data = build_challenge(base)
-        if target is None:
-            missing = missing_starter_labs(base, data)
-            if missing:
-                index, lab = missing[0]
-                raise InputError(f"starter lab {lab!r} is not a folder under {base}",
-                                 source=str(base / "challenge" / "challenges.json"),
-                                 path=f"$.challenges[{index}].starter_lab")
-        rows = [r for r in data["scoreboard"] if r["type"] == "community"
-                and (target is None or r["entry_id"] == target)]
-        if target is not None and not rows:
-            raise UsageError(f"no community challenge entry has the id {target!r}")
+    base = _root(root)
+    found = validate_challenge(base, target)
+    rows = found["rows"]
+    single = target is not None and found["challenge"] is None
     if as_json:
-        print_json(rows[0] if target is not None else rows)
+        print_json(rows[0] if single else rows)
+    elif not rows:
+        click.echo(render_nothing_to_validate(base, found["challenge"]))
     else:
         click.echo("\n\n".join(
             f"{'PASS' if r['finish'] else 'NEXT'} · {r['entry_id']} · {r['track']}\n"
             f"{r['finish_detail']}"
             + (f"\nAchievements: {', '.join(r['achievements'])}" if r["finish"] else "")
-            for r in rows) if rows else "No community challenge entry yet.")
-    return 0 if all(r["finish"] for r in rows) else 1
+            for r in rows))
+        click.echo(f"\nCatalog: {found['catalog']}")
+    return 0 if rows and all(r["finish"] for r in rows) else 1

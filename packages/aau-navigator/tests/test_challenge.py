@@ -242,11 +242,13 @@ def test_the_challenge_flow_from_an_empty_folder(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     advice = done.stdout.splitlines()
     assert "Lab:      healthcare/prior-auth-triage-agent" in advice
-    assert advice[-3:] == [
+    assert advice[-4:] == [
         "The lab exists at healthcare/prior-auth-triage-agent. Next:",
         "  aau challenge receipt C01 --id YOUR-ID --github YOUR-HANDLE --scenario SCENARIO-ID "
         '--claim "WHAT YOU FOUND"',
-        "  aau challenge validate YOUR-ID"]
+        "  aau challenge validate YOUR-ID",
+        "  (SCENARIO-ID: a scenario_id in healthcare/prior-auth-triage-agent/evals/ that your "
+        "note traces)"]
     assert "aau new-use-case" not in done.stdout  # it would say 'already exists'
     done = aau("challenge", "validate", "completion-is-not-correctness")
     assert (done.returncode, done.stdout) == (1, (

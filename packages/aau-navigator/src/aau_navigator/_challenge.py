@@ -389,7 +389,9 @@ def render_challenge(challenge: dict[str, Any], root: Path | None) -> str:
             else f" --root {shown_path(base)}"
         lines += [f"  aau challenge receipt {challenge['number']} --id YOUR-ID --github "
                   f"YOUR-HANDLE --scenario SCENARIO-ID --claim \"WHAT YOU FOUND\"{root_option}",
-                  f"  aau challenge validate YOUR-ID{root_option}"]
+                  f"  aau challenge validate YOUR-ID{root_option}",
+                  f"  (SCENARIO-ID: a scenario_id in {challenge['starter_lab']}/evals/ that "
+                  "your note traces)"]
     return "\n".join(lines)
 
 

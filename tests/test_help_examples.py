@@ -137,6 +137,8 @@ USER_FILES = {
         "placeholder: the user's own files",
     'aau review validate report.json':
         "placeholder: the user's own files",
+    'aau review validate report.json --pack pack/ --labels alice.json --labels bob.json':
+        "placeholder: the user's own files",
     'aau runs add receipt.json results/eval_*.json --store team-runs.sqlite':
         "placeholder: the user's recorded runs (ids, receipts)",
     'aau runs add receipts/*.json':

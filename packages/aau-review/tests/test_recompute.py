@@ -59,6 +59,20 @@ def test_the_report_summarize_writes_passes_every_check(report, example_pack, ex
                      *_labels(examples)) == (0, [])
 
 
+def test_a_report_checked_alone_says_what_was_not_recomputed(report, example_pack, examples,
+                                                             capsys):
+    """'valid' from the report alone covers the scorers only: the line says the agreement and
+    the consensus need the pack and labels, so an edited kappa among people is not read as
+    checked; with them, the line is plain."""
+    assert run(["review", "validate", str(report)]) == 0
+    assert capsys.readouterr().err.strip() == (
+        f"{report}: valid review-report (each scorer's numbers recomputed from the report; the "
+        "agreement among people and the consensus need --pack and --labels)")
+    assert run(["review", "validate", str(report), "--pack", str(example_pack),
+                *_labels(examples)]) == 0
+    assert capsys.readouterr().err.strip() == f"{report}: valid review-report"
+
+
 # scorers: [0] exact (tp 3, tn 1), [1] outcome_exact (tp 3, fp 1), [2] tool_calls_match,
 # [3] judge-qwen (tp 2, fn 1, tn 1; kappa 0.5 [0.0, 1.0])
 REPORT_ALONE = [
@@ -122,13 +136,16 @@ def test_an_agreement_number_edited_fails_with_the_pack_and_labels(report, examp
                         f"files: {recomputed}"]
 
 
-def test_the_labels_must_be_the_ones_the_report_binds(report, example_pack, examples, capsys,
-                                                      tmp_path):
+def test_the_labels_must_be_the_ones_the_report_binds(report, example_pack, examples,
+                                                      error_line, tmp_path):
+    """Labels files left out or not bound are the caller's inputs gone wrong, not a fault of
+    the report: a usage error (exit 2), never 'invalid review-report'."""
     only_two = [a for r in ("alice", "judge") for a in ("--labels",
                                                         str(examples / f"labels-{r}.json"))]
-    rc, problems = _problems(capsys, str(report), "--pack", str(example_pack), *only_two)
-    assert rc == 1 and problems[0].startswith(f"{report}: $.label_files[1].labels_sha256: "
-                                              "bob's labels file (")
+    assert run(["review", "validate", str(report), "--pack", str(example_pack), *only_two]) == 2
+    assert error_line() == (f"aau: error: {report}: the labels of bob were not given: add "
+                            "--labels FILE for every labels file the report binds "
+                            "($.label_files)")
     bob = json.loads((examples / "labels-bob.json").read_text(encoding="utf-8"))
     bob["labels"][0]["verdict"] = "fail" if bob["labels"][0]["verdict"] == "pass" else "pass"
     bob["labels"][0]["categories"] = []
@@ -136,9 +153,10 @@ def test_the_labels_must_be_the_ones_the_report_binds(report, example_pack, exam
     other.write_text(json.dumps(bob), encoding="utf-8")
     swapped = [a for p in (examples / "labels-alice.json", other, examples / "labels-judge.json")
                for a in ("--labels", str(p))]
-    rc, problems = _problems(capsys, str(report), "--pack", str(example_pack), *swapped)
-    assert rc == 1 and problems[0].startswith(f"{report}: $.label_files: binds no labels file "
-                                              "with SHA-256")
+    assert run(["review", "validate", str(report), "--pack", str(example_pack), *swapped]) == 2
+    line = error_line()
+    assert line.startswith(f"aau: error: {report}: --labels {other} (SHA-256 ")
+    assert line.endswith("is not a labels file this report was built from ($.label_files)")
 
 
 def test_a_report_of_another_pack_is_named(report, examples, prepare, tmp_path, capsys):

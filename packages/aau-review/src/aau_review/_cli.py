@@ -426,7 +426,7 @@ def validate_command(path: Path, pack: Path | None, labels: tuple[Path, ...],
     A report's numbers that follow from the report itself (each scorer's, from its confusion
     matrix) are recomputed; with --pack and --labels every number is recomputed from the pack
     and labels. Exit 0 when valid, 1 when invalid (one line per problem), 2 when PATH is none
-    of those.
+    of those or the --labels given are not exactly the files the report binds.
 
     \b
     Example:
@@ -441,7 +441,10 @@ def validate_command(path: Path, pack: Path | None, labels: tuple[Path, ...],
             click.echo(line, err=True)
         click.echo(f"{path}: invalid {kind}", err=True)
     else:
-        click.echo(f"{path}: valid {kind}", err=True)
+        partial = kind == "review-report" and pack is None
+        click.echo(f"{path}: valid {kind}" + (
+            " (each scorer's numbers recomputed from the report; the agreement among people "
+            "and the consensus need --pack and --labels)" if partial else ""), err=True)
     if as_json:
         print_json({"path": str(path), "kind": kind, "valid": not problems,
                     "problems": problems})

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from aau_core import InvalidDocumentError
+from aau_core import InvalidDocumentError, UsageError
 
 from ._converter import converter
 from ._models import ReviewReport, ScorerComparison
@@ -130,8 +130,10 @@ def recheck_review_report(report: ReviewReport, *, pack: str | Path,
 
     Raises:
         InputError / InvalidDocumentError: a bad pack or labels file (naming that file); the
-        report binds another pack or other labels files, or a number differs from its
-        recomputation (naming the report, the JSON path, the stored and the recomputed value).
+        report binds another pack, or a number differs from its recomputation (naming the
+        report, the JSON path, the stored and the recomputed value).
+        UsageError: a labels file given that the report does not bind, or one it binds not
+            given (the inputs are wrong, not the report).
     """
     from ._pack import read_review_pack
     from ._summary import build_review_report, read_labels
@@ -151,18 +153,16 @@ def recheck_review_report(report: ReviewReport, *, pack: str | Path,
     files = read_labels(labels, checked)
     bound = {f.labels_sha256: i for i, f in enumerate(report.label_files)}
     given = {f.sha256 for f in files}
+    # the wrong labels files are the caller's mistake, not the report's: a usage error (exit 2)
     for f in files:
         if f.sha256 not in bound:
-            problems.append(("$.label_files", f"binds no labels file with SHA-256 {f.sha256} "
-                                              f"({f.path}): not a file this report was built "
-                                              "from"))
-    for sha, i in bound.items():
-        if sha not in given:
-            problems.append((f"$.label_files[{i}].labels_sha256",
-                             f"{report.label_files[i].rater}'s labels file ({sha}) was not "
-                             "given: give every labels file the report binds"))
-    if problems:
-        raise InvalidDocumentError(problems, source=source)
+            raise UsageError(f"{source}: --labels {f.path} (SHA-256 {f.sha256}) is not a labels "
+                             "file this report was built from ($.label_files)")
+    missing = [report.label_files[i].rater for sha, i in bound.items() if sha not in given]
+    if missing:
+        raise UsageError(f"{source}: the labels of {', '.join(missing)} were not given: add "
+                         "--labels FILE for every labels file the report binds "
+                         "($.label_files)")
     want = build_review_report(checked, files, resamples=report.bootstrap.resamples,
                                seed=report.bootstrap.seed)
     found = first_difference(converter.unstructure(report), converter.unstructure(want))

@@ -133,6 +133,7 @@ def test_a_scenario_measured_in_part_is_no_regression(record, capsys):
     assert result["pass_to_fail"] == [] and result["fail_to_pass"] == []
     exact = next(m for m in result["metrics"] if m["name"] == "exact")
     assert (exact["n"], exact["diff"], exact["low"], exact["high"]) == (5, 0.0, 0.0, 0.0)
+    assert "measured" not in {m["name"] for m in result["metrics"]}  # no metric of the agent
 
 
 def test_the_view_s_compare_page_lists_them_too(record):

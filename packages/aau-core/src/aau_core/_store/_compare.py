@@ -24,6 +24,9 @@ outage as a regression (or a recovery as an improvement). It is listed in ``not_
 (run-compare 1.1) and left out of the metrics and the flips; ``--resume`` measures such
 repeats, and the resumed run compares in full.
 
+A receipt 2.1 row's ``measured`` flag is no metric of the agent, and over scenarios measured in
+full it is 1 in both runs: it is not compared.
+
 Two runs that share no scenario id, or none measured in both, have nothing to compare:
 ``compare_stored`` refuses them (``NotMeasuredError``, exit 3) rather than print a table of
 nothing. Two runs are of the same
@@ -211,8 +214,8 @@ def compare_runs(run_a: int, scenarios_a: Sequence[Any], run_b: int,
                        if not (s.fully_measured and by_b[s.scenario_id].fully_measured))
     left_out = set(unmeasured)
     shared = [s for s in in_both if s.scenario_id not in left_out]
-    names = sorted({m for s in shared for m in s.metrics}
-                   & {m for s in shared for m in by_b[s.scenario_id].metrics})
+    names = sorted(({m for s in shared for m in s.metrics}
+                    & {m for s in shared for m in by_b[s.scenario_id].metrics}) - {"measured"})
     rng = np.random.default_rng(SEED)
     draws: dict[int, Any] = {}
     deltas = []

@@ -282,6 +282,12 @@ def test_a_2_0_receipt_keeps_1_6_rule_for_negative_checks(receipts):
         if not row.pop("measured"):
             row["no_forbidden_attempt"] = row["no_forbidden_execute"] = True
     doc["metrics"]["no_forbidden_attempt_rate"] = doc["metrics"]["no_forbidden_execute_rate"] = 1.0
+    # a 2.0 writer timed every row (2.1 times the measured ones only)
+    from aau_core._reports._receipt_consistency import receipt_metric_intervals, receipt_metrics
+
+    doc["metrics"]["mean_latency_s"] = receipt_metrics(doc["results"])["mean_latency_s"]
+    doc["metric_ci95"]["mean_latency_s"] = receipt_metric_intervals(
+        doc["results"], doc["metrics"])["mean_latency_s"]
     for name in ("no_forbidden_attempt_rate", "no_forbidden_execute_rate"):
         # what a 2.0 writer wrote: the Wilson interval of every scenario passing
         n = doc["metric_ci95"][name]["n"]
